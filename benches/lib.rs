@@ -1,0 +1,1 @@
+//! Criterion benches and the peer comparison harness.

@@ -1,0 +1,1 @@
+; seed: replaced by the language's real tags query

@@ -1,0 +1,1 @@
+//! cc-graph: the call graph (issue 3). Nothing here yet.

@@ -1,0 +1,594 @@
+//! Parse one file and run its language's tags query: source bytes in, records out.
+//!
+//! One [`Extractor`] per worker thread (it owns the tree-sitter parser and query
+//! cursor). Extraction never fails: a file with syntax errors yields what parsed plus a
+//! diagnostic.
+
+use std::collections::HashMap;
+
+use cc_grammars::captures::{self, Role};
+use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator};
+
+use crate::record::{Diagnostic, Lang, RefKind, Reference, Span, Symbol, SymbolId, SymbolKind};
+
+/// What one file yields.
+#[derive(Debug, Default)]
+pub struct Extracted {
+    pub symbols: Vec<Symbol>,
+    pub references: Vec<Reference>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A parser and query cursor, reused across files by one worker.
+pub struct Extractor {
+    parser: Parser,
+    cursor: QueryCursor,
+    current: Option<Lang>,
+    roles: HashMap<Lang, Vec<Role>>,
+}
+
+impl Default for Extractor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+struct RawDef<'t> {
+    node: Node<'t>,
+    start: usize,
+    end: usize,
+    name: String,
+    kind: SymbolKind,
+    doc: Option<String>,
+    is_scope: bool,
+}
+
+struct RawRef {
+    start: usize,
+    name: String,
+    kind: RefKind,
+    span: Span,
+    receiver: Option<String>,
+    module: Option<String>,
+    alias: Option<String>,
+}
+
+/// Longest signature kept, in bytes.
+const MAX_SIGNATURE: usize = 400;
+/// Longest doc comment kept, in bytes.
+const MAX_DOC: usize = 2000;
+/// Longest receiver text kept, in bytes.
+const MAX_RECEIVER: usize = 120;
+
+impl Extractor {
+    pub fn new() -> Extractor {
+        Extractor {
+            parser: Parser::new(),
+            cursor: QueryCursor::new(),
+            current: None,
+            roles: HashMap::new(),
+        }
+    }
+
+    /// Parses `source` as `lang` and extracts its symbols and references. `path` is the
+    /// repository-relative path, used for ids, qualified names and diagnostics.
+    pub fn extract(&mut self, lang: Lang, path: &str, source: &[u8]) -> Extracted {
+        let mut out = Extracted::default();
+        if self.current != Some(lang) {
+            if let Err(e) = self.parser.set_language(&lang.grammar()) {
+                out.diagnostics.push(diag(
+                    path,
+                    None,
+                    format!("grammar for {lang} cannot load: {e}"),
+                ));
+                return out;
+            }
+            self.current = Some(lang);
+        }
+        let query = match lang.try_tags_query() {
+            Ok(q) => q,
+            Err(e) => {
+                out.diagnostics.push(diag(path, None, e.to_string()));
+                return out;
+            }
+        };
+        let Some(tree) = self.parser.parse(source, None) else {
+            out.diagnostics
+                .push(diag(path, None, "the parser gave up on this file".into()));
+            return out;
+        };
+        let root = tree.root_node();
+        if root.has_error() {
+            let line = first_error(root).map(|n| n.start_position().row as u32 + 1);
+            out.diagnostics.push(diag(
+                path,
+                line,
+                "syntax errors; symbols were extracted from what parsed".into(),
+            ));
+        }
+
+        let roles = self.roles.entry(lang).or_insert_with(|| {
+            query
+                .capture_names()
+                .iter()
+                .map(|n| captures::role(n))
+                .collect()
+        });
+
+        let mut defs: Vec<RawDef<'_>> = Vec::new();
+        let mut refs: Vec<RawRef> = Vec::new();
+        let mut def_names = std::collections::HashSet::new();
+        let mut ref_keys = std::collections::HashSet::new();
+
+        let mut matches = self.cursor.matches(query, root, source);
+        while let Some(m) = matches.next() {
+            let mut main: Option<(Role, Node<'_>)> = None;
+            let mut name: Option<Node<'_>> = None;
+            let mut docs: Vec<Node<'_>> = Vec::new();
+            let mut receiver = None;
+            let mut module = None;
+            let mut alias = None;
+            for c in m.captures {
+                match roles[c.index as usize] {
+                    r @ (Role::Definition(_) | Role::Reference(_) | Role::Scope) => {
+                        if main.is_none() {
+                            main = Some((r, c.node));
+                        }
+                    }
+                    Role::Name => {
+                        if name.is_none() {
+                            name = Some(c.node);
+                        }
+                    }
+                    Role::Doc => docs.push(c.node),
+                    Role::Receiver => receiver = receiver.or(Some(c.node)),
+                    Role::ImportModule => module = module.or(Some(c.node)),
+                    Role::ImportAlias => alias = alias.or(Some(c.node)),
+                    Role::Ignored => {}
+                }
+            }
+            let Some((role, node)) = main else { continue };
+            match role {
+                Role::Definition(_) | Role::Scope => {
+                    let Some(name_node) = name else { continue };
+                    let text = clean_name(&node_text(name_node, source));
+                    if text.is_empty() || !def_names.insert(name_node.byte_range()) {
+                        continue;
+                    }
+                    let kind = if let Role::Definition(k) = role {
+                        k
+                    } else {
+                        SymbolKind::Module
+                    };
+                    defs.push(RawDef {
+                        node,
+                        start: node.start_byte(),
+                        end: node.end_byte(),
+                        name: text,
+                        kind,
+                        doc: if docs.is_empty() {
+                            None
+                        } else {
+                            Some(docs_text(&docs, source))
+                        },
+                        is_scope: matches!(role, Role::Scope),
+                    });
+                }
+                Role::Reference(kind) => {
+                    let name_node = name.or(if kind == RefKind::Import {
+                        module
+                    } else {
+                        None
+                    });
+                    let Some(name_node) = name_node else { continue };
+                    let text = clean_name(&node_text(name_node, source));
+                    if text.is_empty() || !ref_keys.insert((name_node.byte_range(), kind)) {
+                        continue;
+                    }
+                    refs.push(RawRef {
+                        start: name_node.start_byte(),
+                        name: text,
+                        kind,
+                        span: Span::from_node(&name_node),
+                        receiver: receiver
+                            .map(|n| truncate(collapse_ws(&node_text(n, source)), MAX_RECEIVER)),
+                        module: module.map(|n| clean_name(&node_text(n, source))),
+                        alias: alias.map(|n| clean_name(&node_text(n, source))),
+                    });
+                }
+                _ => {}
+            }
+        }
+
+        // Nesting: sort outermost-first, then sweep with a stack of open definitions.
+        defs.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+        let mut parents: Vec<Option<usize>> = Vec::with_capacity(defs.len());
+        let mut stack: Vec<usize> = Vec::new();
+        for (i, d) in defs.iter().enumerate() {
+            while stack.last().is_some_and(|&t| defs[t].end <= d.start) {
+                stack.pop();
+            }
+            parents.push(stack.last().copied());
+            stack.push(i);
+        }
+
+        let prefix = module_path(lang, path);
+        let sep = lang.spec().qualifier;
+        let mut seen: HashMap<(String, SymbolKind), u32> = HashMap::new();
+        let mut ids: Vec<Option<SymbolId>> = Vec::with_capacity(defs.len());
+        let mut qualified: Vec<String> = Vec::with_capacity(defs.len());
+        for i in 0..defs.len() {
+            let d = &defs[i];
+            let q = match parents[i] {
+                Some(p) => format!("{}{sep}{}", qualified[p], d.name),
+                None if prefix.is_empty() => d.name.clone(),
+                None => format!("{prefix}{sep}{}", d.name),
+            };
+            qualified.push(q);
+            if d.is_scope {
+                ids.push(None);
+                continue;
+            }
+            let mut kind = d.kind;
+            if kind == SymbolKind::Function {
+                if let Some(p) = parents[i] {
+                    if defs[p].is_scope || defs[p].kind.is_type_like() {
+                        kind = SymbolKind::Method;
+                    }
+                }
+            }
+            let n = seen.entry((qualified[i].clone(), kind)).or_insert(0);
+            let id = SymbolId::compute(path, &qualified[i], kind, *n);
+            *n += 1;
+            ids.push(Some(id));
+            let parent = ancestors(&parents, i).find_map(|a| ids[a]);
+            let doc = d.doc.clone().or_else(|| preceding_comments(d.node, source));
+            out.symbols.push(Symbol {
+                id,
+                name: d.name.clone(),
+                kind,
+                qualified_name: qualified[i].clone(),
+                parent,
+                lang,
+                path: path.to_string(),
+                span: Span::from_node(&d.node),
+                signature: signature(d.node, source),
+                doc: doc.filter(|s| !s.is_empty()).map(|s| truncate(s, MAX_DOC)),
+            });
+        }
+
+        // Enclosing symbol of each reference: the same sweep over reference positions.
+        refs.sort_by_key(|r| r.start);
+        let mut stack: Vec<usize> = Vec::new();
+        let mut next = 0;
+        for r in refs {
+            while next < defs.len() && defs[next].start <= r.start {
+                while stack
+                    .last()
+                    .is_some_and(|&t| defs[t].end <= defs[next].start)
+                {
+                    stack.pop();
+                }
+                stack.push(next);
+                next += 1;
+            }
+            while stack.last().is_some_and(|&t| defs[t].end <= r.start) {
+                stack.pop();
+            }
+            let enclosing =
+                stack
+                    .iter()
+                    .rev()
+                    .find_map(|&t| if defs[t].end > r.start { ids[t] } else { None });
+            out.references.push(Reference {
+                name: r.name,
+                kind: r.kind,
+                span: r.span,
+                enclosing,
+                receiver: r.receiver,
+                module: r.module,
+                alias: r.alias,
+            });
+        }
+        out
+    }
+}
+
+fn ancestors(parents: &[Option<usize>], i: usize) -> impl Iterator<Item = usize> + '_ {
+    std::iter::successors(parents[i], move |&p| parents[p])
+}
+
+fn diag(path: &str, line: Option<u32>, message: String) -> Diagnostic {
+    Diagnostic {
+        path: path.to_string(),
+        line,
+        message,
+    }
+}
+
+fn first_error(node: Node<'_>) -> Option<Node<'_>> {
+    if node.is_error() || node.is_missing() {
+        return Some(node);
+    }
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if child.has_error() {
+            return first_error(child).or(Some(child));
+        }
+    }
+    None
+}
+
+fn node_text(node: Node<'_>, source: &[u8]) -> String {
+    String::from_utf8_lossy(&source[node.byte_range()]).into_owned()
+}
+
+/// Names as written, minus quotes around string-valued names (imports, R assignments).
+fn clean_name(s: &str) -> String {
+    let t = s.trim();
+    let t = t
+        .strip_prefix(['"', '\'', '`', '<'])
+        .and_then(|x| x.strip_suffix(['"', '\'', '`', '>']))
+        .unwrap_or(t);
+    t.trim().to_string()
+}
+
+fn collapse_ws(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+fn truncate(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let mut cut = max;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        s.push('…');
+    }
+    s
+}
+
+/// Node kinds that hold a definition's body when the grammar has no `body` field.
+const BODY_KINDS: &[&str] = &[
+    "block",
+    "body",
+    "compound_statement",
+    "declaration_list",
+    "field_declaration_list",
+    "enum_variant_list",
+    "statement_block",
+    "class_body",
+    "enum_body",
+    "interface_body",
+    "function_body",
+    "class_declaration_body",
+    "protocol_body",
+    "block_body",
+    "body_statement",
+    "template_body",
+    "brace_group",
+];
+
+fn find_body(node: Node<'_>) -> Option<Node<'_>> {
+    if let Some(b) = node.child_by_field_name("body") {
+        return Some(b);
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    if let Some(b) = children.iter().find(|c| BODY_KINDS.contains(&c.kind())) {
+        return Some(*b);
+    }
+    // `const f = (a) => { … }`: the body belongs to the value.
+    for c in children {
+        if let Some(b) = c.child_by_field_name("body") {
+            return Some(b);
+        }
+    }
+    None
+}
+
+/// The declaration header: from the start of the definition to the start of its body,
+/// or its first line when it has no body; whitespace collapsed.
+fn signature(node: Node<'_>, source: &[u8]) -> String {
+    let start = node.start_byte();
+    let end = match find_body(node) {
+        Some(b) if b.start_byte() > start => b.start_byte(),
+        _ => {
+            let text = &source[start..node.end_byte()];
+            start + text.iter().position(|&b| b == b'\n').unwrap_or(text.len())
+        }
+    };
+    let s = collapse_ws(&String::from_utf8_lossy(&source[start..end]));
+    let s = s
+        .trim_end_matches(|c: char| c == '{' || c == ':' || c.is_whitespace())
+        .to_string();
+    truncate(s, MAX_SIGNATURE)
+}
+
+fn is_comment(node: &Node<'_>) -> bool {
+    node.kind().contains("comment")
+}
+
+fn is_decoration(node: &Node<'_>) -> bool {
+    let k = node.kind();
+    k.contains("decorator")
+        || k.contains("attribute")
+        || k.contains("annotation")
+        || k == "modifiers"
+}
+
+/// The comment block right above a definition (or above its decorators / `export`
+/// wrapper), when no `@doc` capture gave one.
+fn preceding_comments(node: Node<'_>, source: &[u8]) -> Option<String> {
+    let mut anchor = node;
+    loop {
+        let mut prev = anchor.prev_named_sibling();
+        while prev.is_some_and(|p| is_decoration(&p)) {
+            prev = prev.and_then(|p| p.prev_named_sibling());
+        }
+        match prev {
+            Some(p) if is_comment(&p) => break,
+            Some(_) => return None,
+            None => {
+                let parent = anchor.parent()?;
+                let wrapper = parent.start_byte() == anchor.start_byte()
+                    || ["export", "decorated", "template_declaration", "annotated"]
+                        .iter()
+                        .any(|w| parent.kind().contains(w));
+                if !wrapper || parent.parent().is_none() {
+                    return None;
+                }
+                anchor = parent;
+            }
+        }
+    }
+    let mut comments = Vec::new();
+    let mut next_row = anchor.start_position().row;
+    let mut prev = anchor.prev_named_sibling();
+    while let Some(p) = prev {
+        if is_decoration(&p) {
+            next_row = p.start_position().row;
+            prev = p.prev_named_sibling();
+            continue;
+        }
+        if !is_comment(&p) || p.end_position().row + 1 < next_row {
+            break;
+        }
+        comments.push(p);
+        next_row = p.start_position().row;
+        prev = p.prev_named_sibling();
+    }
+    if comments.is_empty() {
+        return None;
+    }
+    comments.reverse();
+    Some(docs_text(&comments, source))
+}
+
+/// Comment or docstring nodes to plain text: markers stripped, lines joined.
+fn docs_text(nodes: &[Node<'_>], source: &[u8]) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for n in nodes {
+        let text = node_text(*n, source);
+        for line in text.lines() {
+            lines.push(strip_comment_markers(line).to_string());
+        }
+    }
+    while lines.first().is_some_and(|l| l.is_empty()) {
+        lines.remove(0);
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+fn strip_comment_markers(line: &str) -> &str {
+    let mut l = line.trim();
+    for suffix in ["*/", "\"\"\"", "'''"] {
+        l = l.strip_suffix(suffix).unwrap_or(l).trim_end();
+    }
+    for prefix in [
+        "///", "//!", "//", "/**", "/*!", "/*", "#'", "##", "#", "--", "%%", "%{", "%}", "%", ";;",
+        ";", "\"\"\"", "'''", "r\"\"\"", "*",
+    ] {
+        if let Some(rest) = l.strip_prefix(prefix) {
+            l = rest;
+            break;
+        }
+    }
+    let l = l.trim();
+    if l.len() >= 2 && l.starts_with('"') && l.ends_with('"') {
+        return l[1..l.len() - 1].trim();
+    }
+    l
+}
+
+/// The module part of qualified names, where the language's module follows from the
+/// file path: Python (`pkg/mod.py` -> `pkg.mod`), Rust (`tokio/src/rt/mod.rs` ->
+/// `tokio::rt`), Go (the package directory). Empty for languages whose qualified
+/// names start at their outermost container.
+pub fn module_path(lang: Lang, path: &str) -> String {
+    let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
+    match lang {
+        Lang::Python => {
+            let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+            if stem == "__init__" {
+                return String::new();
+            }
+            stem.replace('/', ".")
+        }
+        Lang::Rust => {
+            let (krate, rest) = match stem.rfind("src/") {
+                Some(i) => {
+                    let dir = stem[..i].trim_end_matches('/');
+                    let krate = dir
+                        .rsplit('/')
+                        .next()
+                        .filter(|s| !s.is_empty())
+                        .unwrap_or("crate");
+                    (krate.replace('-', "_"), &stem[i + 4..])
+                }
+                None => ("crate".to_string(), stem),
+            };
+            let mut parts: Vec<&str> = rest.split('/').collect();
+            if matches!(parts.last(), Some(&"mod") | Some(&"lib") | Some(&"main")) {
+                parts.pop();
+            }
+            let mut out = krate;
+            for p in parts.into_iter().filter(|p| !p.is_empty()) {
+                out.push_str("::");
+                out.push_str(p);
+            }
+            out
+        }
+        Lang::Go => path
+            .rsplit_once('/')
+            .map(|(dir, _)| dir.rsplit('/').next().unwrap_or(dir))
+            .unwrap_or("")
+            .to_string(),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_paths() {
+        assert_eq!(module_path(Lang::Python, "pkg/sub/mod.py"), "pkg.sub.mod");
+        assert_eq!(module_path(Lang::Python, "pkg/__init__.py"), "pkg");
+        assert_eq!(module_path(Lang::Rust, "src/lib.rs"), "crate");
+        assert_eq!(
+            module_path(Lang::Rust, "tokio/src/runtime/mod.rs"),
+            "tokio::runtime"
+        );
+        assert_eq!(
+            module_path(Lang::Rust, "cc-indexer/src/a/b.rs"),
+            "cc_indexer::a::b"
+        );
+        assert_eq!(module_path(Lang::Go, "net/http/server.go"), "http");
+        assert_eq!(module_path(Lang::Java, "a/B.java"), "");
+    }
+
+    #[test]
+    fn comment_markers() {
+        assert_eq!(strip_comment_markers("/// Does a thing."), "Does a thing.");
+        assert_eq!(strip_comment_markers(" * more */"), "more");
+        assert_eq!(strip_comment_markers("# hash"), "hash");
+        assert_eq!(
+            strip_comment_markers("\"\"\"Docstring.\"\"\""),
+            "Docstring."
+        );
+        assert_eq!(strip_comment_markers("-- ada"), "ada");
+    }
+}

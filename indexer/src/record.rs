@@ -1,0 +1,145 @@
+//! The plain records the indexer produces: symbols, references, per-file records.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+pub use cc_grammars::captures::{RefKind, SymbolKind};
+pub use cc_grammars::Lang;
+
+/// A symbol's stable id: the first 8 bytes of
+/// `blake3(path \0 qualified_name \0 kind \0 n)`, where `n` counts earlier symbols of
+/// the same file with the same qualified name and kind. It does not depend on line
+/// numbers, so an edit elsewhere in a file keeps its ids. Shown as 16 hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SymbolId(pub u64);
+
+impl SymbolId {
+    pub fn compute(path: &str, qualified_name: &str, kind: SymbolKind, n: u32) -> SymbolId {
+        let mut h = blake3::Hasher::new();
+        h.update(path.as_bytes());
+        h.update(&[0]);
+        h.update(qualified_name.as_bytes());
+        h.update(&[0]);
+        h.update(kind.as_str().as_bytes());
+        h.update(&[0]);
+        h.update(&n.to_le_bytes());
+        let bytes = h.finalize();
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&bytes.as_bytes()[..8]);
+        SymbolId(u64::from_be_bytes(first))
+    }
+
+    /// Parses the 16-hex-digit form.
+    pub fn parse(s: &str) -> Option<SymbolId> {
+        if s.len() != 16 {
+            return None;
+        }
+        u64::from_str_radix(s, 16).ok().map(SymbolId)
+    }
+}
+
+impl fmt::Display for SymbolId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
+}
+
+impl fmt::Debug for SymbolId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}")
+    }
+}
+
+/// A region of a file. Lines and columns are 1-based; columns count bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Span {
+    pub start_line: u32,
+    pub start_col: u32,
+    pub end_line: u32,
+    pub end_col: u32,
+}
+
+impl Span {
+    pub fn from_node(node: &tree_sitter::Node<'_>) -> Span {
+        let s = node.start_position();
+        let e = node.end_position();
+        Span {
+            start_line: s.row as u32 + 1,
+            start_col: s.column as u32 + 1,
+            end_line: e.row as u32 + 1,
+            end_col: e.column as u32 + 1,
+        }
+    }
+}
+
+/// A definition found in a file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Symbol {
+    pub id: SymbolId,
+    pub name: String,
+    pub kind: SymbolKind,
+    /// Module path (where the language has one derivable from the file path), then the
+    /// chain of containers, then the name, joined by the language's separator:
+    /// `pkg.mod.Class.method`, `crate::a::Type::f`.
+    pub qualified_name: String,
+    /// The innermost enclosing symbol, if any.
+    pub parent: Option<SymbolId>,
+    pub lang: Lang,
+    /// Repository-relative path, `/`-separated.
+    pub path: String,
+    pub span: Span,
+    /// The declaration header without its body, whitespace collapsed.
+    pub signature: String,
+    pub doc: Option<String>,
+}
+
+/// A use of a name found in a file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reference {
+    /// The name as written at the use site (last segment of a qualified call).
+    pub name: String,
+    pub kind: RefKind,
+    pub span: Span,
+    /// The innermost symbol whose span contains this reference; `None` at file level.
+    pub enclosing: Option<SymbolId>,
+    /// Receiver or qualifier text of a call (`self`, `os.path`, `Foo`), as written.
+    pub receiver: Option<String>,
+    /// For imports: the module imported from, as written (quotes removed).
+    pub module: Option<String>,
+    /// For imports: the local alias (`import numpy as np` -> `np`).
+    pub alias: Option<String>,
+}
+
+/// Something wrong with one file, reported without stopping the run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub path: String,
+    pub line: Option<u32>,
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}: {}", self.path, line, self.message),
+            None => write!(f, "{}: {}", self.path, self.message),
+        }
+    }
+}
+
+/// Everything extracted from one file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    pub path: String,
+    pub lang: Lang,
+    /// blake3 of the content.
+    pub hash: [u8; 32],
+    pub size: u64,
+    /// Modification time in nanoseconds since the epoch, used to skip re-hashing files
+    /// whose size and mtime did not change.
+    pub mtime_ns: u128,
+    pub symbols: Vec<Symbol>,
+    pub references: Vec<Reference>,
+    pub diagnostics: Vec<Diagnostic>,
+}

@@ -1,0 +1,2 @@
+//! The integration tests of cc-indexer, one binary.
+mod fixtures;

@@ -1,0 +1,1 @@
+//! cc-rigs: disposable machines (issue 7). Nothing here yet.
