@@ -7,6 +7,7 @@
 //! |---|---|
 //! | `@definition.<kind>` | the whole definition node; `<kind>` is a [`SymbolKind`] name or a standard alias |
 //! | `@reference.call`, `@reference.send` | a call; `@reference.class` / `.type` / `.implementation` / `.interface`: a type use |
+//! | `@reference.callback` | a function passed by name as an argument; `@name` is the identifier |
 //! | `@reference.import` | an import; `@name` is the imported name, `@import.module` the module, `@import.alias` the local alias |
 //! | `@scope` | a container that is not a symbol itself (a Rust `impl` block); `@name` names it |
 //! | `@name` | the identifier of the definition or reference in the same match |
@@ -137,6 +138,9 @@ pub enum RefKind {
     Call,
     Import,
     Type,
+    /// A function passed by name as a value (`map(f, xs)`, `on("x", handler)`): a call
+    /// edge when it resolves to a function, dropped when it does not (it may be a variable).
+    Callback,
 }
 
 impl RefKind {
@@ -145,6 +149,7 @@ impl RefKind {
             RefKind::Call => "call",
             RefKind::Import => "import",
             RefKind::Type => "type",
+            RefKind::Callback => "callback",
         }
     }
 
@@ -154,6 +159,7 @@ impl RefKind {
             "call" | "send" | "new" | "macro" => RefKind::Call,
             "import" | "include" | "require" => RefKind::Import,
             "class" | "type" | "implementation" | "interface" => RefKind::Type,
+            "callback" => RefKind::Callback,
             _ => return None,
         })
     }
