@@ -1,0 +1,70 @@
+//! The indexer's error type: every variant says what a person can do about it.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{}: no such directory", .0.display())]
+    RootMissing(PathBuf),
+    #[error("{}: is a file, not a directory; index the repository folder that holds it", .0.display())]
+    RootNotDir(PathBuf),
+    #[error("{}: cannot read the directory: {source}", path.display())]
+    RootUnreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no repository named '{name}' is indexed{}", hint(.known))]
+    UnknownRepo { name: String, known: Vec<String> },
+    #[error(
+        "the index of '{name}' was written in format version {found}; this cc-server reads version {expected}. \
+         Re-index it: cc-server index {root} --name {name}"
+    )]
+    FormatVersion {
+        name: String,
+        root: String,
+        found: u32,
+        expected: u32,
+    },
+    #[error(
+        "the name '{name}' is already used by {existing}; pick another with --name, or remove that index first"
+    )]
+    NameTaken { name: String, existing: String },
+    #[error("invalid repository name '{0}': use letters, digits, '.', '-' and '_' (at most 100)")]
+    BadName(String),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: corrupt index file ({reason}); re-index the repository", path.display())]
+    Corrupt { path: PathBuf, reason: String },
+    #[error("search index: {0}")]
+    Tantivy(#[from] tantivy::TantivyError),
+    #[error("cancelled; the previous index is unchanged")]
+    Cancelled,
+    #[error("watching for changes: {0}")]
+    Watch(#[from] notify::Error),
+}
+
+fn hint(known: &[String]) -> String {
+    if known.is_empty() {
+        "; nothing is indexed yet: run `cc-server index PATH`".to_string()
+    } else {
+        format!("; indexed: {}", known.join(", "))
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub(crate) trait IoContext<T> {
+    fn at(self, path: impl Into<PathBuf>) -> Result<T>;
+}
+
+impl<T> IoContext<T> for std::io::Result<T> {
+    fn at(self, path: impl Into<PathBuf>) -> Result<T> {
+        self.map_err(|source| Error::Io {
+            path: path.into(),
+            source,
+        })
+    }
+}

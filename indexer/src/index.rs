@@ -1,0 +1,378 @@
+//! The index run: walk, read, parse in parallel, write records and the search index.
+//!
+//! Incremental: a file whose size and mtime match the previous run is reused without
+//! being read; one whose content hash matches is reused without being parsed; only
+//! added and changed files are parsed, and only their documents (and deleted files')
+//! are replaced in the search index.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::error::{Error, IoContext, Result};
+use crate::extract::Extractor;
+use crate::record::{Diagnostic, FileRecord, Lang};
+use crate::search::{self, SymbolIndex};
+use crate::store::{self, DataDir, IndexStats, LangStats, RepoMeta, FORMAT_VERSION};
+use crate::walk::{self, SkipReason, WalkOptions};
+
+/// How to index.
+#[derive(Clone, Debug)]
+pub struct IndexOptions {
+    pub root: PathBuf,
+    /// Name of the index; the root folder's name when `None`.
+    pub name: Option<String>,
+    pub walk: WalkOptions,
+}
+
+impl IndexOptions {
+    pub fn new(root: impl Into<PathBuf>) -> IndexOptions {
+        IndexOptions {
+            root: root.into(),
+            name: None,
+            walk: WalkOptions::default(),
+        }
+    }
+}
+
+/// Progress of a run, reported from worker threads.
+pub trait Progress: Sync {
+    /// The walk is done: this many files and bytes will be looked at.
+    fn start(&self, _files: u64, _bytes: u64) {}
+    /// One file is done.
+    fn advance(&self, _bytes: u64) {}
+}
+
+/// A [`Progress`] that reports nothing.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// What a run did.
+#[derive(Clone, Debug, Serialize)]
+pub struct IndexReport {
+    pub name: String,
+    pub root: String,
+    /// Totals of the index after the run.
+    pub stats: IndexStats,
+    /// Files parsed in this run (added or changed).
+    pub parsed: u64,
+    pub parsed_bytes: u64,
+    /// Files reused from the previous run.
+    pub unchanged: u64,
+    pub added: u64,
+    pub changed: u64,
+    pub deleted: u64,
+    /// Files of no indexed language.
+    pub other_files: u64,
+    pub diagnostics: Vec<Diagnostic>,
+    pub seconds: f64,
+    /// Why the previous index was discarded, if it was.
+    pub rebuilt: Option<String>,
+}
+
+impl IndexReport {
+    /// Parse throughput of this run, MB/s.
+    pub fn mb_per_sec(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.parsed_bytes as f64 / 1e6 / self.seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+enum Outcome {
+    Reused(FileRecord),
+    Parsed(FileRecord),
+    Skipped(SkipReason, Option<Diagnostic>),
+}
+
+/// Indexes `opts.root` into `data`, incrementally when an index of it exists.
+/// `cancel` is polled between files; a cancelled run leaves the previous index as it was.
+pub fn index_repository(
+    data: &DataDir,
+    opts: &IndexOptions,
+    progress: &dyn Progress,
+    cancel: Option<&AtomicBool>,
+) -> Result<IndexReport> {
+    let started = Instant::now();
+    let root = check_root(&opts.root)?;
+    let root_str = root.to_string_lossy().into_owned();
+    let name = match &opts.name {
+        Some(n) => n.clone(),
+        None => store::default_name(&root),
+    };
+    store::validate_name(&name)?;
+    let dir = data.repo_dir(&name);
+
+    // The previous run, when it is of this format and of this root.
+    let mut rebuilt = None;
+    let mut created_at = store::now_secs();
+    let mut old: HashMap<String, FileRecord> = HashMap::new();
+    if dir.join("meta.json").is_file() {
+        let meta = store::read_meta(&dir)?;
+        if meta.root != root_str && !meta.root.is_empty() {
+            return Err(Error::NameTaken {
+                name,
+                existing: meta.root,
+            });
+        }
+        if meta.format_version != FORMAT_VERSION {
+            rebuilt = Some(format!(
+                "the index was format version {}, now {FORMAT_VERSION}",
+                meta.format_version
+            ));
+        } else {
+            created_at = meta.created_at;
+            match store::read_records(&dir) {
+                Ok(files) => old = files.into_iter().map(|f| (f.path.clone(), f)).collect(),
+                Err(e) => rebuilt = Some(format!("the previous records could not be read ({e})")),
+            }
+        }
+    }
+    if rebuilt.is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    std::fs::create_dir_all(&dir).at(&dir)?;
+
+    let walked = walk::walk(&root, &opts.walk);
+    let total_bytes: u64 = walked.files.iter().map(|f| f.size).sum();
+    progress.start(walked.files.len() as u64, total_bytes);
+
+    let outcomes: Vec<Outcome> = walked
+        .files
+        .par_iter()
+        .map_init(Extractor::new, |ex, f| {
+            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return None;
+            }
+            let prev = old.get(&f.rel).filter(|p| p.lang == f.lang);
+            let out = process(ex, f, prev);
+            progress.advance(f.size);
+            Some(out)
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or(Error::Cancelled)?;
+
+    // Merge.
+    let mut files: Vec<FileRecord> = Vec::with_capacity(outcomes.len());
+    let mut changed_paths: Vec<String> = Vec::new();
+    let mut skipped = walked.skipped.clone();
+    let mut diagnostics = walked.diagnostics.clone();
+    let (mut parsed, mut parsed_bytes, mut unchanged, mut added, mut changed) = (0, 0, 0, 0, 0);
+    for o in outcomes {
+        match o {
+            Outcome::Reused(r) => {
+                unchanged += 1;
+                files.push(r);
+            }
+            Outcome::Parsed(r) => {
+                parsed += 1;
+                parsed_bytes += r.size;
+                if old.contains_key(&r.path) {
+                    changed += 1;
+                } else {
+                    added += 1;
+                }
+                changed_paths.push(r.path.clone());
+                diagnostics.extend(r.diagnostics.iter().cloned());
+                files.push(r);
+            }
+            Outcome::Skipped(reason, diag) => {
+                *skipped.entry(reason).or_default() += 1;
+                diagnostics.extend(diag);
+            }
+        }
+    }
+    let kept: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let mut deleted_paths: Vec<String> = old
+        .keys()
+        .filter(|p| !kept.contains(p.as_str()))
+        .cloned()
+        .collect();
+    deleted_paths.sort();
+    let changed_set: std::collections::HashSet<&str> =
+        changed_paths.iter().map(String::as_str).collect();
+    // A reused file may still carry diagnostics from the run that parsed it.
+    for f in &files {
+        if !changed_set.contains(f.path.as_str()) {
+            diagnostics.extend(f.diagnostics.iter().cloned());
+        }
+    }
+    diagnostics.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    diagnostics.dedup();
+
+    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        return Err(Error::Cancelled);
+    }
+
+    // Search index: replace the documents of changed and deleted files.
+    let full = old.is_empty() || !dir.join("tantivy").join("meta.json").is_file();
+    let (index, fields) = search::open_or_create(&dir.join("tantivy"))?;
+    let mut writer = search::Writer::new(&index, fields)?;
+    if full {
+        writer.delete_all()?;
+    }
+    for p in changed_paths.iter().chain(&deleted_paths) {
+        writer.delete_path(p);
+    }
+    for f in files
+        .iter()
+        .filter(|f| full || changed_set.contains(f.path.as_str()))
+    {
+        for s in &f.symbols {
+            writer.add(s)?;
+        }
+    }
+    writer.commit()?;
+
+    store::write_records(&dir, &files)?;
+
+    let mut stats = IndexStats {
+        skipped,
+        diagnostics: diagnostics.len() as u64,
+        ..Default::default()
+    };
+    let mut languages: BTreeMap<Lang, LangStats> = BTreeMap::new();
+    for f in &files {
+        let l = languages.entry(f.lang).or_default();
+        l.files += 1;
+        l.bytes += f.size;
+        l.symbols += f.symbols.len() as u64;
+        l.references += f.references.len() as u64;
+    }
+    for l in languages.values() {
+        stats.files += l.files;
+        stats.bytes += l.bytes;
+        stats.symbols += l.symbols;
+        stats.references += l.references;
+    }
+    stats.languages = languages;
+    stats.index_bytes = store::dir_size(&dir);
+    let meta = RepoMeta {
+        format_version: FORMAT_VERSION,
+        name: name.clone(),
+        root: root_str.clone(),
+        created_at,
+        indexed_at: store::now_secs(),
+        stats: stats.clone(),
+    };
+    store::write_meta(&dir, &meta)?;
+
+    Ok(IndexReport {
+        name,
+        root: root_str,
+        stats,
+        parsed,
+        parsed_bytes,
+        unchanged,
+        added,
+        changed,
+        deleted: deleted_paths.len() as u64,
+        other_files: walked.other_files,
+        diagnostics,
+        seconds: started.elapsed().as_secs_f64(),
+        rebuilt,
+    })
+}
+
+fn check_root(root: &Path) -> Result<PathBuf> {
+    let meta = match std::fs::metadata(root) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Error::RootMissing(root.to_path_buf()))
+        }
+        Err(e) => {
+            return Err(Error::RootUnreadable {
+                path: root.to_path_buf(),
+                source: e,
+            })
+        }
+    };
+    if !meta.is_dir() {
+        return Err(Error::RootNotDir(root.to_path_buf()));
+    }
+    std::fs::read_dir(root).map_err(|e| Error::RootUnreadable {
+        path: root.to_path_buf(),
+        source: e,
+    })?;
+    std::fs::canonicalize(root).map_err(|e| Error::RootUnreadable {
+        path: root.to_path_buf(),
+        source: e,
+    })
+}
+
+fn process(ex: &mut Extractor, f: &walk::WalkedFile, prev: Option<&FileRecord>) -> Outcome {
+    if let Some(p) = prev {
+        if p.size == f.size && p.mtime_ns == f.mtime_ns && f.mtime_ns != 0 {
+            return Outcome::Reused(p.clone());
+        }
+    }
+    let bytes = match std::fs::read(&f.abs) {
+        Ok(b) => b,
+        Err(e) => {
+            let d = Diagnostic {
+                path: f.rel.clone(),
+                line: None,
+                message: format!("cannot read: {e}"),
+            };
+            return Outcome::Skipped(SkipReason::Unreadable, Some(d));
+        }
+    };
+    let hash = *blake3::hash(&bytes).as_bytes();
+    if let Some(p) = prev {
+        if p.hash == hash {
+            let mut r = p.clone();
+            r.mtime_ns = f.mtime_ns;
+            r.size = bytes.len() as u64;
+            return Outcome::Reused(r);
+        }
+    }
+    if let Some(reason) = walk::classify_content(&f.rel, &bytes) {
+        return Outcome::Skipped(reason, None);
+    }
+    let mut out = ex.extract(f.lang, &f.rel, &bytes);
+    if std::str::from_utf8(&bytes).is_err() {
+        out.diagnostics.push(Diagnostic {
+            path: f.rel.clone(),
+            line: None,
+            message: "not valid UTF-8; names and text were decoded lossily".into(),
+        });
+    }
+    Outcome::Parsed(FileRecord {
+        path: f.rel.clone(),
+        lang: f.lang,
+        hash,
+        size: bytes.len() as u64,
+        mtime_ns: f.mtime_ns,
+        symbols: out.symbols,
+        references: out.references,
+        diagnostics: out.diagnostics,
+    })
+}
+
+/// An indexed repository, opened for reading.
+pub struct Repo {
+    pub meta: RepoMeta,
+    pub dir: PathBuf,
+    pub symbols: SymbolIndex,
+}
+
+impl Repo {
+    /// Opens `name`; refuses an index of another format version.
+    pub fn open(data: &DataDir, name: &str) -> Result<Repo> {
+        let meta = data.meta(name)?;
+        let dir = data.repo_dir(name);
+        let symbols = SymbolIndex::open(&dir.join("tantivy"))?;
+        Ok(Repo { meta, dir, symbols })
+    }
+
+    /// Every file's records (symbols, references), sorted by path.
+    pub fn records(&self) -> Result<Vec<FileRecord>> {
+        store::read_records(&self.dir)
+    }
+}

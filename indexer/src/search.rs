@@ -1,0 +1,448 @@
+//! The tantivy symbol index: schema, writing, BM25 search and exact lookup.
+//!
+//! Fields: `name`, `qualified`, `signature`, `doc` are tokenized with the code tokenizer
+//! ([`crate::tokenize`]) and searched with boosts name > qualified > signature > doc;
+//! `name_exact`, `qualified_exact` and `id` answer exact lookups; `kind`, `lang`,
+//! `path` (exact) and `path_prefix` (every ancestor folder of the file) filter.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde::Serialize;
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::schema::{
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED,
+    STRING,
+};
+use tantivy::{
+    DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Score, TantivyDocument, Term,
+};
+
+use crate::error::{Error, Result};
+use crate::record::{Lang, Span, Symbol, SymbolId, SymbolKind};
+use crate::tokenize::{query_terms, CodeTokenizer, CODE_TOKENIZER};
+
+/// Boosts per field: a hit in the name counts most.
+const BOOST_NAME: Score = 4.0;
+const BOOST_QUALIFIED: Score = 2.0;
+const BOOST_SIGNATURE: Score = 1.5;
+const BOOST_DOC: Score = 1.0;
+
+#[derive(Clone, Copy)]
+pub(crate) struct Fields {
+    id: Field,
+    name: Field,
+    name_exact: Field,
+    name_lower: Field,
+    qualified: Field,
+    qualified_exact: Field,
+    signature: Field,
+    doc: Field,
+    kind: Field,
+    lang: Field,
+    path: Field,
+    path_prefix: Field,
+    start_line: Field,
+    start_col: Field,
+    end_line: Field,
+    end_col: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let code = |stored: bool| {
+        let idx = TextFieldIndexing::default()
+            .set_tokenizer(CODE_TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqs);
+        let o = TextOptions::default().set_indexing_options(idx);
+        if stored {
+            o.set_stored()
+        } else {
+            o
+        }
+    };
+    let fields = Fields {
+        id: b.add_u64_field("id", INDEXED | STORED | FAST),
+        name: b.add_text_field("name", code(true)),
+        name_exact: b.add_text_field("name_exact", STRING),
+        name_lower: b.add_text_field("name_lower", STRING),
+        qualified: b.add_text_field("qualified", code(true)),
+        qualified_exact: b.add_text_field("qualified_exact", STRING),
+        signature: b.add_text_field("signature", code(true)),
+        doc: b.add_text_field("doc", code(true)),
+        kind: b.add_text_field("kind", STRING | STORED),
+        lang: b.add_text_field("lang", STRING | STORED),
+        path: b.add_text_field("path", STRING | STORED),
+        path_prefix: b.add_text_field("path_prefix", STRING),
+        start_line: b.add_u64_field("start_line", STORED),
+        start_col: b.add_u64_field("start_col", STORED),
+        end_line: b.add_u64_field("end_line", STORED),
+        end_col: b.add_u64_field("end_col", STORED),
+    };
+    (b.build(), fields)
+}
+
+fn register(index: &Index) {
+    index
+        .tokenizers()
+        .register(CODE_TOKENIZER, CodeTokenizer::default());
+}
+
+/// Opens the index in `dir`, creating it when absent.
+pub(crate) fn open_or_create(dir: &Path) -> Result<(Index, Fields)> {
+    let (schema, fields) = schema();
+    std::fs::create_dir_all(dir).map_err(|e| Error::Io {
+        path: dir.to_path_buf(),
+        source: e,
+    })?;
+    let mmap = tantivy::directory::MmapDirectory::open(dir).map_err(|e| Error::Corrupt {
+        path: dir.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    let index = Index::open_or_create(mmap, schema)?;
+    register(&index);
+    Ok((index, fields))
+}
+
+/// Writes symbols: deletes every document of the given paths, adds the new symbols.
+pub(crate) struct Writer {
+    writer: IndexWriter,
+    fields: Fields,
+}
+
+impl Writer {
+    pub(crate) fn new(index: &Index, fields: Fields) -> Result<Writer> {
+        // One thread: documents land in a deterministic order, and symbol documents are
+        // small next to parsing, which is where the cores go.
+        let writer = index.writer_with_num_threads(1, 64 << 20)?;
+        Ok(Writer { writer, fields })
+    }
+
+    pub(crate) fn delete_all(&mut self) -> Result<()> {
+        self.writer.delete_all_documents()?;
+        Ok(())
+    }
+
+    pub(crate) fn delete_path(&mut self, path: &str) {
+        self.writer
+            .delete_term(Term::from_field_text(self.fields.path, path));
+    }
+
+    pub(crate) fn add(&mut self, s: &Symbol) -> Result<()> {
+        let f = &self.fields;
+        let mut doc = TantivyDocument::default();
+        doc.add_u64(f.id, s.id.0);
+        doc.add_text(f.name, &s.name);
+        doc.add_text(f.name_exact, &s.name);
+        doc.add_text(f.name_lower, s.name.to_lowercase());
+        doc.add_text(f.qualified, &s.qualified_name);
+        doc.add_text(f.qualified_exact, &s.qualified_name);
+        doc.add_text(f.signature, &s.signature);
+        if let Some(d) = &s.doc {
+            doc.add_text(f.doc, d);
+        }
+        doc.add_text(f.kind, s.kind.as_str());
+        doc.add_text(f.lang, s.lang.name());
+        doc.add_text(f.path, &s.path);
+        for prefix in path_prefixes(&s.path) {
+            doc.add_text(f.path_prefix, prefix);
+        }
+        doc.add_u64(f.start_line, s.span.start_line.into());
+        doc.add_u64(f.start_col, s.span.start_col.into());
+        doc.add_u64(f.end_line, s.span.end_line.into());
+        doc.add_u64(f.end_col, s.span.end_col.into());
+        self.writer.add_document(doc)?;
+        Ok(())
+    }
+
+    pub(crate) fn commit(mut self) -> Result<()> {
+        self.writer.commit()?;
+        self.writer.wait_merging_threads()?;
+        Ok(())
+    }
+}
+
+/// `a/b/c.py` -> `a`, `a/b`, `a/b/c.py`.
+fn path_prefixes(path: &str) -> impl Iterator<Item = &str> {
+    path.match_indices('/')
+        .map(move |(i, _)| &path[..i])
+        .chain(std::iter::once(path))
+}
+
+/// A symbol as the search index returns it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SymbolDoc {
+    pub id: SymbolId,
+    pub name: String,
+    pub kind: SymbolKind,
+    pub qualified_name: String,
+    pub lang: Lang,
+    pub path: String,
+    pub span: Span,
+    pub signature: String,
+    pub doc: Option<String>,
+}
+
+/// One search result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SearchHit {
+    /// 1-based rank in this result list.
+    pub rank: usize,
+    pub score: f32,
+    pub symbol: SymbolDoc,
+}
+
+/// A BM25 query with its filters.
+#[derive(Clone, Debug, Default)]
+pub struct SearchQuery {
+    pub text: String,
+    pub kinds: Vec<SymbolKind>,
+    pub langs: Vec<Lang>,
+    /// A path or folder prefix, repository-relative (`src/net`, `src/net/`).
+    pub path_prefix: Option<String>,
+    pub limit: usize,
+}
+
+/// The read side of a repository's symbol index.
+pub struct SymbolIndex {
+    reader: IndexReader,
+    fields: Fields,
+}
+
+impl SymbolIndex {
+    pub(crate) fn open(dir: &Path) -> Result<SymbolIndex> {
+        if !dir.join("meta.json").is_file() {
+            return Err(Error::Corrupt {
+                path: dir.to_path_buf(),
+                reason: "no search index".into(),
+            });
+        }
+        let (index, fields) = open_or_create(dir)?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(SymbolIndex { reader, fields })
+    }
+
+    /// Picks up a newer commit (after a re-index in another process).
+    pub fn reload(&self) -> Result<()> {
+        self.reader.reload()?;
+        Ok(())
+    }
+
+    /// BM25 search. Results are ordered by score, ties by symbol id, so the same
+    /// index answers the same query identically.
+    pub fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+        let f = self.fields;
+        let terms = query_terms(&q.text);
+        if terms.is_empty() || q.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for t in &terms {
+            for (field, boost) in [
+                (f.name, BOOST_NAME),
+                (f.qualified, BOOST_QUALIFIED),
+                (f.signature, BOOST_SIGNATURE),
+                (f.doc, BOOST_DOC),
+            ] {
+                let tq = TermQuery::new(
+                    Term::from_field_text(field, t),
+                    IndexRecordOption::WithFreqs,
+                );
+                should.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(tq), boost)),
+                ));
+            }
+        }
+        // The exact identifier as typed outranks sub-word matches.
+        let raw = q.text.trim();
+        if !raw.is_empty() && !raw.contains(char::is_whitespace) {
+            let exact = TermQuery::new(
+                Term::from_field_text(f.name_lower, &raw.to_lowercase()),
+                IndexRecordOption::Basic,
+            );
+            should.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(exact), 2.0 * BOOST_NAME)),
+            ));
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        self.push_filters(&mut clauses, &q.kinds, &q.langs, q.path_prefix.as_deref());
+        let query = BooleanQuery::new(clauses);
+        // Over-fetch a little so ties at the cut are ordered by id, not by doc address.
+        let searcher = self.reader.searcher();
+        let top = searcher.search(&query, &TopDocs::with_limit(q.limit + 16).order_by_score())?;
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, addr) in top {
+            hits.push((score, self.load(&searcher, addr)?));
+        }
+        hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
+        hits.truncate(q.limit);
+        Ok(hits
+            .into_iter()
+            .enumerate()
+            .map(|(i, (score, symbol))| SearchHit {
+                rank: i + 1,
+                score,
+                symbol,
+            })
+            .collect())
+    }
+
+    fn push_filters(
+        &self,
+        clauses: &mut Vec<(Occur, Box<dyn Query>)>,
+        kinds: &[SymbolKind],
+        langs: &[Lang],
+        path_prefix: Option<&str>,
+    ) {
+        let f = self.fields;
+        let any_of = |field: Field, values: Vec<String>| -> Box<dyn Query> {
+            Box::new(BooleanQuery::new(
+                values
+                    .into_iter()
+                    .map(|v| {
+                        let q: Box<dyn Query> = Box::new(TermQuery::new(
+                            Term::from_field_text(field, &v),
+                            IndexRecordOption::Basic,
+                        ));
+                        (Occur::Should, q)
+                    })
+                    .collect(),
+            ))
+        };
+        if !kinds.is_empty() {
+            clauses.push((
+                Occur::Must,
+                any_of(
+                    f.kind,
+                    kinds.iter().map(|k| k.as_str().to_string()).collect(),
+                ),
+            ));
+        }
+        if !langs.is_empty() {
+            clauses.push((
+                Occur::Must,
+                any_of(f.lang, langs.iter().map(|l| l.name().to_string()).collect()),
+            ));
+        }
+        if let Some(p) = path_prefix {
+            let p = p.trim().trim_start_matches("./").trim_matches('/');
+            if !p.is_empty() {
+                clauses.push((Occur::Must, any_of(f.path_prefix, vec![p.to_string()])));
+            }
+        }
+    }
+
+    /// Symbols named exactly `name` (case-sensitive), else whose qualified name is
+    /// `name`, else named `name` case-insensitively; sorted by path and line.
+    pub fn lookup(&self, name: &str, limit: usize) -> Result<Vec<SymbolDoc>> {
+        let f = self.fields;
+        let name = name.trim();
+        for (field, value) in [
+            (f.name_exact, name.to_string()),
+            (f.qualified_exact, name.to_string()),
+            (f.name_lower, name.to_lowercase()),
+        ] {
+            let docs = self.by_term(Term::from_field_text(field, &value), limit)?;
+            if !docs.is_empty() {
+                return Ok(docs);
+            }
+        }
+        Ok(Vec::new())
+    }
+
+    /// The symbol with this id.
+    pub fn get(&self, id: SymbolId) -> Result<Option<SymbolDoc>> {
+        Ok(self
+            .by_term(Term::from_field_u64(self.fields.id, id.0), 1)?
+            .into_iter()
+            .next())
+    }
+
+    fn by_term(&self, term: Term, limit: usize) -> Result<Vec<SymbolDoc>> {
+        let searcher = self.reader.searcher();
+        let q = TermQuery::new(term, IndexRecordOption::Basic);
+        let top = searcher.search(&q, &TopDocs::with_limit(limit.max(1)).order_by_score())?;
+        let mut seen = HashSet::new();
+        let mut docs = Vec::new();
+        for (_, addr) in top {
+            let d = self.load(&searcher, addr)?;
+            if seen.insert(d.id) {
+                docs.push(d);
+            }
+        }
+        docs.sort_by(|a, b| {
+            (&a.path, a.span.start_line, a.id).cmp(&(&b.path, b.span.start_line, b.id))
+        });
+        Ok(docs)
+    }
+
+    /// Number of symbol documents.
+    pub fn len(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn load(&self, searcher: &tantivy::Searcher, addr: DocAddress) -> Result<SymbolDoc> {
+        let f = self.fields;
+        let doc: TantivyDocument = searcher.doc(addr)?;
+        let text = |field: Field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str().map(str::to_string))
+        };
+        let num = |field: Field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0) as u32;
+        let corrupt = |what: &str| Error::Corrupt {
+            path: "tantivy".into(),
+            reason: format!("symbol without {what}"),
+        };
+        Ok(SymbolDoc {
+            id: SymbolId(
+                doc.get_first(f.id)
+                    .and_then(|v| v.as_u64())
+                    .ok_or_else(|| corrupt("id"))?,
+            ),
+            name: text(f.name).ok_or_else(|| corrupt("name"))?,
+            kind: text(f.kind)
+                .as_deref()
+                .and_then(SymbolKind::parse)
+                .ok_or_else(|| corrupt("kind"))?,
+            qualified_name: text(f.qualified).unwrap_or_default(),
+            lang: text(f.lang)
+                .as_deref()
+                .and_then(Lang::from_name)
+                .ok_or_else(|| corrupt("lang"))?,
+            path: text(f.path).unwrap_or_default(),
+            span: Span {
+                start_line: num(f.start_line),
+                start_col: num(f.start_col),
+                end_line: num(f.end_line),
+                end_col: num(f.end_col),
+            },
+            signature: text(f.signature).unwrap_or_default(),
+            doc: text(f.doc),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes() {
+        assert_eq!(
+            path_prefixes("a/b/c.py").collect::<Vec<_>>(),
+            ["a", "a/b", "a/b/c.py"]
+        );
+        assert_eq!(path_prefixes("c.py").collect::<Vec<_>>(), ["c.py"]);
+    }
+}

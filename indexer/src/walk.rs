@@ -1,0 +1,276 @@
+//! The parallel walk: which files of a tree are source files of a known language.
+//!
+//! Built on the `ignore` crate: `.gitignore`, `.ignore` and git excludes are honoured
+//! (with or without a `.git` folder), hidden files and symlinks are not followed.
+//! Vendored directories are pruned whole; over-size files are skipped here, binary and
+//! minified ones when they are read ([`classify_content`]).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::UNIX_EPOCH;
+
+use ignore::{WalkBuilder, WalkState};
+use serde::{Deserialize, Serialize};
+
+use crate::record::{Diagnostic, Lang};
+
+/// Why a file was not indexed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SkipReason {
+    /// A directory of third-party code (`vendor/`, `node_modules/`, `third_party/`, …), counted once per directory.
+    VendoredDir,
+    /// Larger than the size limit.
+    TooLarge,
+    /// Contains NUL bytes.
+    Binary,
+    /// Generated or minified (very long lines, `.min.js`).
+    Minified,
+    /// Could not be read (permissions, vanished, not a regular file).
+    Unreadable,
+}
+
+impl SkipReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::VendoredDir => "vendored directories",
+            SkipReason::TooLarge => "over the size limit",
+            SkipReason::Binary => "binary",
+            SkipReason::Minified => "minified or generated",
+            SkipReason::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// Directory names pruned as vendored third-party code.
+pub const VENDORED_DIRS: &[&str] = &[
+    "node_modules",
+    "bower_components",
+    "vendor",
+    "vendors",
+    "third_party",
+    "third-party",
+    "thirdparty",
+    "Pods",
+    "Carthage",
+    "site-packages",
+    "__pycache__",
+];
+
+/// Default size limit: files above it are usually generated.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 1 << 20;
+
+#[derive(Clone, Debug)]
+pub struct WalkOptions {
+    pub max_file_size: u64,
+    pub threads: usize,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions {
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            threads: rayon::current_num_threads(),
+        }
+    }
+}
+
+/// A file the walk selected.
+#[derive(Clone, Debug)]
+pub struct WalkedFile {
+    /// Repository-relative, `/`-separated.
+    pub rel: String,
+    pub abs: PathBuf,
+    pub lang: Lang,
+    pub size: u64,
+    pub mtime_ns: u128,
+}
+
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// Sorted by `rel`.
+    pub files: Vec<WalkedFile>,
+    pub skipped: BTreeMap<SkipReason, u64>,
+    /// Files of no language cc-server indexes.
+    pub other_files: u64,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Walks `root` in parallel.
+pub fn walk(root: &Path, opts: &WalkOptions) -> Walk {
+    let out = Mutex::new(Walk::default());
+    let root_owned = root.to_path_buf();
+    WalkBuilder::new(root)
+        .hidden(true)
+        .follow_links(false)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .require_git(false)
+        .parents(false)
+        .threads(opts.threads.max(1))
+        .filter_entry(|e| {
+            !(e.depth() > 0
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && e.file_name()
+                    .to_str()
+                    .is_some_and(|n| VENDORED_DIRS.contains(&n)))
+        })
+        .build_parallel()
+        .run(|| {
+            let out = &out;
+            let root = &root_owned;
+            let max = opts.max_file_size;
+            Box::new(move |entry| {
+                let local = |f: &mut dyn FnMut(&mut Walk)| f(&mut out.lock().expect("walk lock"));
+                let entry = match entry {
+                    Ok(e) => e,
+                    Err(err) => {
+                        let path = err_path(&err)
+                            .map(|p| rel_path(root, p))
+                            .unwrap_or_default();
+                        local(&mut |w| {
+                            w.diagnostics.push(Diagnostic {
+                                path: path.clone(),
+                                line: None,
+                                message: err.to_string(),
+                            });
+                            *w.skipped.entry(SkipReason::Unreadable).or_default() += 1;
+                        });
+                        return WalkState::Continue;
+                    }
+                };
+                let Some(ft) = entry.file_type() else {
+                    return WalkState::Continue;
+                };
+                if ft.is_dir() {
+                    // filter_entry pruned vendored dirs before we see them; count them here instead.
+                    if let Ok(rd) = std::fs::read_dir(entry.path()) {
+                        let vendored = rd
+                            .flatten()
+                            .filter(|c| {
+                                c.file_type().is_ok_and(|t| t.is_dir())
+                                    && c.file_name()
+                                        .to_str()
+                                        .is_some_and(|n| VENDORED_DIRS.contains(&n))
+                            })
+                            .count() as u64;
+                        if vendored > 0 {
+                            local(&mut |w| {
+                                *w.skipped.entry(SkipReason::VendoredDir).or_default() += vendored
+                            });
+                        }
+                    }
+                    return WalkState::Continue;
+                }
+                if !ft.is_file() {
+                    return WalkState::Continue;
+                }
+                let path = entry.path();
+                let lang = match cc_grammars::detect_by_name(path) {
+                    Some(l) => Some(l),
+                    None if path.extension().is_none() => sniff_shebang(path),
+                    None => None,
+                };
+                let Some(lang) = lang else {
+                    local(&mut |w| w.other_files += 1);
+                    return WalkState::Continue;
+                };
+                let rel = rel_path(root, path);
+                let meta = match entry.metadata() {
+                    Ok(m) => m,
+                    Err(err) => {
+                        local(&mut |w| {
+                            w.diagnostics.push(Diagnostic {
+                                path: rel.clone(),
+                                line: None,
+                                message: err.to_string(),
+                            });
+                            *w.skipped.entry(SkipReason::Unreadable).or_default() += 1;
+                        });
+                        return WalkState::Continue;
+                    }
+                };
+                if meta.len() > max {
+                    local(&mut |w| *w.skipped.entry(SkipReason::TooLarge).or_default() += 1);
+                    return WalkState::Continue;
+                }
+                let mtime_ns = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                let file = WalkedFile {
+                    rel: rel.clone(),
+                    abs: path.to_path_buf(),
+                    lang,
+                    size: meta.len(),
+                    mtime_ns,
+                };
+                local(&mut |w| w.files.push(file.clone()));
+                WalkState::Continue
+            })
+        });
+    let mut w = out.into_inner().expect("walk lock");
+    w.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    w.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
+    w
+}
+
+fn err_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            err_path(err)
+        }
+        ignore::Error::Loop { child, .. } => Some(child),
+        _ => None,
+    }
+}
+
+fn rel_path(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut s = String::new();
+    for (i, c) in rel.components().enumerate() {
+        if i > 0 {
+            s.push('/');
+        }
+        s.push_str(&c.as_os_str().to_string_lossy());
+    }
+    s
+}
+
+fn sniff_shebang(path: &Path) -> Option<Lang> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let mut f = std::fs::File::open(path).ok()?;
+    let n = f.read(&mut head).ok()?;
+    cc_grammars::detect_by_shebang(&head[..n])
+}
+
+/// Looks at a file's bytes: `Some(reason)` when it must not be parsed.
+pub fn classify_content(rel: &str, bytes: &[u8]) -> Option<SkipReason> {
+    let head = &bytes[..bytes.len().min(8000)];
+    if head.contains(&0) {
+        return Some(SkipReason::Binary);
+    }
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    if name.contains(".min.") || name.ends_with("-min.js") || name.ends_with(".bundle.js") {
+        return Some(SkipReason::Minified);
+    }
+    // Minified: a long file made of very long lines.
+    let sample = &bytes[..bytes.len().min(64 * 1024)];
+    if sample.len() >= 4096 {
+        let lines = sample.iter().filter(|&&b| b == b'\n').count() + 1;
+        let longest = sample
+            .split(|&b| b == b'\n')
+            .map(<[u8]>::len)
+            .max()
+            .unwrap_or(0);
+        if sample.len() / lines > 300 && longest > 2000 {
+            return Some(SkipReason::Minified);
+        }
+    }
+    None
+}

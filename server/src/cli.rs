@@ -1,0 +1,322 @@
+//! Command-line interface: flags, commands, exit codes.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use cc_indexer::{DataDir, IndexOptions, Lang, Repo, SearchQuery, SymbolKind, WalkOptions};
+use clap::{Args, Parser, Subcommand};
+
+use crate::output;
+
+/// cc-server: a code-graph engine for agents.
+///
+/// Index repositories ahead of time (19 languages, tree-sitter), then ask where a symbol
+/// is and what matches a query. Indexes live in the data directory, one folder per
+/// repository; re-indexing only re-parses what changed.
+#[derive(Parser, Debug)]
+#[command(name = "cc-server", version, about, long_about, max_term_width = 100)]
+pub struct Cli {
+    /// Where indexes are kept [default: $XDG_DATA_HOME/cc-server, i.e. ~/.local/share/cc-server]
+    #[arg(long, global = true, env = "CC_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// Print less: no progress bar, no per-language table
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Index a repository (incrementally when it was indexed before)
+    ///
+    /// Walks PATH honouring .gitignore, skips binary, vendored, minified and over-size files,
+    /// parses every file of the 19 supported languages in parallel and writes a symbol index
+    /// under the data directory. Run it again to pick up changes: only added, changed and
+    /// deleted files are re-parsed.
+    Index(IndexArgs),
+    /// Search symbols by words of their name, qualified name, signature and doc comment (BM25)
+    ///
+    /// Identifiers are split into words, so `parse json` finds `parseJSONValue` and
+    /// `parse_json`. Without --repo, searches the repository the current directory is in,
+    /// else every indexed repository.
+    Search(SearchArgs),
+    /// Look up symbols by exact name (or qualified name) and print file:line and signature
+    Symbol(SymbolArgs),
+    /// List the indexed repositories: when they were indexed and how big they are
+    Repos(ReposArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct IndexArgs {
+    /// The repository folder to index
+    pub path: PathBuf,
+    /// Name of the index [default: the folder's name]
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Keep running and re-index when files change (Ctrl-C stops)
+    #[arg(long)]
+    pub watch: bool,
+    /// Skip files larger than this many bytes
+    #[arg(long, default_value_t = cc_indexer::walk::DEFAULT_MAX_FILE_SIZE, value_name = "BYTES")]
+    pub max_file_size: u64,
+    /// Worker threads [default: one per core]
+    #[arg(long, short = 'j')]
+    pub threads: Option<usize>,
+    /// Print the run's report as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// Words to look for: names, parts of names, words of doc comments
+    pub query: String,
+    /// Only symbols of these kinds (comma-separated): function, method, class, struct,
+    /// interface, trait, enum, module, constant, type, macro, …
+    #[arg(long, value_delimiter = ',', value_parser = parse_kind)]
+    pub kind: Vec<SymbolKind>,
+    /// Only these languages (comma-separated): python, rust, go, …
+    #[arg(long, value_delimiter = ',', value_parser = parse_lang)]
+    pub lang: Vec<Lang>,
+    /// Only files under this repository-relative folder or path
+    #[arg(long)]
+    pub path: Option<String>,
+    /// The repository to search (see `cc-server repos`)
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// At most this many results
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub limit: u64,
+    /// JSON output
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SymbolArgs {
+    /// A name (`parse_json`) or a qualified name (`pkg.mod.parse_json`, `crate::a::f`)
+    pub name: String,
+    /// The repository to look in (see `cc-server repos`)
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// At most this many matches
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub limit: u64,
+    /// JSON output
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ReposArgs {
+    /// JSON output
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_kind(s: &str) -> Result<SymbolKind, String> {
+    SymbolKind::parse(&s.to_ascii_lowercase()).ok_or_else(|| {
+        let all: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
+        format!("unknown kind '{s}'; expected one of: {}", all.join(", "))
+    })
+}
+
+fn parse_lang(s: &str) -> Result<Lang, String> {
+    Lang::from_name(s).ok_or_else(|| {
+        let all: Vec<&str> = Lang::all().map(Lang::name).collect();
+        format!(
+            "unknown language '{s}'; expected one of: {}",
+            all.join(", ")
+        )
+    })
+}
+
+/// Exit codes: 0 success, 1 failure, 2 bad input (usage, a path or name that does not
+/// exist), 3 an index that must be rebuilt (another format version, corrupt).
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("CC_LOG"))
+        .with_writer(std::io::stderr)
+        .init();
+    match dispatch(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(exit_code(&e))
+        }
+    }
+}
+
+fn exit_code(e: &anyhow::Error) -> u8 {
+    use cc_indexer::Error as E;
+    match e.downcast_ref::<E>() {
+        Some(
+            E::RootMissing(_) | E::RootNotDir(_) | E::RootUnreadable { .. } | E::UnknownRepo { .. },
+        )
+        | Some(E::BadName(_) | E::NameTaken { .. }) => 2,
+        Some(E::FormatVersion { .. } | E::Corrupt { .. }) => 3,
+        _ => 1,
+    }
+}
+
+fn data_dir(cli: &Cli) -> Result<DataDir> {
+    match &cli.data_dir {
+        Some(d) => Ok(DataDir::new(d)),
+        None => dirs::data_dir()
+            .map(|d| DataDir::new(d.join("cc-server")))
+            .context("no data directory: set --data-dir or CC_DATA_DIR"),
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<()> {
+    let data = data_dir(&cli)?;
+    let quiet = cli.quiet;
+    match cli.command {
+        Command::Index(a) => index(&data, a, quiet),
+        Command::Search(a) => search(&data, a),
+        Command::Symbol(a) => symbol(&data, a),
+        Command::Repos(a) => repos(&data, a),
+    }
+}
+
+fn index(data: &DataDir, a: IndexArgs, quiet: bool) -> Result<()> {
+    let mut walk = WalkOptions {
+        max_file_size: a.max_file_size,
+        ..WalkOptions::default()
+    };
+    if let Some(t) = a.threads {
+        anyhow::ensure!(t >= 1, "--threads must be at least 1");
+        walk.threads = t;
+        // The parse pool follows --threads too.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global();
+    }
+    let opts = IndexOptions {
+        root: a.path.clone(),
+        name: a.name.clone(),
+        walk,
+    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    let show_bar = !quiet && !a.json && std::io::stderr().is_terminal();
+    let run_once = |first: bool| -> Result<cc_indexer::IndexReport> {
+        let bar = output::Bar::new(show_bar);
+        let report = cc_indexer::index_repository(data, &opts, &bar, Some(&cancel))?;
+        bar.finish();
+        if a.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else if first || !quiet {
+            output::print_report(&report, quiet || !first);
+        }
+        Ok(report)
+    };
+    let report = run_once(true)?;
+    if a.watch {
+        let root = PathBuf::from(&report.root);
+        eprintln!("watching {} for changes (Ctrl-C stops)", root.display());
+        cc_indexer::watch::watch(&root, Duration::from_millis(300), || {
+            match run_once(false) {
+                Ok(_) => true,
+                Err(e) => {
+                    eprintln!("error: {e:#}");
+                    true
+                }
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// The repositories a query runs over: the one named, else the one the current
+/// directory is in, else all of them.
+fn pick_repos(data: &DataDir, name: Option<&str>) -> Result<Vec<Repo>> {
+    if let Some(n) = name {
+        return Ok(vec![Repo::open(data, n)?]);
+    }
+    let metas: Vec<_> = data.repos()?.into_iter().filter_map(|m| m.ok()).collect();
+    if metas.is_empty() {
+        return Err(cc_indexer::Error::UnknownRepo {
+            name: "(any)".into(),
+            known: vec![],
+        })
+        .context("nothing to search");
+    }
+    if let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize) {
+        if let Some(m) = metas
+            .iter()
+            .filter(|m| cwd.starts_with(&m.root))
+            .max_by_key(|m| m.root.len())
+        {
+            return Ok(vec![Repo::open(data, &m.name)?]);
+        }
+    }
+    metas
+        .iter()
+        .map(|m| Repo::open(data, &m.name).map_err(Into::into))
+        .collect()
+}
+
+fn search(data: &DataDir, a: SearchArgs) -> Result<()> {
+    anyhow::ensure!(
+        !a.query.trim().is_empty(),
+        "the query is empty: give words to search for"
+    );
+    let repos = pick_repos(data, a.repo.as_deref())?;
+    let q = SearchQuery {
+        text: a.query.clone(),
+        kinds: a.kind.clone(),
+        langs: a.lang.clone(),
+        path_prefix: a.path.clone(),
+        limit: a.limit as usize,
+    };
+    let mut hits = Vec::new();
+    for r in &repos {
+        for h in r.symbols.search(&q)? {
+            hits.push((r.meta.name.clone(), h));
+        }
+    }
+    hits.sort_by(|x, y| {
+        y.1.score
+            .total_cmp(&x.1.score)
+            .then(x.1.symbol.id.cmp(&y.1.symbol.id))
+    });
+    hits.truncate(q.limit);
+    for (i, h) in hits.iter_mut().enumerate() {
+        h.1.rank = i + 1;
+    }
+    output::print_hits(&hits, repos.len() > 1, a.json)
+}
+
+fn symbol(data: &DataDir, a: SymbolArgs) -> Result<()> {
+    let repos = pick_repos(data, a.repo.as_deref())?;
+    let mut found = Vec::new();
+    for r in &repos {
+        for s in r.symbols.lookup(&a.name, a.limit as usize)? {
+            found.push((r.meta.name.clone(), s));
+        }
+    }
+    found.truncate(a.limit as usize);
+    output::print_symbols(&found, repos.len() > 1, a.json)?;
+    if found.is_empty() {
+        anyhow::bail!(
+            "no symbol named '{}'; try `cc-server search {}`",
+            a.name,
+            a.name
+        );
+    }
+    Ok(())
+}
+
+fn repos(data: &DataDir, a: ReposArgs) -> Result<()> {
+    let metas = data.repos()?;
+    output::print_repos(data, &metas, a.json)
+}
