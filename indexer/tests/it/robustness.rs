@@ -1,0 +1,182 @@
+//! Bad input never aborts a run: each case is indexed, counted or reported.
+
+use cc_indexer::{DataDir, Error, Repo, SearchQuery, SkipReason};
+
+use crate::support::{index, TempRepo};
+
+fn names(data: &std::path::Path) -> Vec<String> {
+    let repo = Repo::open(&DataDir::new(data), "repo").unwrap();
+    let mut v: Vec<String> =
+        repo.records().unwrap().into_iter().flat_map(|f| f.symbols).map(|s| s.qualified_name).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn non_utf8_files_are_indexed_with_a_diagnostic() {
+    let repo = TempRepo::new("//- /ok.py\ndef fine():\n    pass\n");
+    let mut bytes = b"def caf\xe9_latin1():\n    pass\n# \xff\xfe\n".to_vec();
+    bytes.extend_from_slice(b"def after_bad_bytes():\n    pass\n");
+    std::fs::write(repo.root().join("latin1.py"), bytes).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let r = index(data.path(), &repo.root());
+    assert_eq!(r.stats.files, 2);
+    assert!(names(data.path()).contains(&"latin1.after_bad_bytes".to_string()), "{:?}", names(data.path()));
+    assert!(r.diagnostics.iter().any(|d| d.path == "latin1.py" && d.message.contains("UTF-8")), "{:?}", r.diagnostics);
+}
+
+#[test]
+fn a_50_mb_generated_file_is_skipped_and_counted() {
+    let repo = TempRepo::new("//- /small.py\ndef small():\n    pass\n");
+    let line = "x = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]\n";
+    let big = line.repeat(50 * 1024 * 1024 / line.len());
+    std::fs::write(repo.root().join("generated.py"), big).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let r = index(data.path(), &repo.root());
+    assert_eq!(r.stats.files, 1);
+    assert_eq!(r.stats.skipped.get(&SkipReason::TooLarge), Some(&1));
+}
+
+#[test]
+fn binary_minified_and_vendored_files_are_skipped_and_counted() {
+    let repo = TempRepo::new(
+        "//- /src/a.js\nfunction realCode() { return 1; }\n//- /node_modules/lib/index.js\nfunction vendored() {}\n//- /vendor/x.go\npackage x\nfunc Vendored() {}\n//- /dist/app.min.js\nfunction minified(){}\n",
+    );
+    std::fs::write(repo.root().join("src/blob.py"), b"def x():\n\0\0\0binary").unwrap();
+    let long_line = format!("function bundled(){{{}}}\n", "a=1;".repeat(3000));
+    std::fs::write(repo.root().join("src/bundle.js"), long_line.repeat(3)).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let r = index(data.path(), &repo.root());
+    assert_eq!(names(data.path()), ["realCode"]);
+    assert_eq!(r.stats.skipped.get(&SkipReason::Binary), Some(&1));
+    assert_eq!(r.stats.skipped.get(&SkipReason::Minified), Some(&2));
+    assert_eq!(r.stats.skipped.get(&SkipReason::VendoredDir), Some(&2));
+}
+
+#[test]
+fn gitignore_is_honoured_without_a_git_folder() {
+    let repo = TempRepo::new("//- /.gitignore\nbuild/\nsecret.py\n//- /keep.py\ndef keep():\n    pass\n//- /secret.py\ndef secret():\n    pass\n//- /build/gen.py\ndef generated():\n    pass\n");
+    let data = tempfile::tempdir().unwrap();
+    index(data.path(), &repo.root());
+    assert_eq!(names(data.path()), ["keep.keep"]);
+}
+
+#[test]
+fn a_symlink_loop_does_not_hang_or_fail() {
+    let repo = TempRepo::new("//- /a/b.py\ndef b():\n    pass\n");
+    std::os::unix::fs::symlink("..", repo.root().join("a/loop")).unwrap();
+    std::os::unix::fs::symlink("missing.py", repo.root().join("a/dangling.py")).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let r = index(data.path(), &repo.root());
+    assert_eq!(r.stats.files, 1);
+    assert_eq!(names(data.path()), ["a.b.b"]);
+}
+
+#[test]
+fn syntax_errors_yield_partial_symbols_and_a_diagnostic() {
+    let repo = TempRepo::new("//- /broken.py\ndef good():\n    pass\n\ndef bad(:\n    )))\n\ndef also_good():\n    pass\n");
+    let data = tempfile::tempdir().unwrap();
+    let r = index(data.path(), &repo.root());
+    let n = names(data.path());
+    assert!(n.contains(&"broken.good".to_string()), "{n:?}");
+    assert!(r.diagnostics.iter().any(|d| d.path == "broken.py" && d.line.is_some()), "{:?}", r.diagnostics);
+}
+
+#[test]
+fn an_empty_repository_is_an_empty_index() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("repo")).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let r = index(data.path(), &dir.path().join("repo"));
+    assert_eq!((r.stats.files, r.stats.symbols), (0, 0));
+    let repo = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
+    let hits = repo.symbols.search(&SearchQuery { text: "anything".into(), limit: 5, ..Default::default() }).unwrap();
+    assert!(hits.is_empty());
+}
+
+#[test]
+fn an_index_of_another_format_version_is_refused_then_rebuilt() {
+    let repo = TempRepo::new("//- /a.py\ndef a():\n    pass\n");
+    let data = tempfile::tempdir().unwrap();
+    index(data.path(), &repo.root());
+    let meta = data.path().join("repos/repo/meta.json");
+    let text = std::fs::read_to_string(&meta).unwrap();
+    let old = text.replacen(&format!("\"format_version\": {}", cc_indexer::FORMAT_VERSION), "\"format_version\": 999", 1);
+    assert_ne!(text, old);
+    std::fs::write(&meta, old).unwrap();
+    match Repo::open(&DataDir::new(data.path()), "repo") {
+        Err(e @ Error::FormatVersion { found: 999, .. }) => {
+            let msg = e.to_string();
+            assert!(msg.contains("Re-index") && msg.contains("cc-server index"), "{msg}");
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("an index of format 999 was opened"),
+    }
+    let r = index(data.path(), &repo.root());
+    assert!(r.rebuilt.is_some());
+    assert!(Repo::open(&DataDir::new(data.path()), "repo").is_ok());
+}
+
+#[test]
+fn unknown_repository_names_the_known_ones() {
+    let repo = TempRepo::new("//- /a.py\ndef a():\n    pass\n");
+    let data = tempfile::tempdir().unwrap();
+    index(data.path(), &repo.root());
+    let err = Repo::open(&DataDir::new(data.path()), "nope").err().unwrap();
+    assert!(matches!(err, Error::UnknownRepo { .. }));
+    assert!(err.to_string().contains("indexed: repo"), "{err}");
+}
+
+#[test]
+fn filters_by_kind_language_and_path() {
+    let repo = TempRepo::new(
+        "//- /py/a.py\nclass Parser:\n    def parse(self):\n        pass\n//- /rs/b.rs\npub fn parse() {}\npub struct Parser;\n",
+    );
+    let data = tempfile::tempdir().unwrap();
+    index(data.path(), &repo.root());
+    let r = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
+    let q = |kinds: Vec<cc_indexer::SymbolKind>, langs: Vec<cc_indexer::Lang>, path: Option<&str>| {
+        r.symbols
+            .search(&SearchQuery { text: "parse parser".into(), kinds, langs, path_prefix: path.map(str::to_string), limit: 10 })
+            .unwrap()
+            .into_iter()
+            .map(|h| format!("{}:{}", h.symbol.path, h.symbol.name))
+            .collect::<Vec<_>>()
+    };
+    use cc_indexer::{Lang, SymbolKind};
+    let all = q(vec![], vec![], None);
+    assert_eq!(all.len(), 4, "{all:?}");
+    assert_eq!(q(vec![SymbolKind::Function], vec![], None), ["rs/b.rs:parse"]);
+    let mut rust = q(vec![], vec![Lang::Rust], None);
+    rust.sort();
+    assert_eq!(rust, ["rs/b.rs:Parser", "rs/b.rs:parse"]);
+    assert_eq!(q(vec![SymbolKind::Method], vec![], Some("py/")), ["py/a.py:parse"]);
+    assert!(q(vec![], vec![], Some("p")).is_empty(), "a prefix matches whole folder names only");
+}
+
+#[test]
+fn exact_lookup_by_name_and_qualified_name() {
+    let repo = TempRepo::new("//- /m/a.py\ndef run():\n    pass\n//- /m/b.py\ndef run():\n    pass\ndef Runner():\n    pass\n");
+    let data = tempfile::tempdir().unwrap();
+    index(data.path(), &repo.root());
+    let r = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
+    let found: Vec<_> = r.symbols.lookup("run", 10).unwrap().into_iter().map(|s| s.qualified_name).collect();
+    assert_eq!(found, ["m.a.run", "m.b.run"]);
+    let found: Vec<_> = r.symbols.lookup("m.b.run", 10).unwrap().into_iter().map(|s| s.qualified_name).collect();
+    assert_eq!(found, ["m.b.run"]);
+    assert!(r.symbols.lookup("nothing_here", 10).unwrap().is_empty());
+}
+
+#[test]
+fn code_tokens_find_camel_and_snake_parts() {
+    let repo = TempRepo::new("//- /a.ts\nexport function parseJSONValue(s: string) { return s; }\n//- /b.py\ndef parse_json_value(s):\n    pass\ndef unrelated():\n    pass\n");
+    let data = tempfile::tempdir().unwrap();
+    index(data.path(), &repo.root());
+    let r = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
+    let hits = r.symbols.search(&SearchQuery { text: "json value".into(), limit: 10, ..Default::default() }).unwrap();
+    let mut names: Vec<_> = hits.iter().map(|h| h.symbol.name.clone()).collect();
+    names.sort();
+    assert_eq!(names, ["parseJSONValue", "parse_json_value"]);
+    let hits = r.symbols.search(&SearchQuery { text: "parseJSONValue".into(), limit: 10, ..Default::default() }).unwrap();
+    assert_eq!(hits[0].symbol.name, "parseJSONValue");
+}

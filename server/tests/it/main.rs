@@ -1,0 +1,2 @@
+//! End-to-end tests of the `cc-server` binary, run as a user would.
+mod cli;
