@@ -1,1 +1,42 @@
-//! cc-graph: the call graph (issue 3). Nothing here yet.
+//! cc-graph: the call graph of an indexed repository.
+//!
+//! [`CallGraph::build`] resolves every call and callback reference of the indexer's
+//! records to symbol ids (the ladder in [`resolve`]) and builds a petgraph graph;
+//! [`CallGraph::update`] re-resolves only what a change can affect;
+//! [`CallGraph::callers`], [`CallGraph::callees`] and [`CallGraph::impact`] walk it
+//! breadth-first. It is persisted as `graph.bin` next to the index.
+//!
+//! ```
+//! use cc_graph::{CallGraph, Limits};
+//! let records = vec![]; // from cc_indexer::Repo::records()
+//! let graph = CallGraph::build(&records);
+//! assert!(graph.find("main").is_empty());
+//! # let _ = Limits::default();
+//! ```
+mod graph;
+pub mod resolve;
+
+pub use graph::{
+    CallGraph, EdgeData, Hit, Limits, NodeRef, RefEdge, Site, SymbolInfo, UpdateStats, Walk,
+    GRAPH_FORMAT_VERSION,
+};
+pub use resolve::{Resolution, Rung};
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("no call graph yet: run `cc-server index` on the repository")]
+    Missing,
+    #[error("the call graph was written in format version {found}; this cc-server reads {expected}. Re-index the repository")]
+    Version { found: u32, expected: u32 },
+    #[error("corrupt call graph ({0}); re-index the repository")]
+    Corrupt(String),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

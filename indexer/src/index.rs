@@ -99,6 +99,17 @@ pub fn index_repository(
     progress: &dyn Progress,
     cancel: Option<&AtomicBool>,
 ) -> Result<IndexReport> {
+    index_repository_records(data, opts, progress, cancel).map(|(report, _)| report)
+}
+
+/// [`index_repository`], also handing back every file's records (what the call graph
+/// is built from), so they need not be read back from disk.
+pub fn index_repository_records(
+    data: &DataDir,
+    opts: &IndexOptions,
+    progress: &dyn Progress,
+    cancel: Option<&AtomicBool>,
+) -> Result<(IndexReport, Vec<FileRecord>)> {
     let started = Instant::now();
     let root = check_root(&opts.root)?;
     let root_str = root.to_string_lossy().into_owned();
@@ -263,7 +274,7 @@ pub fn index_repository(
     };
     store::write_meta(&dir, &meta)?;
 
-    Ok(IndexReport {
+    let report = IndexReport {
         name,
         root: root_str,
         stats,
@@ -277,7 +288,8 @@ pub fn index_repository(
         diagnostics,
         seconds: started.elapsed().as_secs_f64(),
         rebuilt,
-    })
+    };
+    Ok((report, files))
 }
 
 fn check_root(root: &Path) -> Result<PathBuf> {

@@ -52,6 +52,51 @@ pub enum Command {
     Symbol(SymbolArgs),
     /// List the indexed repositories: when they were indexed and how big they are
     Repos(ReposArgs),
+    /// Who calls a symbol: incoming call edges, breadth-first up to --depth hops
+    ///
+    /// NAME is a symbol id, a qualified name (`pkg.mod.Class.method`, `crate::m::f`) or a
+    /// plain name; a plain name that matches several symbols lists them instead of guessing.
+    Callers(GraphArgs),
+    /// What a symbol calls: outgoing call edges, external names included (`json.loads`)
+    Callees(GraphArgs),
+    /// What may break if a symbol changes: its transitive callers up to --depth hops
+    Impact(ImpactArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct GraphArgs {
+    /// A symbol id, qualified name or plain name
+    pub name: String,
+    /// Hops to follow
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=50))]
+    pub depth: u64,
+    /// At most this many symbols in the answer
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub limit: u64,
+    /// The repository (see `cc-server repos`)
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// JSON output
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ImpactArgs {
+    /// A symbol id, qualified name or plain name
+    pub name: String,
+    /// Hops to follow
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=50))]
+    pub depth: u64,
+    /// At most this many symbols in the answer
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub limit: u64,
+    /// The repository (see `cc-server repos`)
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// JSON output
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -158,6 +203,19 @@ pub fn run() -> ExitCode {
 
 fn exit_code(e: &anyhow::Error) -> u8 {
     use cc_indexer::Error as E;
+    if e.downcast_ref::<Ambiguous>().is_some() {
+        return 2;
+    }
+    if matches!(
+        e.downcast_ref::<cc_graph::Error>(),
+        Some(
+            cc_graph::Error::Version { .. }
+                | cc_graph::Error::Corrupt(_)
+                | cc_graph::Error::Missing
+        )
+    ) {
+        return 3;
+    }
     match e.downcast_ref::<E>() {
         Some(
             E::RootMissing(_) | E::RootNotDir(_) | E::RootUnreadable { .. } | E::UnknownRepo { .. },
@@ -185,6 +243,33 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Search(a) => search(&data, a),
         Command::Symbol(a) => symbol(&data, a),
         Command::Repos(a) => repos(&data, a),
+        Command::Callers(a) => graph_query(
+            &data,
+            GraphOp::Callers,
+            &a.name,
+            a.depth,
+            a.limit,
+            a.repo.as_deref(),
+            a.json,
+        ),
+        Command::Callees(a) => graph_query(
+            &data,
+            GraphOp::Callees,
+            &a.name,
+            a.depth,
+            a.limit,
+            a.repo.as_deref(),
+            a.json,
+        ),
+        Command::Impact(a) => graph_query(
+            &data,
+            GraphOp::Impact,
+            &a.name,
+            a.depth,
+            a.limit,
+            a.repo.as_deref(),
+            a.json,
+        ),
     }
 }
 
@@ -208,9 +293,9 @@ fn index(data: &DataDir, a: IndexArgs, quiet: bool) -> Result<()> {
     };
     let cancel = Arc::new(AtomicBool::new(false));
     let show_bar = !quiet && !a.json && std::io::stderr().is_terminal();
-    let run_once = |first: bool| -> Result<cc_indexer::IndexReport> {
+    let run_once = |first: bool| -> Result<crate::engine::Indexed> {
         let bar = output::Bar::new(show_bar);
-        let report = cc_indexer::index_repository(data, &opts, &bar, Some(&cancel))?;
+        let report = crate::engine::index(data, &opts, &bar, Some(&cancel))?;
         bar.finish();
         if a.json {
             println!("{}", serde_json::to_string_pretty(&report)?);
@@ -221,7 +306,7 @@ fn index(data: &DataDir, a: IndexArgs, quiet: bool) -> Result<()> {
     };
     let report = run_once(true)?;
     if a.watch {
-        let root = PathBuf::from(&report.root);
+        let root = PathBuf::from(&report.index.root);
         eprintln!("watching {} for changes (Ctrl-C stops)", root.display());
         cc_indexer::watch::watch(&root, Duration::from_millis(300), || {
             match run_once(false) {
@@ -319,4 +404,79 @@ fn symbol(data: &DataDir, a: SymbolArgs) -> Result<()> {
 fn repos(data: &DataDir, a: ReposArgs) -> Result<()> {
     let metas = data.repos()?;
     output::print_repos(data, &metas, a.json)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GraphOp {
+    Callers,
+    Callees,
+    Impact,
+}
+
+/// A name that matches several symbols: the candidates, for the person to pick from.
+#[derive(Debug, thiserror::Error)]
+#[error("'{name}' matches {count} symbols; name one by qualified name or id:\n{list}")]
+pub struct Ambiguous {
+    pub name: String,
+    pub count: usize,
+    pub list: String,
+}
+
+/// A name that matches no symbol.
+#[derive(Debug, thiserror::Error)]
+#[error("no symbol named '{0}'; try `cc-server search {0}`")]
+pub struct NoSuchSymbol(pub String);
+
+fn graph_query(
+    data: &DataDir,
+    op: GraphOp,
+    name: &str,
+    depth: u64,
+    limit: u64,
+    repo: Option<&str>,
+    json: bool,
+) -> Result<()> {
+    let repos = pick_repos(data, repo)?;
+    let loaded: Vec<crate::engine::Loaded> = repos
+        .iter()
+        .map(|r| crate::engine::Loaded::open(data, &r.meta.name))
+        .collect::<Result<_>>()?;
+    let mut matches = Vec::new();
+    for (i, l) in loaded.iter().enumerate() {
+        for s in l.graph.find(name) {
+            matches.push((i, s.clone()));
+        }
+    }
+    if matches.is_empty() {
+        return Err(NoSuchSymbol(name.to_string()).into());
+    }
+    if matches.len() > 1 {
+        let list: Vec<String> = matches
+            .iter()
+            .map(|(_, s)| {
+                format!(
+                    "  {}  {}:{}  [{}]  id {}",
+                    s.qualified_name, s.path, s.span.start_line, s.kind, s.id
+                )
+            })
+            .collect();
+        return Err(Ambiguous {
+            name: name.to_string(),
+            count: matches.len(),
+            list: list.join("\n"),
+        }
+        .into());
+    }
+    let (i, start) = &matches[0];
+    let graph = &loaded[*i].graph;
+    let limits = cc_graph::Limits {
+        depth: depth as usize,
+        nodes: limit as usize,
+    };
+    let walk = match op {
+        GraphOp::Callers => graph.callers(start.id, limits),
+        GraphOp::Callees => graph.callees(start.id, limits),
+        GraphOp::Impact => graph.impact(start.id, limits),
+    };
+    output::print_walk(graph, op, start, &walk, depth, json)
 }

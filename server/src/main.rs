@@ -3,6 +3,7 @@
 //! maps errors to exit codes.
 
 mod cli;
+mod engine;
 mod output;
 
 use std::process::ExitCode;

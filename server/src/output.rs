@@ -53,7 +53,8 @@ pub fn mb(bytes: u64) -> String {
 }
 
 /// The closing summary of an index run.
-pub fn print_report(r: &IndexReport, short: bool) {
+pub fn print_report(run: &crate::engine::Indexed, short: bool) {
+    let r: &IndexReport = &run.index;
     let s = &r.stats;
     if let Some(why) = &r.rebuilt {
         eprintln!("note: rebuilt from scratch: {why}");
@@ -78,6 +79,15 @@ pub fn print_report(r: &IndexReport, short: bool) {
         r.changed,
         r.deleted,
         r.unchanged
+    );
+    let g = &run.graph;
+    println!(
+        "  call graph: {} nodes, {} edges; {} references resolved in {:.2} s ({})",
+        g.nodes,
+        g.edges,
+        g.refs_resolved,
+        g.seconds,
+        if g.full { "full build" } else { "incremental" }
     );
     if short {
         return;
@@ -244,6 +254,108 @@ pub fn print_repos(
             }
             Err(e) => println!("(unreadable) {e}"),
         }
+    }
+    Ok(())
+}
+
+fn node_label(graph: &cc_graph::CallGraph, n: &cc_graph::NodeRef) -> (String, String) {
+    match n {
+        cc_graph::NodeRef::Symbol(id) => match graph.symbol(*id) {
+            Some(s) => (
+                format!("{}:{}", s.path, s.span.start_line),
+                s.qualified_name.clone(),
+            ),
+            None => ("?".into(), id.to_string()),
+        },
+        cc_graph::NodeRef::File(p) => (format!("{p}:1"), format!("<top level of {p}>")),
+        cc_graph::NodeRef::External(x) => ("(external)".into(), x.clone()),
+    }
+}
+
+/// Callers, callees or impact: one row per symbol with its file:line.
+pub fn print_walk(
+    graph: &cc_graph::CallGraph,
+    op: crate::cli::GraphOp,
+    start: &cc_graph::SymbolInfo,
+    walk: &cc_graph::Walk,
+    depth: u64,
+    json: bool,
+) -> Result<()> {
+    use crate::cli::GraphOp;
+    if json {
+        let hits: Vec<_> = walk
+            .hits
+            .iter()
+            .map(|h| {
+                let (loc, name) = node_label(graph, &h.node);
+                let sym = match &h.node {
+                    cc_graph::NodeRef::Symbol(id) => graph.symbol(*id).map(|s| serde_json::to_value(s).expect("symbol")),
+                    _ => None,
+                };
+                serde_json::json!({
+                    "name": name, "location": loc, "symbol": sym,
+                    "external": matches!(h.node, cc_graph::NodeRef::External(_)),
+                    "distance": h.distance, "confidence": h.confidence, "ambiguous": h.ambiguous,
+                    "sites": h.sites.iter().map(|s| format!("{}:{}", s.path, s.line)).collect::<Vec<_>>(),
+                    "path": h.path.iter().map(|n| node_label(graph, n).1).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "symbol": start, "depth": depth, "results": hits,
+            "truncated": walk.truncated_depth || walk.truncated_nodes,
+            "truncated_depth": walk.truncated_depth, "truncated_nodes": walk.truncated_nodes,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    let what = match op {
+        GraphOp::Callers => "callers of",
+        GraphOp::Callees => "callees of",
+        GraphOp::Impact => "impact of",
+    };
+    println!(
+        "{what} {} ({}:{}), depth {depth}:",
+        start.qualified_name, start.path, start.span.start_line
+    );
+    if walk.hits.is_empty() {
+        println!("  none found");
+    }
+    for h in &walk.hits {
+        let (loc, name) = node_label(graph, &h.node);
+        let sites: Vec<String> = h
+            .sites
+            .iter()
+            .take(3)
+            .map(|s| format!("{}:{}", s.path, s.line))
+            .collect();
+        let more = if h.sites.len() > 3 {
+            format!(" +{}", h.sites.len() - 3)
+        } else {
+            String::new()
+        };
+        let amb = if h.ambiguous { " ambiguous" } else { "" };
+        let via = if h.path.len() > 2 {
+            let mid: Vec<String> = h.path[1..h.path.len() - 1]
+                .iter()
+                .map(|n| node_label(graph, n).1)
+                .collect();
+            format!(" via {}", mid.join(" > "))
+        } else {
+            String::new()
+        };
+        println!(
+            "  {:>2}  {loc}  {name}  ({:.2}{amb}) at {}{more}{via}",
+            h.distance,
+            h.confidence,
+            sites.join(", ")
+        );
+    }
+    if walk.truncated_depth {
+        println!("  (stopped at depth {depth}: there is more further out; raise --depth)");
+    }
+    if walk.truncated_nodes {
+        println!("  (stopped at the --limit of symbols: the answer is incomplete)");
     }
     Ok(())
 }

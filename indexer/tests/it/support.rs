@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use cc_indexer::{index_repository, DataDir, FileRecord, IndexOptions, IndexReport, NoProgress, Repo, SearchQuery};
+use cc_indexer::{
+    index_repository, DataDir, FileRecord, IndexOptions, IndexReport, NoProgress, Repo, SearchQuery,
+};
 
 /// A repository in a temporary folder. `files` is one string with `//- /path` headers.
 pub struct TempRepo {
@@ -79,7 +81,11 @@ pub fn searches(data: &Path, queries: &[&str]) -> String {
     for q in queries {
         let hits = repo
             .symbols
-            .search(&SearchQuery { text: q.to_string(), limit: 20, ..Default::default() })
+            .search(&SearchQuery {
+                text: q.to_string(),
+                limit: 20,
+                ..Default::default()
+            })
             .unwrap();
         s.push_str(&format!("{q}:\n"));
         for h in hits {

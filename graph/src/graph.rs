@@ -1,0 +1,563 @@
+//! The call graph: built from records, updated incrementally, persisted, queried.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::io::{Read, Write};
+use std::path::Path;
+
+use cc_indexer::{FileRecord, Lang, RefKind, Span, SymbolId, SymbolKind};
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::Direction;
+use serde::{Deserialize, Serialize};
+
+use crate::resolve::{Resolution, Rung, Tables};
+use crate::{Error, Result};
+
+/// Version of `graph.bin`. Bump when [`Stored`] or resolution changes.
+pub const GRAPH_FORMAT_VERSION: u32 = 1;
+
+/// A place in the source where one symbol uses another.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Site {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// What a node of the graph is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum NodeRef {
+    /// A symbol of the repository.
+    Symbol(SymbolId),
+    /// Code at the top level of a file (a script's body).
+    File(String),
+    /// A name that resolved to nothing in the repository (`json.loads`).
+    External(String),
+}
+
+/// A symbol as the graph shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SymbolInfo {
+    pub id: SymbolId,
+    pub name: String,
+    pub qualified_name: String,
+    pub kind: SymbolKind,
+    pub lang: Lang,
+    pub path: String,
+    pub span: Span,
+    pub signature: String,
+}
+
+/// An edge: every site where `from` uses `to`, and how sure the resolution is.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EdgeData {
+    pub sites: Vec<Site>,
+    pub confidence: f32,
+    pub ambiguous: bool,
+    pub rung: Rung,
+}
+
+/// One reference's resolution, kept per file so an update replaces a file's edges.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RefEdge {
+    pub source: Option<SymbolId>,
+    pub site: Site,
+    pub kind: RefKind,
+    pub resolution: Resolution,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct FileEntry {
+    hash: [u8; 32],
+    symbols: Vec<SymbolInfo>,
+    refs: Vec<RefEdge>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    format_version: u32,
+    files: BTreeMap<String, FileEntry>,
+}
+
+/// What changed in an update.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct UpdateStats {
+    pub files_changed: usize,
+    pub refs_resolved: usize,
+}
+
+/// The call graph of one repository.
+pub struct CallGraph {
+    files: BTreeMap<String, FileEntry>,
+    graph: DiGraph<NodeRef, EdgeData>,
+    nodes: HashMap<NodeRef, NodeIndex>,
+    symbols: HashMap<SymbolId, SymbolInfo>,
+    by_name: HashMap<String, Vec<SymbolId>>,
+    by_qualified: HashMap<String, Vec<SymbolId>>,
+}
+
+fn info(s: &cc_indexer::Symbol) -> SymbolInfo {
+    SymbolInfo {
+        id: s.id,
+        name: s.name.clone(),
+        qualified_name: s.qualified_name.clone(),
+        kind: s.kind,
+        lang: s.lang,
+        path: s.path.clone(),
+        span: s.span,
+        signature: s.signature.clone(),
+    }
+}
+
+fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
+    let refs = f
+        .references
+        .iter()
+        .filter(|r| matches!(r.kind, RefKind::Call | RefKind::Callback))
+        .map(|r| RefEdge {
+            source: r.enclosing,
+            site: Site {
+                path: f.path.clone(),
+                line: r.span.start_line,
+                column: r.span.start_col,
+            },
+            kind: r.kind,
+            resolution: tables.resolve(fi, r),
+        })
+        .collect();
+    FileEntry {
+        hash: f.hash,
+        symbols: f.symbols.iter().map(info).collect(),
+        refs,
+    }
+}
+
+impl CallGraph {
+    /// Resolves every reference of every file.
+    pub fn build(records: &[FileRecord]) -> CallGraph {
+        let tables = Tables::new(records);
+        let files = records
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.path.clone(), resolve_file(&tables, i as u32, f)))
+            .collect();
+        CallGraph::from_files(files)
+    }
+
+    /// Brings the graph up to date with `records`: files whose hash changed (or that were
+    /// added or deleted) are re-resolved, and so is every reference elsewhere whose name
+    /// one of their symbols had or has (those are the only resolutions they can change).
+    /// The result equals [`CallGraph::build`] of the same records.
+    pub fn update(&mut self, records: &[FileRecord]) -> UpdateStats {
+        let mut changed: HashSet<&str> = HashSet::new();
+        let mut names: HashSet<String> = HashSet::new();
+        let current: HashSet<&str> = records.iter().map(|f| f.path.as_str()).collect();
+        for f in records {
+            match self.files.get(&f.path) {
+                Some(e) if e.hash == f.hash => {}
+                old => {
+                    changed.insert(&f.path);
+                    names.extend(f.symbols.iter().map(|s| s.name.clone()));
+                    if let Some(e) = old {
+                        names.extend(e.symbols.iter().map(|s| s.name.clone()));
+                    }
+                }
+            }
+        }
+        let deleted: Vec<String> = self
+            .files
+            .keys()
+            .filter(|p| !current.contains(p.as_str()))
+            .cloned()
+            .collect();
+        for p in &deleted {
+            if let Some(e) = self.files.remove(p) {
+                names.extend(e.symbols.iter().map(|s| s.name.clone()));
+            }
+        }
+        if changed.is_empty() && deleted.is_empty() {
+            return UpdateStats::default();
+        }
+        // A changed class changes what its subclasses' members resolve to: add the
+        // member names of every class in a changed file and of their subclasses.
+        let tables = Tables::new(records);
+        let mut stats = UpdateStats {
+            files_changed: changed.len() + deleted.len(),
+            refs_resolved: 0,
+        };
+        let mut files = std::mem::take(&mut self.files);
+        for (i, f) in records.iter().enumerate() {
+            if changed.contains(f.path.as_str()) {
+                let entry = resolve_file(&tables, i as u32, f);
+                stats.refs_resolved += entry.refs.len();
+                files.insert(f.path.clone(), entry);
+                continue;
+            }
+            let Some(entry) = files.get_mut(&f.path) else {
+                continue;
+            };
+            let affected = f.references.iter().any(|r| affects(r, f.lang, &names));
+            if !affected {
+                continue;
+            }
+            let mut k = 0;
+            for r in f
+                .references
+                .iter()
+                .filter(|r| matches!(r.kind, RefKind::Call | RefKind::Callback))
+            {
+                if affects(r, f.lang, &names) {
+                    entry.refs[k].resolution = tables.resolve(i as u32, r);
+                    stats.refs_resolved += 1;
+                }
+                k += 1;
+            }
+        }
+        *self = CallGraph::from_files(files);
+        stats
+    }
+
+    fn from_files(files: BTreeMap<String, FileEntry>) -> CallGraph {
+        let mut g = CallGraph {
+            files: BTreeMap::new(),
+            graph: DiGraph::new(),
+            nodes: HashMap::new(),
+            symbols: HashMap::new(),
+            by_name: HashMap::new(),
+            by_qualified: HashMap::new(),
+        };
+        for e in files.values() {
+            for s in &e.symbols {
+                g.symbols.insert(s.id, s.clone());
+                g.by_name.entry(s.name.clone()).or_default().push(s.id);
+                g.by_qualified
+                    .entry(s.qualified_name.clone())
+                    .or_default()
+                    .push(s.id);
+                g.node(NodeRef::Symbol(s.id));
+            }
+        }
+        let mut edges: HashMap<(NodeIndex, NodeIndex), EdgeData> = HashMap::new();
+        for (path, e) in &files {
+            for r in &e.refs {
+                let from = match r.source {
+                    Some(id) if g.symbols.contains_key(&id) => g.node(NodeRef::Symbol(id)),
+                    _ => g.node(NodeRef::File(path.clone())),
+                };
+                let res = &r.resolution;
+                let n = res.targets.len();
+                let targets: Vec<NodeRef> = if n == 0 {
+                    match (&res.external, r.kind) {
+                        (Some(x), RefKind::Call) => vec![NodeRef::External(x.clone())],
+                        _ => vec![],
+                    }
+                } else {
+                    res.targets
+                        .iter()
+                        .filter(|t| g.symbols.contains_key(t))
+                        .map(|t| NodeRef::Symbol(*t))
+                        .collect()
+                };
+                for t in targets {
+                    let to = g.node(t);
+                    let ed = edges.entry((from, to)).or_insert_with(|| EdgeData {
+                        sites: Vec::new(),
+                        confidence: 0.0,
+                        ambiguous: true,
+                        rung: res.rung,
+                    });
+                    ed.sites.push(r.site.clone());
+                    let c = res.rung.confidence(n);
+                    if c > ed.confidence {
+                        ed.confidence = c;
+                        ed.rung = res.rung;
+                    }
+                    ed.ambiguous &= res.rung == Rung::Ambiguous;
+                }
+            }
+        }
+        let mut edges: Vec<_> = edges.into_iter().collect();
+        edges.sort_by_key(|((a, b), _)| (*a, *b));
+        for ((a, b), mut d) in edges {
+            d.sites.sort();
+            d.sites.dedup();
+            g.graph.add_edge(a, b, d);
+        }
+        g.files = files;
+        g
+    }
+
+    fn node(&mut self, n: NodeRef) -> NodeIndex {
+        if let Some(&i) = self.nodes.get(&n) {
+            return i;
+        }
+        let i = self.graph.add_node(n.clone());
+        self.nodes.insert(n, i);
+        i
+    }
+
+    /// Every edge as (from, to, data), sorted: for comparing graphs.
+    pub fn edges(&self) -> Vec<(NodeRef, NodeRef, EdgeData)> {
+        let mut v: Vec<_> = self
+            .graph
+            .edge_indices()
+            .map(|e| {
+                let (a, b) = self.graph.edge_endpoints(e).expect("edge");
+                (
+                    self.graph[a].clone(),
+                    self.graph[b].clone(),
+                    self.graph[e].clone(),
+                )
+            })
+            .collect();
+        v.sort_by(|x, y| format!("{:?}{:?}", x.0, x.1).cmp(&format!("{:?}{:?}", y.0, y.1)));
+        v
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.graph.node_count()
+    }
+
+    pub fn edge_count(&self) -> usize {
+        self.graph.edge_count()
+    }
+
+    pub fn symbol(&self, id: SymbolId) -> Option<&SymbolInfo> {
+        self.symbols.get(&id)
+    }
+
+    /// Every symbol, in no particular order.
+    pub fn symbols(&self) -> impl Iterator<Item = &SymbolInfo> {
+        self.symbols.values()
+    }
+
+    /// Finds what a caller means by `spec`: a 16-hex-digit id, a qualified name
+    /// (`pkg.mod.Class.method`, `crate::m::f`), or a plain name. Several matches are
+    /// all returned, sorted by path and line, for the caller to choose from.
+    pub fn find(&self, spec: &str) -> Vec<&SymbolInfo> {
+        let spec = spec.trim();
+        if let Some(s) = SymbolId::parse(spec).and_then(|id| self.symbols.get(&id)) {
+            return vec![s];
+        }
+        let ids = self
+            .by_qualified
+            .get(spec)
+            .or_else(|| self.by_name.get(spec))
+            .cloned()
+            .or_else(|| {
+                // A qualified-name suffix: `Class.method`, `mod::f`.
+                let tail = spec.rsplit(['.', ':', '\\']).next()?;
+                let v: Vec<SymbolId> = self
+                    .by_name
+                    .get(tail)?
+                    .iter()
+                    .copied()
+                    .filter(|id| {
+                        let q = &self.symbols[id].qualified_name;
+                        q.ends_with(spec) && q.len() > spec.len() && {
+                            let cut = q.len() - spec.len();
+                            q[..cut].ends_with(['.', ':', '\\'])
+                        }
+                    })
+                    .collect();
+                (!v.is_empty()).then_some(v)
+            })
+            .unwrap_or_default();
+        let mut v: Vec<&SymbolInfo> = ids.iter().filter_map(|id| self.symbols.get(id)).collect();
+        v.sort_by(|a, b| {
+            (&a.path, a.span.start_line, a.id).cmp(&(&b.path, b.span.start_line, b.id))
+        });
+        v
+    }
+
+    /// Breadth-first walk from `start` against or along the edges.
+    pub fn walk(&self, start: SymbolId, dir: Direction, limits: Limits) -> Walk {
+        let mut out = Walk::default();
+        let Some(&s) = self.nodes.get(&NodeRef::Symbol(start)) else {
+            return out;
+        };
+        let mut seen: HashMap<NodeIndex, usize> = HashMap::new();
+        seen.insert(s, usize::MAX);
+        let mut queue: VecDeque<(NodeIndex, usize, f32, Vec<NodeRef>)> = VecDeque::new();
+        queue.push_back((s, 0, 1.0, vec![NodeRef::Symbol(start)]));
+        while let Some((n, dist, conf, path)) = queue.pop_front() {
+            if dist >= limits.depth {
+                if self.graph.edges_directed(n, dir).next().is_some() {
+                    out.truncated_depth = true;
+                }
+                continue;
+            }
+            let mut next: Vec<_> = self
+                .graph
+                .edges_directed(n, dir)
+                .map(|e| {
+                    use petgraph::visit::EdgeRef;
+                    let other = if dir == Direction::Outgoing {
+                        e.target()
+                    } else {
+                        e.source()
+                    };
+                    (other, &self.graph[e.id()])
+                })
+                .collect();
+            next.sort_by(|a, b| {
+                b.1.confidence
+                    .total_cmp(&a.1.confidence)
+                    .then(a.0.cmp(&b.0))
+            });
+            for (other, data) in next {
+                if seen.contains_key(&other) {
+                    continue;
+                }
+                if out.hits.len() >= limits.nodes {
+                    out.truncated_nodes = true;
+                    break;
+                }
+                seen.insert(other, out.hits.len());
+                let node = self.graph[other].clone();
+                let mut p = path.clone();
+                p.push(node.clone());
+                let c = conf * data.confidence;
+                out.hits.push(Hit {
+                    node: node.clone(),
+                    distance: dist + 1,
+                    sites: data.sites.clone(),
+                    confidence: c,
+                    ambiguous: data.ambiguous,
+                    path: p.clone(),
+                });
+                // Externals and files are leaves: nothing is known beyond them.
+                if matches!(node, NodeRef::Symbol(_)) {
+                    queue.push_back((other, dist + 1, c, p));
+                }
+            }
+            if out.truncated_nodes {
+                break;
+            }
+        }
+        out.hits.sort_by(|a, b| {
+            a.distance
+                .cmp(&b.distance)
+                .then(b.confidence.total_cmp(&a.confidence))
+        });
+        out
+    }
+
+    /// Who calls `id`, up to `depth` hops.
+    pub fn callers(&self, id: SymbolId, limits: Limits) -> Walk {
+        self.walk(id, Direction::Incoming, limits)
+    }
+
+    /// What `id` calls, up to `depth` hops.
+    pub fn callees(&self, id: SymbolId, limits: Limits) -> Walk {
+        self.walk(id, Direction::Outgoing, limits)
+    }
+
+    /// What may break if `id` changes: its transitive callers (externals excluded).
+    pub fn impact(&self, id: SymbolId, limits: Limits) -> Walk {
+        let mut w = self.walk(id, Direction::Incoming, limits);
+        w.hits.retain(|h| !matches!(h.node, NodeRef::External(_)));
+        w
+    }
+
+    /// Writes `graph.bin` into `dir` atomically.
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        #[derive(Serialize)]
+        struct Borrowed<'a> {
+            format_version: u32,
+            files: &'a BTreeMap<String, FileEntry>,
+        }
+        let bytes = postcard::to_stdvec(&Borrowed {
+            format_version: GRAPH_FORMAT_VERSION,
+            files: &self.files,
+        })
+        .map_err(|e| Error::Corrupt(e.to_string()))?;
+        let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::new());
+        enc.write_all(&bytes).expect("in-memory write");
+        let data = enc.finish().expect("in-memory lz4");
+        let path = dir.join("graph.bin");
+        let tmp = dir.join("graph.bin.tmp");
+        std::fs::write(&tmp, data).map_err(|e| Error::Io {
+            path: tmp.clone(),
+            source: e,
+        })?;
+        std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, source: e })
+    }
+
+    /// Reads `graph.bin` from `dir`.
+    pub fn load(dir: &Path) -> Result<CallGraph> {
+        let path = dir.join("graph.bin");
+        let data = match std::fs::read(&path) {
+            Ok(d) => d,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Error::Missing),
+            Err(e) => return Err(Error::Io { path, source: e }),
+        };
+        let mut bytes = Vec::new();
+        lz4_flex::frame::FrameDecoder::new(&data[..])
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::Corrupt(e.to_string()))?;
+        let (version, _) =
+            postcard::take_from_bytes::<u32>(&bytes).map_err(|e| Error::Corrupt(e.to_string()))?;
+        if version != GRAPH_FORMAT_VERSION {
+            return Err(Error::Version {
+                found: version,
+                expected: GRAPH_FORMAT_VERSION,
+            });
+        }
+        let stored: Stored =
+            postcard::from_bytes(&bytes).map_err(|e| Error::Corrupt(e.to_string()))?;
+        Ok(CallGraph::from_files(stored.files))
+    }
+}
+
+/// Whether a change of the symbols named `names` can change how `r` resolves. A
+/// superset: references with a receiver, and every reference in a language with an
+/// implicit `this`, depend on class hierarchies that may have changed elsewhere.
+fn affects(r: &cc_indexer::Reference, lang: Lang, names: &HashSet<String>) -> bool {
+    matches!(r.kind, RefKind::Call | RefKind::Callback)
+        && (names.contains(&r.name)
+            || r.receiver
+                .as_deref()
+                .is_some_and(|rcv| !rcv.trim().is_empty())
+            || crate::resolve::implicit_this(lang))
+}
+
+/// Bounds of a walk.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub depth: usize,
+    pub nodes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            depth: 1,
+            nodes: 500,
+        }
+    }
+}
+
+/// One symbol reached by a walk.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Hit {
+    pub node: NodeRef,
+    /// Hops from the start.
+    pub distance: usize,
+    /// Where the last hop happens (file:line of the calls).
+    pub sites: Vec<Site>,
+    /// Product of the edge confidences along the path.
+    pub confidence: f32,
+    /// The last hop's edge had several candidates.
+    pub ambiguous: bool,
+    /// From the start to this node.
+    pub path: Vec<NodeRef>,
+}
+
+/// The result of a walk: hits sorted by distance then confidence; `truncated_*` say a
+/// limit cut it short.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Walk {
+    pub hits: Vec<Hit>,
+    pub truncated_depth: bool,
+    pub truncated_nodes: bool,
+}

@@ -1,0 +1,102 @@
+//! An incrementally updated graph equals a full build of the same records.
+
+use cc_graph::CallGraph;
+
+use crate::support::records;
+
+const BEFORE: &str = r#"
+//- /app/main.py
+from app.util import helper
+from app.models import Circle
+
+def main():
+    helper()
+    c = Circle(2)
+    c.area()
+//- /app/util.py
+def helper():
+    return compute()
+
+def compute():
+    return 1
+//- /app/models.py
+class Shape:
+    def area(self):
+        return 0
+
+class Circle(Shape):
+    def __init__(self, r):
+        self.r = r
+        self.describe()
+
+    def describe(self):
+        return self.area()
+"#;
+
+const AFTER: &str = r#"
+//- /app/main.py
+from app.util import helper
+from app.models import Circle
+
+def main():
+    helper()
+    c = Circle(2)
+    c.area()
+//- /app/util.py
+def helper():
+    return compute() + extra()
+
+def extra():
+    return 2
+//- /app/models.py
+class Shape:
+    def area(self):
+        return 0
+
+class Circle(Shape):
+    def __init__(self, r):
+        self.r = r
+        self.describe()
+
+    def describe(self):
+        return self.area()
+
+    def area(self):
+        return 3.14
+//- /app/compute.py
+def compute():
+    return 1
+"#;
+
+#[test]
+fn update_equals_rebuild() {
+    let before = records(BEFORE);
+    let after = records(AFTER);
+    let mut g = CallGraph::build(&before);
+    let stats = g.update(&after);
+    assert!(stats.files_changed >= 3, "{stats:?}");
+    let full = CallGraph::build(&after);
+    assert_eq!(g.edges(), full.edges());
+    // And back again.
+    g.update(&before);
+    assert_eq!(g.edges(), CallGraph::build(&before).edges());
+}
+
+#[test]
+fn an_unchanged_tree_updates_nothing() {
+    let r = records(BEFORE);
+    let mut g = CallGraph::build(&r);
+    assert_eq!(g.update(&r), Default::default());
+}
+
+#[test]
+fn save_and_load_round_trip() {
+    let r = records(BEFORE);
+    let g = CallGraph::build(&r);
+    let dir = tempfile::tempdir().unwrap();
+    g.save(dir.path()).unwrap();
+    let back = CallGraph::load(dir.path()).unwrap();
+    assert_eq!(g.edges(), back.edges());
+    std::fs::write(dir.path().join("graph.bin"), b"garbage").unwrap();
+    assert!(CallGraph::load(dir.path()).is_err());
+}
