@@ -1,20 +1,199 @@
+; Java tags (tree-sitter-java 0.23). Specific patterns come before generic ones.
+
+; ---------------------------------------------------------------------------
+; Definitions
+; ---------------------------------------------------------------------------
+
+(package_declaration
+  [(identifier) (scoped_identifier)] @name) @definition.package
+
 (class_declaration
   name: (identifier) @name) @definition.class
 
-(method_declaration
-  name: (identifier) @name) @definition.method
-
-(method_invocation
-  name: (identifier) @name
-  arguments: (argument_list) @reference.call)
+(record_declaration
+  name: (identifier) @name) @definition.class
 
 (interface_declaration
   name: (identifier) @name) @definition.interface
 
-(type_list
-  (type_identifier) @name) @reference.implementation
+(annotation_type_declaration
+  name: (identifier) @name) @definition.interface
 
+(enum_declaration
+  name: (identifier) @name) @definition.enum
+
+(method_declaration
+  name: (identifier) @name) @definition.method
+
+(constructor_declaration
+  name: (identifier) @name) @definition.constructor
+
+(compact_constructor_declaration
+  name: (identifier) @name) @definition.constructor
+
+(annotation_type_element_declaration
+  name: (identifier) @name) @definition.method
+
+(enum_constant
+  name: (identifier) @name) @definition.constant
+
+; static final fields, and interface fields (implicitly static final). With one
+; declarator the whole declaration is the definition; in `int A = 1, B = 2;` each
+; declarator is (two definitions with one range would nest in each other).
+((field_declaration
+  (modifiers) @_mods
+  .
+  type: (_)
+  .
+  declarator: (variable_declarator
+    name: (identifier) @name) .) @definition.constant
+  (#match? @_mods "\\bstatic\\b")
+  (#match? @_mods "\\bfinal\\b"))
+
+((field_declaration
+  (modifiers) @_mods
+  declarator: (variable_declarator
+    name: (identifier) @name) @definition.constant
+  declarator: (variable_declarator))
+  (#match? @_mods "\\bstatic\\b")
+  (#match? @_mods "\\bfinal\\b"))
+
+((field_declaration
+  (modifiers) @_mods
+  declarator: (variable_declarator)
+  declarator: (variable_declarator
+    name: (identifier) @name) @definition.constant)
+  (#match? @_mods "\\bstatic\\b")
+  (#match? @_mods "\\bfinal\\b"))
+
+(constant_declaration
+  type: (_)
+  .
+  declarator: (variable_declarator
+    name: (identifier) @name) .) @definition.constant
+
+(constant_declaration
+  declarator: (variable_declarator
+    name: (identifier) @name) @definition.constant
+  declarator: (variable_declarator))
+
+(constant_declaration
+  declarator: (variable_declarator)
+  declarator: (variable_declarator
+    name: (identifier) @name) @definition.constant)
+
+; ---------------------------------------------------------------------------
+; Calls
+; ---------------------------------------------------------------------------
+
+; obj.m(), this.m(), super.m(), Type.m(), a.b.m()
+(method_invocation
+  object: (_) @receiver
+  name: (identifier) @name) @reference.call
+
+; m()
+(method_invocation
+  !object
+  name: (identifier) @name) @reference.call
+
+; new Foo(), new Foo<>(), new a.b.Foo(), new Outer.Inner()
 (object_creation_expression
-  type: (type_identifier) @name) @reference.class
+  type: [
+    (type_identifier) @name
+    (generic_type (type_identifier) @name)
+    (scoped_type_identifier
+      (_) @receiver
+      .
+      (type_identifier) @name .)
+    (generic_type
+      (scoped_type_identifier
+        (_) @receiver
+        .
+        (type_identifier) @name .))
+  ]) @reference.call
 
-(superclass (type_identifier) @name) @reference.class
+; super(...) / this(...) in a constructor: the name is the keyword
+(explicit_constructor_invocation
+  constructor: (_) @name) @reference.call
+
+; ---------------------------------------------------------------------------
+; Callbacks: method references passed as arguments
+; ---------------------------------------------------------------------------
+
+; Foo::new
+(argument_list
+  (method_reference
+    .
+    [(identifier) (type_identifier)] @name
+    "new") @reference.callback)
+
+(argument_list
+  (method_reference
+    .
+    [(scoped_type_identifier (type_identifier) @name .)
+     (generic_type (type_identifier) @name)]
+    "new") @reference.callback)
+
+; Foo::bar, obj::bar, this::bar, super::bar
+(argument_list
+  (method_reference
+    .
+    (_) @receiver
+    .
+    (identifier) @name .) @reference.callback)
+
+; ---------------------------------------------------------------------------
+; Imports
+; ---------------------------------------------------------------------------
+
+; import a.b.*;  (the whole package)
+(import_declaration
+  [(identifier) (scoped_identifier)] @name @import.module
+  (asterisk)) @reference.import
+
+; import a.b.C;  import static a.b.C.m;
+(import_declaration
+  (scoped_identifier
+    scope: (_) @import.module
+    name: (identifier) @name) .) @reference.import
+
+(import_declaration
+  (identifier) @name @import.module .) @reference.import
+
+; ---------------------------------------------------------------------------
+; Type uses: superclasses and implemented / extended interfaces
+; ---------------------------------------------------------------------------
+
+(superclass
+  [
+    (type_identifier) @name
+    (generic_type (type_identifier) @name)
+    (scoped_type_identifier (type_identifier) @name .)
+    (generic_type (scoped_type_identifier (type_identifier) @name .))
+  ]) @reference.type
+
+(super_interfaces
+  (type_list
+    [
+      (type_identifier) @name
+      (generic_type (type_identifier) @name)
+      (scoped_type_identifier (type_identifier) @name .)
+      (generic_type (scoped_type_identifier (type_identifier) @name .))
+    ])) @reference.type
+
+(extends_interfaces
+  (type_list
+    [
+      (type_identifier) @name
+      (generic_type (type_identifier) @name)
+      (scoped_type_identifier (type_identifier) @name .)
+      (generic_type (scoped_type_identifier (type_identifier) @name .))
+    ])) @reference.type
+
+; anonymous classes: new Runnable() { ... } implements or extends Runnable
+(object_creation_expression
+  type: [
+    (type_identifier) @name
+    (generic_type (type_identifier) @name)
+  ]
+  (class_body)) @reference.type

@@ -1,99 +1,377 @@
-(
-  (comment)* @doc
-  .
-  (method_definition
-    name: (property_identifier) @name) @definition.method
-  (#not-eq? @name "constructor")
-  (#strip! @doc "^[\\s\\*/]+|^[\\s\\*/]$")
-  (#select-adjacent! @doc @definition.method)
-)
+; JavaScript (and JSX) tags.
+;
+; JSDoc and `//` comments right above a definition (or above its `export`) are found
+; by the extractor itself. Variable-bound functions use the whole declaration as the
+; definition node so that the comment above `const f = () => …` is its doc.
 
-(
-  (comment)* @doc
-  .
-  [
-    (class
-      name: (_) @name)
-    (class_declaration
-      name: (_) @name)
-  ] @definition.class
-  (#strip! @doc "^[\\s\\*/]+|^[\\s\\*/]$")
-  (#select-adjacent! @doc @definition.class)
-)
+; ---------------------------------------------------------------------------
+; Definitions
+; ---------------------------------------------------------------------------
 
-(
-  (comment)* @doc
-  .
-  [
-    (function_expression
-      name: (identifier) @name)
-    (function_declaration
-      name: (identifier) @name)
-    (generator_function
-      name: (identifier) @name)
-    (generator_function_declaration
-      name: (identifier) @name)
-  ] @definition.function
-  (#strip! @doc "^[\\s\\*/]+|^[\\s\\*/]$")
-  (#select-adjacent! @doc @definition.function)
-)
+(class_declaration
+  name: (identifier) @name) @definition.class
 
-(
-  (comment)* @doc
-  .
-  (lexical_declaration
-    (variable_declarator
-      name: (identifier) @name
-      value: [(arrow_function) (function_expression)]) @definition.function)
-  (#strip! @doc "^[\\s\\*/]+|^[\\s\\*/]$")
-  (#select-adjacent! @doc @definition.function)
-)
+(class
+  name: (identifier) @name) @definition.class
 
-(
-  (comment)* @doc
-  .
-  (variable_declaration
-    (variable_declarator
-      name: (identifier) @name
-      value: [(arrow_function) (function_expression)]) @definition.function)
-  (#strip! @doc "^[\\s\\*/]+|^[\\s\\*/]$")
-  (#select-adjacent! @doc @definition.function)
-)
+; const Foo = class { … }
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (class !name))) @definition.class
 
-(assignment_expression
-  left: [
-    (identifier) @name
-    (member_expression
-      property: (property_identifier) @name)
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (class !name))) @definition.class
+
+; methods, constructors, getters/setters, #private methods; a function in an object
+; literal (the extractor makes functions of a class methods)
+(method_definition
+  name: [
+    (property_identifier)
+    (private_property_identifier)
+  ] @name) @definition.function
+
+; class fields holding a function: onResize = (e) => { … }
+(field_definition
+  property: [
+    (property_identifier)
+    (private_property_identifier)
+  ] @name
+  value: [
+    (arrow_function)
+    (function_expression)
+    (generator_function)
+  ]) @definition.method
+
+; static MAX = 3
+(field_definition
+  "static"
+  property: (property_identifier) @name
+  value: [
+    (number) (string) (template_string) (regex) (true) (false) (null)
+    (identifier) (member_expression) (subscript_expression)
+    (binary_expression) (unary_expression) (ternary_expression)
+    (object) (array) (call_expression) (new_expression)
   ]
-  right: [(arrow_function) (function_expression)]
-) @definition.function
+  (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @definition.constant
 
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+(generator_function_declaration
+  name: (identifier) @name) @definition.function
+
+; const f = () => …, const f = function () { … }
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [
+      (arrow_function)
+      (function_expression)
+      (generator_function)
+    ])) @definition.function
+
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [
+      (arrow_function)
+      (function_expression)
+      (generator_function)
+    ])) @definition.function
+
+; module.exports = function serve() { … }: the function's own name
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module
+      property: (property_identifier) @_exports)
+    right: [
+      (function_expression
+        name: (identifier) @name)
+      (generator_function
+        name: (identifier) @name)
+    ]) @definition.function
+  (#eq? @_module "module")
+  (#eq? @_exports "exports"))
+
+; f = function () { … }, Foo.prototype.bar = function () { … }, exports.x = () => …
+(expression_statement
+  (assignment_expression
+    left: [
+      (identifier) @name
+      (member_expression
+        property: (property_identifier) @name)
+    ]
+    right: [
+      (arrow_function)
+      (function_expression)
+      (generator_function)
+    ]) @definition.function
+  (#not-eq? @name "exports"))
+
+; { key: () => … } in an object literal
 (pair
   key: (property_identifier) @name
-  value: [(arrow_function) (function_expression)]) @definition.function
+  value: [
+    (arrow_function)
+    (function_expression)
+    (generator_function)
+  ]) @definition.function
 
-(
+; const MAX_SIZE = 10 at the top level (exported or not)
+(program
+  (lexical_declaration
+    kind: "const"
+    (variable_declarator
+      name: (identifier) @name
+      value: [
+        (number) (string) (template_string) (regex) (true) (false) (null)
+        (identifier) (member_expression) (subscript_expression)
+        (binary_expression) (unary_expression) (ternary_expression)
+        (object) (array) (call_expression) (new_expression)
+      ])) @definition.constant
+  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+
+(program
+  (export_statement
+    declaration: (lexical_declaration
+      kind: "const"
+      (variable_declarator
+        name: (identifier) @name
+        value: [
+          (number) (string) (template_string) (regex) (true) (false) (null)
+          (identifier) (member_expression) (subscript_expression)
+          (binary_expression) (unary_expression) (ternary_expression)
+          (object) (array) (call_expression) (new_expression)
+        ])) @definition.constant)
+  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+
+; ---------------------------------------------------------------------------
+; Imports and re-exports
+; ---------------------------------------------------------------------------
+
+; import React from "react"
+(import_statement
+  (import_clause
+    (identifier) @name)
+  source: (string (string_fragment) @import.module)) @reference.import
+
+; import { a } from "m"
+(import_statement
+  (import_clause
+    (named_imports
+      (import_specifier
+        name: (_) @name
+        !alias)))
+  source: (string (string_fragment) @import.module)) @reference.import
+
+; import { a as b } from "m"
+(import_statement
+  (import_clause
+    (named_imports
+      (import_specifier
+        name: (_) @name
+        alias: (_) @import.alias)))
+  source: (string (string_fragment) @import.module)) @reference.import
+
+; import * as ns from "m"
+(import_statement
+  (import_clause
+    (namespace_import
+      (identifier) @import.alias))
+  source: (string (string_fragment) @name @import.module)) @reference.import
+
+; import "m"
+(import_statement
+  .
+  source: (string (string_fragment) @name @import.module)) @reference.import
+
+; export { a, b as c } from "m"
+(export_statement
+  (export_clause
+    (export_specifier
+      name: (_) @name
+      !alias))
+  source: (string (string_fragment) @import.module)) @reference.import
+
+(export_statement
+  (export_clause
+    (export_specifier
+      name: (_) @name
+      alias: (_) @import.alias))
+  source: (string (string_fragment) @import.module)) @reference.import
+
+; export * as ns from "m"
+(export_statement
+  (namespace_export
+    (_) @import.alias)
+  source: (string (string_fragment) @name @import.module)) @reference.import
+
+; export * from "m"
+(export_statement
+  .
+  source: (string (string_fragment) @name @import.module)) @reference.import
+
+; const x = require("m")
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments
+      .
+      (string (string_fragment) @name @import.module)))
+  (#eq? @_require "require")) @reference.import
+
+; const { a, b: c } = require("m")
+(variable_declarator
+  name: (object_pattern
+    (shorthand_property_identifier_pattern) @name)
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments
+      .
+      (string (string_fragment) @import.module)))
+  (#eq? @_require "require")) @reference.import
+
+(variable_declarator
+  name: (object_pattern
+    (pair_pattern
+      key: (property_identifier) @name
+      value: (identifier) @import.alias))
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments
+      .
+      (string (string_fragment) @import.module)))
+  (#eq? @_require "require")) @reference.import
+
+; const b = require("m").a
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (member_expression
+    object: (call_expression
+      function: (identifier) @_require
+      arguments: (arguments
+        .
+        (string (string_fragment) @import.module)))
+    property: (property_identifier) @name)
+  (#eq? @_require "require")) @reference.import
+
+; require("m") for its side effects
+(expression_statement
   (call_expression
-    function: (identifier) @name) @reference.call
-  (#not-match? @name "^(require)$")
-)
+    function: (identifier) @_require
+    arguments: (arguments
+      .
+      (string (string_fragment) @name @import.module)))
+  (#eq? @_require "require")) @reference.import
 
+; import("m")
+(call_expression
+  function: (import)
+  arguments: (arguments
+    .
+    (string (string_fragment) @name @import.module))) @reference.import
+
+; ---------------------------------------------------------------------------
+; Calls
+; ---------------------------------------------------------------------------
+
+; f(), Foo()
+(call_expression
+  function: (identifier) @name
+  (#not-eq? @name "require")) @reference.call
+
+; obj.m(), this.m(), this.#m(), super.m(), Foo.bar.baz()
 (call_expression
   function: (member_expression
-    property: (property_identifier) @name)
-  arguments: (_) @reference.call)
+    object: (_) @receiver
+    property: [
+      (property_identifier)
+      (private_property_identifier)
+    ] @name)) @reference.call
+
+; super(…) in a constructor
+(call_expression
+  function: (super) @name) @reference.call
+
+; new Foo(), new ns.Foo()
+(new_expression
+  constructor: (identifier) @name) @reference.call
 
 (new_expression
-  constructor: (_) @name) @reference.class
+  constructor: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
 
-(export_statement value: (assignment_expression left: (identifier) @name right: ([
- (number)
- (string)
- (identifier)
- (undefined)
- (null)
- (new_expression)
- (binary_expression)
- (call_expression)
-]))) @definition.constant
+; @decorator
+(decorator
+  (identifier) @name) @reference.call
+
+(decorator
+  (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+
+; <Component …/> and <ns.Component …/> (lower-case tags are HTML elements)
+(jsx_opening_element
+  name: (identifier) @name
+  (#match? @name "^[A-Z]")) @reference.call
+
+(jsx_self_closing_element
+  name: (identifier) @name
+  (#match? @name "^[A-Z]")) @reference.call
+
+(jsx_opening_element
+  name: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+
+(jsx_self_closing_element
+  name: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+
+; ---------------------------------------------------------------------------
+; Callbacks: functions passed by name
+; ---------------------------------------------------------------------------
+
+(arguments
+  (identifier) @name @reference.callback)
+
+(arguments
+  (member_expression
+    object: (_) @receiver
+    property: [
+      (property_identifier)
+      (private_property_identifier)
+    ] @name @reference.callback))
+
+; <button onClick={handleClick}> and onClick={this.handleClick}
+(jsx_attribute
+  (jsx_expression
+    (identifier) @name @reference.callback))
+
+(jsx_attribute
+  (jsx_expression
+    (member_expression
+      object: (_) @receiver
+      property: [
+        (property_identifier)
+        (private_property_identifier)
+      ] @name @reference.callback)))
+
+; ---------------------------------------------------------------------------
+; Types: superclasses
+; ---------------------------------------------------------------------------
+
+(class_heritage
+  (identifier) @name @reference.type)
+
+(class_heritage
+  (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name @reference.type))

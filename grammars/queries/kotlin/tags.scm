@@ -1,1 +1,216 @@
-; seed: replaced by the language's real tags query
+; Kotlin tags (tree-sitter-kotlin-ng 1.1). Specific patterns come before generic ones.
+; kotlin-ng has few fields: keywords ("interface", "::", "this") are matched as anonymous
+; nodes, and qualified names (`a.b.C`) are flat lists of identifiers.
+
+; ---------------------------------------------------------------------------
+; Definitions
+; ---------------------------------------------------------------------------
+
+(package_header
+  (qualified_identifier) @name) @definition.package
+
+; At top level kotlin-ng parses `@Ann(args)` on the line before a declaration as a
+; separate annotated_expression, which hides the doc comment above it: take it here.
+((block_comment) @doc
+  .
+  (annotated_expression)
+  .
+  (function_declaration
+    name: (identifier) @name) @definition.function)
+
+((block_comment) @doc
+  .
+  (annotated_expression)
+  .
+  (class_declaration
+    "interface"
+    name: (identifier) @name) @definition.interface)
+
+((block_comment) @doc
+  .
+  (annotated_expression)
+  .
+  (class_declaration
+    (modifiers
+      (class_modifier "enum"))
+    name: (identifier) @name) @definition.enum)
+
+((block_comment) @doc
+  .
+  (annotated_expression)
+  .
+  (class_declaration
+    name: (identifier) @name) @definition.class)
+
+((block_comment) @doc
+  .
+  (annotated_expression)
+  .
+  (object_declaration
+    name: (identifier) @name) @definition.object)
+
+(class_declaration
+  "interface"
+  name: (identifier) @name) @definition.interface
+
+(class_declaration
+  (modifiers
+    (class_modifier "enum"))
+  name: (identifier) @name) @definition.enum
+
+(class_declaration
+  name: (identifier) @name) @definition.class
+
+; `object Foo` (a singleton). Companion objects are not symbols: their members are
+; called through the class (`Polygon.register()`), so they qualify as class members.
+(object_declaration
+  name: (identifier) @name) @definition.object
+
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+; `constructor(...) : this(...)` has no name of its own
+(secondary_constructor
+  "constructor" @name) @definition.constructor
+
+; `init { ... }` blocks run on construction: a callable scope for the calls inside
+(anonymous_initializer
+  "init" @name) @definition.method
+
+(type_alias
+  type: (identifier) @name) @definition.type
+
+(enum_entry
+  (identifier) @name) @definition.constant
+
+; `const val X = ...` anywhere
+(property_declaration
+  (modifiers
+    (property_modifier "const"))
+  (variable_declaration
+    (identifier) @name)) @definition.constant
+
+; read-only UPPER_CASE properties at top level or in (companion) objects
+(source_file
+  (property_declaration
+    "val"
+    (variable_declaration
+      (identifier) @name)) @definition.constant
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+
+(object_declaration
+  (class_body
+    (property_declaration
+      "val"
+      (variable_declaration
+        (identifier) @name)) @definition.constant)
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+
+(companion_object
+  (class_body
+    (property_declaration
+      "val"
+      (variable_declaration
+        (identifier) @name)) @definition.constant)
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+
+; ---------------------------------------------------------------------------
+; Calls (constructor calls `Foo()` are plain calls)
+; ---------------------------------------------------------------------------
+
+; obj.m(), obj?.m(), this.m(), super.m(), Type.m(), a.b.m(), with or without a trailing lambda
+(call_expression
+  .
+  (navigation_expression
+    (_) @receiver
+    .
+    ["." "?."]
+    .
+    (identifier) @name .)) @reference.call
+
+; m()
+(call_expression
+  .
+  (identifier) @name) @reference.call
+
+; `a to b`, `1 until n`: infix function calls
+((infix_expression
+  .
+  (_) @receiver
+  .
+  (identifier) @name
+  .
+  (_) .) @reference.call
+  (#not-match? @name "^(fun|class|interface|object|val|var|typealias)$"))
+
+; super class constructor in the header: `class Square : Polygon("square")`
+(delegation_specifier
+  (constructor_invocation
+    (user_type
+      (identifier) @name
+      .
+      (type_arguments)? .)) @reference.call)
+
+; `constructor() : this(...)` / `: super(...)`: the name is the keyword
+(constructor_delegation_call
+  ["this" "super"] @name) @reference.call
+
+; ---------------------------------------------------------------------------
+; Callbacks: callable references passed as arguments
+; ---------------------------------------------------------------------------
+
+; Type::method, obj::method, this::method (not `Foo::class`)
+((value_argument
+  (navigation_expression
+    (_) @receiver
+    .
+    "::"
+    .
+    (identifier) @name .) @reference.callback)
+  (#not-eq? @name "class"))
+
+; ::function, Type<T>::method
+((value_argument
+  (callable_reference
+    (_)? @receiver
+    .
+    "::"
+    .
+    (identifier) @name .) @reference.callback)
+  (#not-eq? @name "class"))
+
+; ---------------------------------------------------------------------------
+; Imports. qualified_identifier is flat, so @import.module is the whole path as
+; written (`kotlin.math.sqrt`) and @name its last segment.
+; ---------------------------------------------------------------------------
+
+; import a.b.*
+(import
+  (qualified_identifier) @name @import.module
+  "*") @reference.import
+
+; import a.b.C as D
+(import
+  (qualified_identifier
+    (identifier) @name .) @import.module
+  (identifier) @import.alias) @reference.import
+
+; import a.b.C (the alias-less, star-less form: matches complete in order, so the
+; shorter pattern must not also match the forms above)
+((import
+  (qualified_identifier
+    (identifier) @name .) @import.module .) @reference.import
+  (#not-match? @reference.import "\\.\\*"))
+
+; ---------------------------------------------------------------------------
+; Type uses: superclasses and implemented interfaces (also of object literals)
+; ---------------------------------------------------------------------------
+
+(delegation_specifier
+  [
+    (user_type (identifier) @name . (type_arguments)? .)
+    (constructor_invocation
+      (user_type (identifier) @name . (type_arguments)? .))
+    (explicit_delegation
+      (user_type (identifier) @name . (type_arguments)? .))
+  ]) @reference.type

@@ -1,14 +1,254 @@
-(module (expression_statement (assignment left: (identifier) @name) @definition.constant))
+; Python tags.
+;
+; Docstrings (the first statement of a body, when it is a string) are captured as @doc;
+; `# comments` right above a definition are found by the extractor itself.
+; Patterns for the same node end on the same node, so the specific one (listed first) wins.
+
+; ---------------------------------------------------------------------------
+; Definitions
+; ---------------------------------------------------------------------------
+
+; class Color(Enum): an enum
+(class_definition
+  name: (identifier) @name
+  superclasses: (argument_list
+    [
+      (identifier) @_base
+      (attribute attribute: (identifier) @_base)
+    ])
+  body: (block . (expression_statement (string) @doc)?)
+  (#match? @_base "^(Enum|IntEnum|StrEnum|Flag|IntFlag)$")) @definition.enum
+
+; class Drawable(Protocol): an interface
+(class_definition
+  name: (identifier) @name
+  superclasses: (argument_list
+    [
+      (identifier) @_base
+      (attribute attribute: (identifier) @_base)
+      (subscript value: (identifier) @_base)
+    ])
+  body: (block . (expression_statement (string) @doc)?)
+  (#eq? @_base "Protocol")) @definition.interface
 
 (class_definition
-  name: (identifier) @name) @definition.class
+  name: (identifier) @name
+  body: (block . (expression_statement (string) @doc)?)) @definition.class
 
+; functions; inside a class they become methods
 (function_definition
-  name: (identifier) @name) @definition.function
+  name: (identifier) @name
+  body: (block . (expression_statement (string) @doc)?)) @definition.function
+
+; type Number = int | float
+(type_alias_statement
+  left: (type [
+    (identifier) @name
+    (generic_type (identifier) @name)
+  ])) @definition.type
+
+; Point = namedtuple("Point", "x y"), class-like factories
+(expression_statement
+  (assignment
+    left: (identifier) @name
+    right: (call
+      function: [
+        (identifier) @_factory
+        (attribute attribute: (identifier) @_factory)
+      ]))
+  (#match? @_factory "^(namedtuple|NamedTuple|TypedDict)$")) @definition.class
+
+; UserId = NewType("UserId", int)
+(expression_statement
+  (assignment
+    left: (identifier) @name
+    right: (call
+      function: [
+        (identifier) @_factory
+        (attribute attribute: (identifier) @_factory)
+      ]))
+  (#eq? @_factory "NewType")) @definition.type
+
+; square = lambda x: x * x
+(expression_statement
+  (assignment
+    left: (identifier) @name
+    right: (lambda)) @definition.function)
+
+; PI2 = ..., MAX: Final = ... at module level
+(module
+  (expression_statement
+    (assignment
+      left: (identifier) @name)) @definition.constant
+  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+
+; KIND = "shape" in a class body (enum members included)
+(class_definition
+  body: (block
+    (expression_statement
+      (assignment
+        left: (identifier) @name)) @definition.constant)
+  (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
+
+; ---------------------------------------------------------------------------
+; Imports
+; ---------------------------------------------------------------------------
+
+; import os.path
+(import_statement
+  name: (dotted_name) @name @import.module) @reference.import
+
+; import os.path as osp
+(import_statement
+  name: (aliased_import
+    name: (dotted_name) @name @import.module
+    alias: (identifier) @import.alias)) @reference.import
+
+; from a.b import c / from . import c
+(import_from_statement
+  module_name: (_) @import.module
+  name: (dotted_name) @name) @reference.import
+
+; from a.b import c as d
+(import_from_statement
+  module_name: (_) @import.module
+  name: (aliased_import
+    name: (dotted_name) @name
+    alias: (identifier) @import.alias)) @reference.import
+
+; from a.b import *
+(import_from_statement
+  module_name: (_) @name @import.module
+  (wildcard_import)) @reference.import
+
+; ---------------------------------------------------------------------------
+; Calls
+; ---------------------------------------------------------------------------
+
+; super().method(): the receiver is `super`
+(call
+  function: (attribute
+    object: (call
+      function: (identifier) @receiver
+      (#eq? @receiver "super"))
+    attribute: (identifier) @name)) @reference.call
+
+; obj.method(), Type.static(), pkg.mod.func()
+(call
+  function: (attribute
+    object: (_) @receiver
+    attribute: (identifier) @name)
+  (#not-match? @receiver "^super\\(")) @reference.call
+
+; func(), Class()
+(call
+  function: (identifier) @name
+  (#not-eq? @name "super")) @reference.call
+
+; @decorator and @pkg.decorator (a call of the decorator with the function);
+; `@decorator(args)` is a call already
+(decorator
+  (identifier) @name
+  (#not-match? @name "^(staticmethod|classmethod|property)$")) @reference.call
+
+(decorator
+  (attribute
+    object: (_) @receiver
+    attribute: (identifier) @name)) @reference.call
+
+; ---------------------------------------------------------------------------
+; Callbacks: functions passed by name
+; ---------------------------------------------------------------------------
 
 (call
-  function: [
-      (identifier) @name
+  arguments: (argument_list
+    (identifier) @name @reference.callback)
+  (#not-match? @name "^(self|cls)$"))
+
+(call
+  arguments: (argument_list
+    (keyword_argument
+      value: (identifier) @name @reference.callback))
+  (#not-match? @name "^(self|cls)$"))
+
+(call
+  arguments: (argument_list
+    (attribute
+      object: (_) @receiver
+      attribute: (identifier) @name @reference.callback))
+  (#not-match? @name "^__.*__$"))
+
+(call
+  arguments: (argument_list
+    (keyword_argument
+      value: (attribute
+        object: (_) @receiver
+        attribute: (identifier) @name @reference.callback)))
+  (#not-match? @name "^__.*__$"))
+
+; ---------------------------------------------------------------------------
+; Types
+; ---------------------------------------------------------------------------
+
+; base classes
+(class_definition
+  superclasses: (argument_list
+    [
+      (identifier) @name @reference.type
+      (subscript value: (identifier) @name @reference.type)
+    ])
+  (#not-match? @name "^(object|Generic)$"))
+
+(class_definition
+  superclasses: (argument_list
+    [
       (attribute
-        attribute: (identifier) @name)
-  ]) @reference.call
+        object: (_) @receiver
+        attribute: (identifier) @name @reference.type)
+      (subscript
+        value: (attribute
+          object: (_) @receiver
+          attribute: (identifier) @name @reference.type))
+    ]))
+
+; class A(metaclass=Meta)
+(class_definition
+  superclasses: (argument_list
+    (keyword_argument
+      name: (identifier) @_kw
+      value: (identifier) @name @reference.type)
+    (#eq? @_kw "metaclass")))
+
+; annotations: parameters, variables, return types, alias bodies, generic arguments
+(_
+  type: (type (identifier) @name @reference.type)
+  (#not-match? @name "^(int|str|float|bool|bytes|object|list|dict|set|tuple|type|complex|Any)$"))
+
+(function_definition
+  return_type: (type (identifier) @name @reference.type)
+  (#not-match? @name "^(int|str|float|bool|bytes|object|list|dict|set|tuple|type|complex|Any)$"))
+
+(type_alias_statement
+  right: (type (identifier) @name @reference.type)
+  (#not-match? @name "^(int|str|float|bool|bytes|object|list|dict|set|tuple|type|complex|Any)$"))
+
+(type
+  [
+    (generic_type (identifier) @name @reference.type)
+    (generic_type (type_parameter (type (identifier) @name @reference.type)))
+    (binary_operator [
+      (identifier) @name @reference.type
+      (binary_operator (identifier) @name @reference.type)
+    ])
+  ]
+  (#not-match? @name "^(int|str|float|bool|bytes|object|list|dict|set|tuple|type|complex|Any)$"))
+
+(type
+  (attribute
+    object: (_) @receiver
+    attribute: (identifier) @name @reference.type))
+
+; "Canvas": a forward reference in a string
+(type
+  (string (string_content) @name @reference.type)
+  (#match? @name "^[A-Za-z_][A-Za-z0-9_]*$"))

@@ -1,60 +1,269 @@
-; ADT definitions
+; Rust tags query.
+; Order matters: the first pattern that matches a node wins, so specific patterns
+; come before generic ones.
+
+; ---------------------------------------------------------------------------
+; Definitions
+; ---------------------------------------------------------------------------
+
+; `mod x { ... }` is a module; `mod x;` (no body) is an import of x.rs, below.
+(mod_item
+  name: (identifier) @name
+  body: (_)) @definition.module
 
 (struct_item
-    name: (type_identifier) @name) @definition.class
-
-(enum_item
-    name: (type_identifier) @name) @definition.class
+  name: (type_identifier) @name) @definition.struct
 
 (union_item
-    name: (type_identifier) @name) @definition.class
+  name: (type_identifier) @name) @definition.union
 
-; type aliases
+(enum_item
+  name: (type_identifier) @name) @definition.enum
+
+(trait_item
+  name: (type_identifier) @name) @definition.trait
 
 (type_item
-    name: (type_identifier) @name) @definition.class
+  name: (type_identifier) @name) @definition.type
 
-; method definitions
+; `type Item;` declared in a trait
+(associated_type
+  name: (type_identifier) @name) @definition.type
 
-(declaration_list
-    (function_item
-        name: (identifier) @name) @definition.method)
-
-; function definitions
-
+; Functions; inside an `impl` scope or a trait they become methods.
 (function_item
-    name: (identifier) @name) @definition.function
+  name: (identifier) @name) @definition.function
 
-; trait definitions
-(trait_item
-    name: (type_identifier) @name) @definition.interface
+; Trait method declarations without a body, `extern` block functions.
+(function_signature_item
+  name: (identifier) @name) @definition.function
 
-; module definitions
-(mod_item
-    name: (identifier) @name) @definition.module
+(const_item
+  name: (identifier) @name) @definition.constant
 
-; macro definitions
+(static_item
+  name: (identifier) @name) @definition.constant
 
 (macro_definition
-    name: (identifier) @name) @definition.macro
+  name: (identifier) @name) @definition.macro
 
-; references
+; `impl Type` / `impl Trait for Type`: a scope named after the type.
+(impl_item
+  type: [
+    (type_identifier) @name
+    (generic_type type: (type_identifier) @name)
+    (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
+    (scoped_type_identifier name: (type_identifier) @name)
+  ]) @scope
 
+; ---------------------------------------------------------------------------
+; Type references: implemented traits and supertraits (inheritance)
+; ---------------------------------------------------------------------------
+
+(impl_item
+  trait: [
+    (type_identifier) @name
+    (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+    (generic_type type: (type_identifier) @name)
+    (generic_type type: (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name))
+  ] @reference.implementation)
+
+(trait_item
+  bounds: (trait_bounds
+    [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+      (generic_type type: (type_identifier) @name)
+      (generic_type type: (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name))
+    ] @reference.type))
+
+; Struct literals `Circle { r, .. }`: a use of the type (Rust has no constructors).
+(struct_expression
+  name: [
+    (type_identifier) @name
+    (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+    (generic_type type: (type_identifier) @name)
+  ]) @reference.type
+
+; ---------------------------------------------------------------------------
+; Imports
+; ---------------------------------------------------------------------------
+
+; `mod helpers;`
+(mod_item
+  name: (identifier) @name @import.module
+  !body) @reference.import
+
+; `extern crate foo as bar;`
+(extern_crate_declaration
+  name: (identifier) @name @import.module
+  alias: (identifier)? @import.alias) @reference.import
+
+; `use a::b::C as D;`
+(use_declaration
+  argument: (use_as_clause
+    path: (scoped_identifier
+      path: (_) @import.module
+      name: (identifier) @name)
+    alias: (identifier) @import.alias)) @reference.import
+
+; `use foo as bar;`
+(use_declaration
+  argument: (use_as_clause
+    path: (identifier) @name @import.module
+    alias: (identifier) @import.alias)) @reference.import
+
+; `use a::b::C;`
+(use_declaration
+  argument: (scoped_identifier
+    path: (_) @import.module
+    name: (identifier) @name)) @reference.import
+
+; `use foo;`
+(use_declaration
+  argument: (identifier) @name @import.module) @reference.import
+
+; `use a::b::*;` (anywhere, also inside groups): the module itself.
+(use_wildcard
+  [
+    (identifier)
+    (scoped_identifier)
+    (crate)
+    (super)
+    (self)
+  ] @import.module) @reference.import
+
+; Groups `use a::b::{self, C, D as E, f::G};`: the module is the group's path.
+(scoped_use_list
+  path: [
+    (identifier) @name
+    (scoped_identifier name: (identifier) @name)
+  ] @import.module
+  list: (use_list (self))) @reference.import
+
+(scoped_use_list
+  path: [
+    (identifier) @name
+    (scoped_identifier name: (identifier) @name)
+  ] @import.module
+  list: (use_list
+    (use_as_clause
+      path: (self)
+      alias: (identifier) @import.alias))) @reference.import
+
+(scoped_use_list
+  path: (_) @import.module
+  list: (use_list
+    (use_as_clause
+      path: (identifier) @name
+      alias: (identifier) @import.alias))) @reference.import
+
+; `f::G as H` inside a group: the module is the inner path `f`.
+(use_list
+  (use_as_clause
+    path: (scoped_identifier
+      path: (_) @import.module
+      name: (identifier) @name)
+    alias: (identifier) @import.alias)) @reference.import
+
+(scoped_use_list
+  path: (_) @import.module
+  list: (use_list (identifier) @name)) @reference.import
+
+(use_list
+  (scoped_identifier
+    path: (_) @import.module
+    name: (identifier) @name)) @reference.import
+
+; ---------------------------------------------------------------------------
+; Calls
+; ---------------------------------------------------------------------------
+
+; `self.m()`, `obj.field.m()`, `x.iter().map(f)`
 (call_expression
-    function: (identifier) @name) @reference.call
+  function: (field_expression
+    value: (_) @receiver
+    field: (field_identifier) @name)) @reference.call
 
+; `Type::f()`, `Self::f()`, `module::f()`, `<T as Trait>::f()`
 (call_expression
+  function: (scoped_identifier
+    path: (_) @receiver
+    name: (identifier) @name)) @reference.call
+
+; `f()`
+(call_expression
+  function: (identifier) @name) @reference.call
+
+; turbofish: `x.collect::<Vec<_>>()`, `Type::f::<T>()`, `f::<T>()`
+(call_expression
+  function: (generic_function
     function: (field_expression
-        field: (field_identifier) @name)) @reference.call
+      value: (_) @receiver
+      field: (field_identifier) @name))) @reference.call
+
+(call_expression
+  function: (generic_function
+    function: (scoped_identifier
+      path: (_) @receiver
+      name: (identifier) @name))) @reference.call
+
+(call_expression
+  function: (generic_function
+    function: (identifier) @name)) @reference.call
+
+; Macro invocations `println!(..)`, `log::info!(..)`
+(macro_invocation
+  macro: (scoped_identifier
+    path: (_) @receiver
+    name: (identifier) @name)) @reference.call
 
 (macro_invocation
-    macro: (identifier) @name) @reference.call
+  macro: (identifier) @name) @reference.call
 
-; implementations
+; Calls written inside macro arguments (token trees are not parsed as expressions):
+; `format!("{}", self.area())`, `println!("{}", fact(5))`, `assert!(Type::ok(x))`.
+(token_tree
+  [(identifier) (self)] @receiver
+  .
+  "."
+  .
+  (identifier) @name
+  .
+  (token_tree) @_args
+  (#match? @_args "^\\(")) @reference.call
 
-(impl_item
-    trait: (type_identifier) @name) @reference.implementation
+(token_tree
+  [(identifier) (primitive_type) (self) (super) (crate)] @receiver
+  .
+  "::"
+  .
+  (identifier) @name
+  .
+  (token_tree) @_args
+  (#match? @_args "^\\(")) @reference.call
 
-(impl_item
-    type: (type_identifier) @name
-    !trait) @reference.implementation
+(token_tree
+  (identifier) @name
+  .
+  (token_tree) @_args
+  (#match? @_args "^\\(")) @reference.call
+
+; ---------------------------------------------------------------------------
+; Callbacks: functions passed by name as arguments
+; ---------------------------------------------------------------------------
+
+; `map(Circle::area)`, `spawn(self::worker)`
+(arguments
+  (scoped_identifier
+    path: (_) @receiver
+    name: (identifier) @name) @reference.callback)
+
+; `map(one)`, `spawn(worker)`
+(arguments
+  (identifier) @name @reference.callback)
+
+; `register(&handler)`
+(arguments
+  (reference_expression
+    value: (identifier) @name) @reference.callback)

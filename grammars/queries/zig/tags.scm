@@ -1,1 +1,211 @@
-; seed: replaced by the language's real tags query
+;; Zig tags query.
+;; Order matters: the first pattern that matches a node wins, so specific patterns
+;; come before generic ones.
+
+;; ---------------------------------------------------------------------------
+;; Definitions
+;; ---------------------------------------------------------------------------
+
+;; Containers bound to a name: `const Circle = struct { ... };`
+(variable_declaration
+  (identifier) @name
+  (struct_declaration)) @definition.struct
+
+(variable_declaration
+  (identifier) @name
+  (enum_declaration)) @definition.enum
+
+(variable_declaration
+  (identifier) @name
+  (union_declaration)) @definition.union
+
+(variable_declaration
+  (identifier) @name
+  (opaque_declaration)) @definition.struct
+
+(variable_declaration
+  (identifier) @name
+  (error_set_declaration)) @definition.enum
+
+;; Functions; inside a container they become methods.
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+;; `test "name" { ... }`
+(test_declaration
+  [(string) (identifier)] @name) @definition.function
+
+;; Enum members
+(enum_declaration
+  (container_field
+    name: (identifier) @name) @definition.constant)
+
+;; Container-level constants and variables (not locals). A `const` bound to
+;; `@import(...)`, to a path `a.b.C` (an import of a declaration), to `@This()` or to a
+;; container is not a constant: those are imports, or definitions above.
+
+(source_file
+  (variable_declaration
+    "const"
+    (identifier) @name) @definition.constant @_decl
+  (#not-match? @_decl "^[^=]*=\\s*(@import\\s*\\(|@This\\s*\\(|(extern\\s+|packed\\s+)?(struct|enum|union|opaque|error)\\b|[A-Za-z_][A-Za-z0-9_.]*\\s*;\\s*$)"))
+
+(struct_declaration
+  (variable_declaration
+    "const"
+    (identifier) @name) @definition.constant @_decl
+  (#not-match? @_decl "^[^=]*=\\s*(@import\\s*\\(|@This\\s*\\(|(extern\\s+|packed\\s+)?(struct|enum|union|opaque|error)\\b|[A-Za-z_][A-Za-z0-9_.]*\\s*;\\s*$)"))
+
+(enum_declaration
+  (variable_declaration
+    "const"
+    (identifier) @name) @definition.constant @_decl
+  (#not-match? @_decl "^[^=]*=\\s*(@import\\s*\\(|@This\\s*\\(|(extern\\s+|packed\\s+)?(struct|enum|union|opaque|error)\\b|[A-Za-z_][A-Za-z0-9_.]*\\s*;\\s*$)"))
+
+(union_declaration
+  (variable_declaration
+    "const"
+    (identifier) @name) @definition.constant @_decl
+  (#not-match? @_decl "^[^=]*=\\s*(@import\\s*\\(|@This\\s*\\(|(extern\\s+|packed\\s+)?(struct|enum|union|opaque|error)\\b|[A-Za-z_][A-Za-z0-9_.]*\\s*;\\s*$)"))
+
+(opaque_declaration
+  (variable_declaration
+    "const"
+    (identifier) @name) @definition.constant @_decl
+  (#not-match? @_decl "^[^=]*=\\s*(@import\\s*\\(|@This\\s*\\(|(extern\\s+|packed\\s+)?(struct|enum|union|opaque|error)\\b|[A-Za-z_][A-Za-z0-9_.]*\\s*;\\s*$)"))
+
+(source_file
+  (variable_declaration
+    "var"
+    (identifier) @name) @definition.variable)
+
+(struct_declaration
+  (variable_declaration
+    "var"
+    (identifier) @name) @definition.variable)
+
+(enum_declaration
+  (variable_declaration
+    "var"
+    (identifier) @name) @definition.variable)
+
+(union_declaration
+  (variable_declaration
+    "var"
+    (identifier) @name) @definition.variable)
+
+(opaque_declaration
+  (variable_declaration
+    "var"
+    (identifier) @name) @definition.variable)
+
+;; ---------------------------------------------------------------------------
+;; Imports
+;; ---------------------------------------------------------------------------
+
+;; `const util = @import("util.zig");`: the local name is the alias.
+(variable_declaration
+  (identifier) @import.alias
+  (builtin_function
+    (builtin_identifier) @_import
+    (arguments . (string) @name @import.module))
+  (#eq? @_import "@import")) @reference.import
+
+;; `usingnamespace @import("x.zig");`
+(using_namespace_declaration
+  (builtin_function
+    (builtin_identifier) @_import
+    (arguments . (string) @name @import.module))
+  (#eq? @_import "@import")) @reference.import
+
+;; `const Allocator = std.mem.Allocator;` at container level: imports a declaration.
+
+(source_file
+  (variable_declaration
+    "const"
+    (identifier) @import.alias
+    (field_expression
+      object: [(identifier) (field_expression)] @import.module
+      member: (identifier) @name) @_value
+    .) @reference.import)
+
+(struct_declaration
+  (variable_declaration
+    "const"
+    (identifier) @import.alias
+    (field_expression
+      object: [(identifier) (field_expression)] @import.module
+      member: (identifier) @name) @_value
+    .) @reference.import)
+
+(enum_declaration
+  (variable_declaration
+    "const"
+    (identifier) @import.alias
+    (field_expression
+      object: [(identifier) (field_expression)] @import.module
+      member: (identifier) @name) @_value
+    .) @reference.import)
+
+(union_declaration
+  (variable_declaration
+    "const"
+    (identifier) @import.alias
+    (field_expression
+      object: [(identifier) (field_expression)] @import.module
+      member: (identifier) @name) @_value
+    .) @reference.import)
+
+(opaque_declaration
+  (variable_declaration
+    "const"
+    (identifier) @import.alias
+    (field_expression
+      object: [(identifier) (field_expression)] @import.module
+      member: (identifier) @name) @_value
+    .) @reference.import)
+
+;; ---------------------------------------------------------------------------
+;; Type references: struct literals `Circle{ .r = 1 }`
+;; ---------------------------------------------------------------------------
+
+(struct_initializer
+  [
+    (identifier) @name
+    (field_expression object: (_) @receiver member: (identifier) @name)
+  ]) @reference.type
+
+;; ---------------------------------------------------------------------------
+;; Calls
+;; ---------------------------------------------------------------------------
+
+;; `c.area()`, `std.debug.print()`, `Circle.init()`
+(call_expression
+  function: (field_expression
+    object: (_) @receiver
+    member: (identifier) @name)) @reference.call
+
+;; `fact(5)`
+(call_expression
+  function: (identifier) @name) @reference.call
+
+;; ---------------------------------------------------------------------------
+;; Callbacks: functions passed by name as arguments
+;; ---------------------------------------------------------------------------
+
+;; `map(xs, double)`, `sort(T, xs, {}, Type.lessThan)`, `map(xs, &double)`
+(call_expression
+  function: (_)
+  (identifier) @name @reference.callback)
+
+(call_expression
+  function: (_)
+  (field_expression
+    object: (_) @receiver
+    member: (identifier) @name) @reference.callback)
+
+(call_expression
+  function: (_)
+  (unary_expression
+    operator: "&"
+    argument: (identifier) @name) @reference.callback)
