@@ -307,9 +307,10 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         file_names: &[],
         shebangs: &[],
         qualifier: ".",
-        query_dir: "typescript",
+        query_dir: "tsx",
         grammar: grammar!(tree_sitter_typescript::LANGUAGE_TSX),
-        tags: tags!("typescript"),
+        // The TypeScript query plus the JSX patterns only the TSX grammar has.
+        tags: concat!(tags!("typescript"), "\n", tags!("tsx")),
     },
     LanguageSpec {
         lang: Lang::TypeScript,

@@ -274,15 +274,20 @@ impl<'a> Tables<'a> {
                     .find(|s| s.id == t.syms[ci as usize].id)
                     .map(|s| s.span);
                 let Some(span) = cls_span else { continue };
-                // The header: before the first member starts.
+                // The class's own header: before its first member starts. A reference
+                // the class encloses from outside its span sits in the header of a scope
+                // standing for it (`impl Trait for Type`).
+                let line = r.span.start_line;
+                let outside = line < span.start_line || line > span.end_line;
                 let first_member = f
                     .symbols
                     .iter()
                     .filter(|s| s.parent == Some(t.syms[ci as usize].id))
                     .map(|s| s.span.start_line)
+                    .filter(|&l| l >= span.start_line && l <= span.end_line)
                     .min()
                     .unwrap_or(u32::MAX);
-                if r.span.start_line > first_member || r.span.start_line > span.start_line + 3 {
+                if !outside && (line > first_member || line > span.start_line + 3) {
                     continue;
                 }
                 let found = t.lookup_name(fi as u32, None, &r.name, |s| s.kind.is_type_like());

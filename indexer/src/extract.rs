@@ -117,8 +117,10 @@ impl Extractor {
 
         let mut defs: Vec<RawDef<'_>> = Vec::new();
         let mut refs: Vec<RawRef> = Vec::new();
-        let mut def_names = std::collections::HashSet::new();
-        let mut ref_keys = std::collections::HashSet::new();
+        // One definition per name node and one reference per (name node, kind): the
+        // match of the earliest pattern wins, whatever order tree-sitter reports them in.
+        let mut def_at: HashMap<std::ops::Range<usize>, (usize, usize)> = HashMap::new();
+        let mut ref_at: HashMap<(std::ops::Range<usize>, RefKind), (usize, usize)> = HashMap::new();
 
         let mut matches = self.cursor.matches(query, root, source);
         while let Some(m) = matches.next() {
@@ -152,18 +154,33 @@ impl Extractor {
                 Role::Definition(_) | Role::Scope => {
                     let Some(name_node) = name else { continue };
                     let text = clean_name(&node_text(name_node, source));
-                    if text.is_empty() || !def_names.insert(name_node.byte_range()) {
+                    if text.is_empty() {
                         continue;
                     }
+                    let slot = match def_at.get(&name_node.byte_range()) {
+                        Some(&(p, _)) if p <= m.pattern_index => continue,
+                        Some(&(_, i)) => Some(i),
+                        None => None,
+                    };
                     let kind = if let Role::Definition(k) = role {
                         k
                     } else {
                         SymbolKind::Module
                     };
-                    defs.push(RawDef {
+                    // A module declared without a body (`namespace A\\B;`, `package a.b;`)
+                    // holds what follows it, up to the end of its parent.
+                    let end = match (kind, node.parent()) {
+                        (SymbolKind::Module, Some(p))
+                            if matches!(role, Role::Definition(_)) && find_body(node).is_none() =>
+                        {
+                            p.end_byte()
+                        }
+                        _ => node.end_byte(),
+                    };
+                    let def = RawDef {
                         node,
                         start: node.start_byte(),
-                        end: node.end_byte(),
+                        end,
                         name: text,
                         kind,
                         doc: if docs.is_empty() {
@@ -172,7 +189,18 @@ impl Extractor {
                             Some(docs_text(&docs, source))
                         },
                         is_scope: matches!(role, Role::Scope),
-                    });
+                    };
+                    let i = match slot {
+                        Some(i) => {
+                            defs[i] = def;
+                            i
+                        }
+                        None => {
+                            defs.push(def);
+                            defs.len() - 1
+                        }
+                    };
+                    def_at.insert(name_node.byte_range(), (m.pattern_index, i));
                 }
                 Role::Reference(kind) => {
                     let name_node = name.or(if kind == RefKind::Import {
@@ -182,10 +210,16 @@ impl Extractor {
                     });
                     let Some(name_node) = name_node else { continue };
                     let text = clean_name(&node_text(name_node, source));
-                    if text.is_empty() || !ref_keys.insert((name_node.byte_range(), kind)) {
+                    if text.is_empty() {
                         continue;
                     }
-                    refs.push(RawRef {
+                    let key = (name_node.byte_range(), kind);
+                    let slot = match ref_at.get(&key) {
+                        Some(&(p, _)) if p <= m.pattern_index => continue,
+                        Some(&(_, i)) => Some(i),
+                        None => None,
+                    };
+                    let r = RawRef {
                         start: name_node.start_byte(),
                         name: text,
                         kind,
@@ -194,41 +228,63 @@ impl Extractor {
                             .map(|n| truncate(collapse_ws(&node_text(n, source)), MAX_RECEIVER)),
                         module: module.map(|n| clean_name(&node_text(n, source))),
                         alias: alias.map(|n| clean_name(&node_text(n, source))),
-                    });
+                    };
+                    let i = match slot {
+                        Some(i) => {
+                            refs[i] = r;
+                            i
+                        }
+                        None => {
+                            refs.push(r);
+                            refs.len() - 1
+                        }
+                    };
+                    ref_at.insert(key, (m.pattern_index, i));
                 }
                 _ => {}
             }
         }
 
         // Nesting: sort outermost-first, then sweep with a stack of open definitions.
-        defs.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+        // Equal ranges: a scope before the definition it qualifies.
+        defs.sort_by(|a, b| {
+            a.start
+                .cmp(&b.start)
+                .then(b.end.cmp(&a.end))
+                .then(b.is_scope.cmp(&a.is_scope))
+        });
+        if lang == Lang::Asm {
+            extend_labels(&mut defs, source.len());
+        }
         let mut parents: Vec<Option<usize>> = Vec::with_capacity(defs.len());
         let mut stack: Vec<usize> = Vec::new();
         for (i, d) in defs.iter().enumerate() {
-            while stack.last().is_some_and(|&t| defs[t].end <= d.start) {
+            // Definitions sharing one node (`int A = 1, B = 2;`) are siblings, not nested.
+            while stack.last().is_some_and(|&t| {
+                defs[t].end <= d.start
+                    || (!defs[t].is_scope && defs[t].start == d.start && defs[t].end == d.end)
+            }) {
                 stack.pop();
             }
             parents.push(stack.last().copied());
             stack.push(i);
         }
 
+        // Qualified names, then ids of the definitions that are symbols.
         let prefix = module_path(lang, path);
         let sep = lang.spec().qualifier;
-        let mut seen: HashMap<(String, SymbolKind), u32> = HashMap::new();
-        let mut ids: Vec<Option<SymbolId>> = Vec::with_capacity(defs.len());
         let mut qualified: Vec<String> = Vec::with_capacity(defs.len());
-        for i in 0..defs.len() {
-            let d = &defs[i];
-            let q = match parents[i] {
+        for (i, d) in defs.iter().enumerate() {
+            qualified.push(match parents[i] {
                 Some(p) => format!("{}{sep}{}", qualified[p], d.name),
                 None if prefix.is_empty() => d.name.clone(),
                 None => format!("{prefix}{sep}{}", d.name),
-            };
-            qualified.push(q);
-            if d.is_scope {
-                ids.push(None);
-                continue;
-            }
+            });
+        }
+        let mut seen: HashMap<(String, SymbolKind), u32> = HashMap::new();
+        let mut kinds: Vec<SymbolKind> = Vec::with_capacity(defs.len());
+        let mut ids: Vec<Option<SymbolId>> = Vec::with_capacity(defs.len());
+        for (i, d) in defs.iter().enumerate() {
             let mut kind = d.kind;
             if kind == SymbolKind::Function {
                 if let Some(p) = parents[i] {
@@ -237,16 +293,39 @@ impl Extractor {
                     }
                 }
             }
+            kinds.push(kind);
+            if d.is_scope {
+                ids.push(None);
+                continue;
+            }
             let n = seen.entry((qualified[i].clone(), kind)).or_insert(0);
-            let id = SymbolId::compute(path, &qualified[i], kind, *n);
+            ids.push(Some(SymbolId::compute(path, &qualified[i], kind, *n)));
             *n += 1;
-            ids.push(Some(id));
-            let parent = ancestors(&parents, i).find_map(|a| ids[a]);
+        }
+        // A scope (`impl Circle`, a Go receiver type, `Circle::` out of line) stands for
+        // the type of the same qualified name in this file: its members get that type as
+        // parent, and what the scope's header references is enclosed by the type.
+        let types: HashMap<&str, SymbolId> = (0..defs.len())
+            .filter(|&i| !defs[i].is_scope && kinds[i].is_type_like())
+            .filter_map(|i| Some((qualified[i].as_str(), ids[i]?)))
+            .collect();
+        let owner: Vec<Option<SymbolId>> = (0..defs.len())
+            .map(|i| {
+                if defs[i].is_scope {
+                    types.get(qualified[i].as_str()).copied()
+                } else {
+                    ids[i]
+                }
+            })
+            .collect();
+        for (i, d) in defs.iter().enumerate() {
+            let Some(id) = ids[i] else { continue };
+            let parent = ancestors(&parents, i).find_map(|a| owner[a]);
             let doc = d.doc.clone().or_else(|| preceding_comments(d.node, source));
             out.symbols.push(Symbol {
                 id,
                 name: d.name.clone(),
-                kind,
+                kind: kinds[i],
                 qualified_name: qualified[i].clone(),
                 parent,
                 lang,
@@ -275,11 +354,12 @@ impl Extractor {
             while stack.last().is_some_and(|&t| defs[t].end <= r.start) {
                 stack.pop();
             }
-            let enclosing =
-                stack
-                    .iter()
-                    .rev()
-                    .find_map(|&t| if defs[t].end > r.start { ids[t] } else { None });
+            // Local labels (`.L1:`) are symbols but not callers: their function is.
+            let enclosing = stack
+                .iter()
+                .rev()
+                .filter(|&&t| defs[t].end > r.start && kinds[t] != SymbolKind::Label)
+                .find_map(|&t| owner[t]);
             out.references.push(Reference {
                 name: r.name,
                 kind: r.kind,
@@ -291,6 +371,27 @@ impl Extractor {
             });
         }
         out
+    }
+}
+
+/// Assembly labels are one-line nodes: a function label owns the code up to the next
+/// function label, a local label the code up to the next label of any kind.
+fn extend_labels(defs: &mut [RawDef<'_>], len: usize) {
+    let local = |d: &RawDef<'_>| {
+        d.kind == SymbolKind::Label && d.name.starts_with(|c: char| c == '.' || c.is_ascii_digit())
+    };
+    let starts: Vec<(usize, bool)> = defs.iter().map(|d| (d.start, local(d))).collect();
+    for (i, d) in defs.iter_mut().enumerate() {
+        if !matches!(d.kind, SymbolKind::Function | SymbolKind::Label) {
+            continue;
+        }
+        // A function runs to the next definition that is not one of its local labels.
+        let is_fn = d.kind == SymbolKind::Function;
+        let next = starts[i + 1..]
+            .iter()
+            .find(|(s, is_local)| *s > d.start && !(is_fn && *is_local))
+            .map_or(len, |(s, _)| *s);
+        d.end = d.end.max(next);
     }
 }
 
@@ -323,13 +424,21 @@ fn node_text(node: Node<'_>, source: &[u8]) -> String {
     String::from_utf8_lossy(&source[node.byte_range()]).into_owned()
 }
 
-/// Names as written, minus quotes around string-valued names (imports, R assignments).
+/// Names as written, minus the quotes around string-valued names (imports, R
+/// assignments: `"x"`, `'x'`, `` `x` ``, `<stdio.h>`) and the colon of Ruby symbols.
 fn clean_name(s: &str) -> String {
     let t = s.trim();
-    let t = t
-        .strip_prefix(['"', '\'', '`', '<'])
-        .and_then(|x| x.strip_suffix(['"', '\'', '`', '>']))
-        .unwrap_or(t);
+    let pairs = [('"', '"'), ('\'', '\''), ('`', '`'), ('<', '>')];
+    let unquoted = pairs.iter().find_map(|&(open, close)| {
+        let inner = t.strip_prefix(open)?.strip_suffix(close)?;
+        // `<=>` is an operator's name, not a quoted one.
+        (!inner.is_empty() && (open != '<' || !inner.contains(['<', '>', '=']))).then_some(inner)
+    });
+    let t = unquoted.unwrap_or(t);
+    let t = match t.strip_prefix(':') {
+        Some(rest) if rest.starts_with(|c: char| c.is_alphabetic() || c == '_') => rest,
+        _ => t,
+    };
     t.trim().to_string()
 }
 
@@ -375,6 +484,7 @@ const BODY_KINDS: &[&str] = &[
     "body_statement",
     "template_body",
     "brace_group",
+    "computed_property",
 ];
 
 fn find_body(node: Node<'_>) -> Option<Node<'_>> {
@@ -398,9 +508,20 @@ fn find_body(node: Node<'_>) -> Option<Node<'_>> {
 /// The declaration header: from the start of the definition to the start of its body,
 /// or its first line when it has no body; whitespace collapsed.
 fn signature(node: Node<'_>, source: &[u8]) -> String {
+    // Ada bodies lead with their specification: that is the header.
+    let mut cursor = node.walk();
+    let spec = node
+        .named_children(&mut cursor)
+        .find(|c| c.kind().ends_with("_specification") && c.start_byte() == node.start_byte());
+    if let Some(spec) = spec {
+        return truncate(
+            collapse_ws(&String::from_utf8_lossy(&source[spec.byte_range()])),
+            MAX_SIGNATURE,
+        );
+    }
     let start = node.start_byte();
     let end = match find_body(node) {
-        Some(b) if b.start_byte() > start => b.start_byte(),
+        Some(b) if b.start_byte() > start => header_end(node, b),
         _ => {
             let text = &source[start..node.end_byte()];
             start + text.iter().position(|&b| b == b'\n').unwrap_or(text.len())
@@ -413,16 +534,39 @@ fn signature(node: Node<'_>, source: &[u8]) -> String {
     truncate(s, MAX_SIGNATURE)
 }
 
+/// Where the header before `body` ends: after its last token that is not a comment
+/// (`def f(n):  # note` keeps `def f(n):`).
+fn header_end(node: Node<'_>, body: Node<'_>) -> usize {
+    let mut end = body.start_byte();
+    let mut cursor = node.walk();
+    let mut last = None;
+    for child in node.children(&mut cursor) {
+        if child.start_byte() >= body.start_byte() {
+            break;
+        }
+        if !is_comment(&child) {
+            last = Some(child.end_byte());
+        }
+    }
+    if let Some(e) = last {
+        end = end.min(e.max(node.start_byte()));
+    }
+    end
+}
+
 fn is_comment(node: &Node<'_>) -> bool {
     node.kind().contains("comment")
 }
 
+/// Decorators, attributes and annotations that sit between a doc comment and its
+/// definition (`@Override`, `#[derive]`, `[Attr]`) — not `annotation_type_declaration`.
 fn is_decoration(node: &Node<'_>) -> bool {
     let k = node.kind();
-    k.contains("decorator")
-        || k.contains("attribute")
-        || k.contains("annotation")
+    k.ends_with("decorator")
+        || k.ends_with("annotation")
+        || k.starts_with("attribute")
         || k == "modifiers"
+        || k == "annotations"
 }
 
 /// The comment block right above a definition (or above its decorators / `export`
@@ -440,9 +584,16 @@ fn preceding_comments(node: Node<'_>, source: &[u8]) -> Option<String> {
             None => {
                 let parent = anchor.parent()?;
                 let wrapper = parent.start_byte() == anchor.start_byte()
-                    || ["export", "decorated", "template_declaration", "annotated"]
-                        .iter()
-                        .any(|w| parent.kind().contains(w));
+                    || [
+                        "export",
+                        "decorated",
+                        "template_declaration",
+                        "annotated",
+                        "lexical_declaration",
+                        "variable_declaration",
+                    ]
+                    .iter()
+                    .any(|w| parent.kind().contains(w));
                 if !wrapper || parent.parent().is_none() {
                     return None;
                 }
@@ -505,7 +656,21 @@ fn strip_comment_markers(line: &str) -> &str {
             break;
         }
     }
-    let l = l.trim();
+    let mut l = l.trim();
+    // C# XML doc: the text, not its tags.
+    for tag in [
+        "<summary>",
+        "</summary>",
+        "<remarks>",
+        "</remarks>",
+        "<returns>",
+        "</returns>",
+        "<para>",
+        "</para>",
+    ] {
+        l = l.strip_prefix(tag).unwrap_or(l).trim();
+        l = l.strip_suffix(tag).unwrap_or(l).trim();
+    }
     if l.len() >= 2 && l.starts_with('"') && l.ends_with('"') {
         return l[1..l.len() - 1].trim();
     }
