@@ -19,9 +19,7 @@
 use std::fmt;
 
 /// What a definition defines.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SymbolKind {
     Function,
@@ -83,9 +81,7 @@ impl SymbolKind {
     pub fn parse(s: &str) -> Option<SymbolKind> {
         Some(match s {
             "function" | "func" | "fn" | "procedure" | "subroutine" => SymbolKind::Function,
-            "method" | "constructor" | "destructor" | "getter" | "setter" | "operator" => {
-                SymbolKind::Method
-            }
+            "method" | "constructor" | "destructor" | "getter" | "setter" | "operator" => SymbolKind::Method,
             "class" | "object" | "mixin" | "extension" | "actor" => SymbolKind::Class,
             "struct" | "union" | "record" => SymbolKind::Struct,
             "interface" | "protocol" => SymbolKind::Interface,
@@ -106,20 +102,13 @@ impl SymbolKind {
     pub fn is_type_like(self) -> bool {
         matches!(
             self,
-            SymbolKind::Class
-                | SymbolKind::Struct
-                | SymbolKind::Interface
-                | SymbolKind::Trait
-                | SymbolKind::Enum
+            SymbolKind::Class | SymbolKind::Struct | SymbolKind::Interface | SymbolKind::Trait | SymbolKind::Enum
         )
     }
 
     /// Kinds that can call (sources of call edges).
     pub fn is_callable(self) -> bool {
-        matches!(
-            self,
-            SymbolKind::Function | SymbolKind::Method | SymbolKind::Macro
-        )
+        matches!(self, SymbolKind::Function | SymbolKind::Method | SymbolKind::Macro)
     }
 }
 
@@ -130,9 +119,7 @@ impl fmt::Display for SymbolKind {
 }
 
 /// What a reference does with the name it names.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RefKind {
     Call,
@@ -209,8 +196,5 @@ pub fn role(capture: &str) -> Role {
 /// Capture names in a query that the extractor would ignore although they look
 /// meaningful (a typo such as `@definiton.function` or `@reference.cal`).
 pub fn unknown_captures<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
-    names
-        .into_iter()
-        .filter(|n| !n.starts_with('_') && !n.starts_with("local.") && role(n) == Role::Ignored)
-        .collect()
+    names.into_iter().filter(|n| !n.starts_with('_') && !n.starts_with("local.") && role(n) == Role::Ignored).collect()
 }

@@ -133,9 +133,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         lang: Lang::Cpp,
         name: "cpp",
         display: "C++",
-        extensions: &[
-            "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "tpp", "inl",
-        ],
+        extensions: &["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "tpp", "inl"],
         file_names: &[],
         shebangs: &[],
         qualifier: "::",
@@ -464,9 +462,7 @@ pub fn detect_by_name(path: &Path) -> Option<Lang> {
         .find(|s| s.extensions.contains(&ext))
         .or_else(|| {
             let lower = ext.to_ascii_lowercase();
-            LANGUAGES
-                .iter()
-                .find(|s| s.extensions.contains(&lower.as_str()))
+            LANGUAGES.iter().find(|s| s.extensions.contains(&lower.as_str()))
         })
         .map(|s| s.lang)
 }
@@ -482,14 +478,8 @@ pub fn detect_by_shebang(head: &[u8]) -> Option<Lang> {
         program = words.find(|w| !w.starts_with('-'))?;
     }
     // `python3.11` -> `python3` -> `python`
-    let candidates = [
-        program,
-        program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'),
-    ];
-    candidates
-        .iter()
-        .find_map(|p| LANGUAGES.iter().find(|s| s.shebangs.contains(p)))
-        .map(|s| s.lang)
+    let candidates = [program, program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')];
+    candidates.iter().find_map(|p| LANGUAGES.iter().find(|s| s.shebangs.contains(p))).map(|s| s.lang)
 }
 
 #[cfg(test)]
@@ -522,18 +512,9 @@ mod tests {
         assert_eq!(detect("a/B.PY", b""), Some(Lang::Python));
         assert_eq!(detect("x.tsx", b""), Some(Lang::Tsx));
         assert_eq!(detect("Rakefile", b""), Some(Lang::Ruby));
-        assert_eq!(
-            detect("bin/tool", b"#!/usr/bin/env python3\nprint(1)"),
-            Some(Lang::Python)
-        );
-        assert_eq!(
-            detect("bin/tool", b"#!/usr/bin/python3.11\n"),
-            Some(Lang::Python)
-        );
-        assert_eq!(
-            detect("bin/tool", b"#!/usr/bin/env -S node --harmony\n"),
-            Some(Lang::JavaScript)
-        );
+        assert_eq!(detect("bin/tool", b"#!/usr/bin/env python3\nprint(1)"), Some(Lang::Python));
+        assert_eq!(detect("bin/tool", b"#!/usr/bin/python3.11\n"), Some(Lang::Python));
+        assert_eq!(detect("bin/tool", b"#!/usr/bin/env -S node --harmony\n"), Some(Lang::JavaScript));
         assert_eq!(detect("bin/tool", b"#!/bin/sh\n"), None);
         assert_eq!(detect("README.md", b""), None);
         assert_eq!(Lang::from_name("C++"), Some(Lang::Cpp));

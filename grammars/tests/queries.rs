@@ -28,15 +28,9 @@ fn every_language_defines_and_calls() {
     // Each query must find definitions and calls: the two things the graph is built from.
     for lang in Lang::all() {
         let names = lang.tags_query().capture_names();
-        assert!(
-            names.iter().any(|n| n.starts_with("definition.")),
-            "{lang}: no @definition.* capture"
-        );
+        assert!(names.iter().any(|n| n.starts_with("definition.")), "{lang}: no @definition.* capture");
         if lang != Lang::Asm {
-            assert!(
-                names.iter().any(|n| *n == "reference.call"),
-                "{lang}: no @reference.call capture"
-            );
+            assert!(names.iter().any(|n| *n == "reference.call"), "{lang}: no @reference.call capture");
         }
     }
 }

@@ -115,31 +115,20 @@ fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
         .filter(|r| matches!(r.kind, RefKind::Call | RefKind::Callback))
         .map(|r| RefEdge {
             source: r.enclosing,
-            site: Site {
-                path: f.path.clone(),
-                line: r.span.start_line,
-                column: r.span.start_col,
-            },
+            site: Site { path: f.path.clone(), line: r.span.start_line, column: r.span.start_col },
             kind: r.kind,
             resolution: tables.resolve(fi, r),
         })
         .collect();
-    FileEntry {
-        hash: f.hash,
-        symbols: f.symbols.iter().map(info).collect(),
-        refs,
-    }
+    FileEntry { hash: f.hash, symbols: f.symbols.iter().map(info).collect(), refs }
 }
 
 impl CallGraph {
     /// Resolves every reference of every file.
     pub fn build(records: &[FileRecord]) -> CallGraph {
         let tables = Tables::new(records);
-        let files = records
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.path.clone(), resolve_file(&tables, i as u32, f)))
-            .collect();
+        let files =
+            records.iter().enumerate().map(|(i, f)| (f.path.clone(), resolve_file(&tables, i as u32, f))).collect();
         CallGraph::from_files(files)
     }
 
@@ -163,12 +152,7 @@ impl CallGraph {
                 }
             }
         }
-        let deleted: Vec<String> = self
-            .files
-            .keys()
-            .filter(|p| !current.contains(p.as_str()))
-            .cloned()
-            .collect();
+        let deleted: Vec<String> = self.files.keys().filter(|p| !current.contains(p.as_str())).cloned().collect();
         for p in &deleted {
             if let Some(e) = self.files.remove(p) {
                 names.extend(e.symbols.iter().map(|s| s.name.clone()));
@@ -180,10 +164,7 @@ impl CallGraph {
         // A changed class changes what its subclasses' members resolve to: add the
         // member names of every class in a changed file and of their subclasses.
         let tables = Tables::new(records);
-        let mut stats = UpdateStats {
-            files_changed: changed.len() + deleted.len(),
-            refs_resolved: 0,
-        };
+        let mut stats = UpdateStats { files_changed: changed.len() + deleted.len(), refs_resolved: 0 };
         let mut files = std::mem::take(&mut self.files);
         for (i, f) in records.iter().enumerate() {
             if changed.contains(f.path.as_str()) {
@@ -200,11 +181,7 @@ impl CallGraph {
                 continue;
             }
             let mut k = 0;
-            for r in f
-                .references
-                .iter()
-                .filter(|r| matches!(r.kind, RefKind::Call | RefKind::Callback))
-            {
+            for r in f.references.iter().filter(|r| matches!(r.kind, RefKind::Call | RefKind::Callback)) {
                 if affects(r, f.lang, &names) {
                     entry.refs[k].resolution = tables.resolve(i as u32, r);
                     stats.refs_resolved += 1;
@@ -229,10 +206,7 @@ impl CallGraph {
             for s in &e.symbols {
                 g.symbols.insert(s.id, s.clone());
                 g.by_name.entry(s.name.clone()).or_default().push(s.id);
-                g.by_qualified
-                    .entry(s.qualified_name.clone())
-                    .or_default()
-                    .push(s.id);
+                g.by_qualified.entry(s.qualified_name.clone()).or_default().push(s.id);
                 g.node(NodeRef::Symbol(s.id));
             }
         }
@@ -251,11 +225,7 @@ impl CallGraph {
                         _ => vec![],
                     }
                 } else {
-                    res.targets
-                        .iter()
-                        .filter(|t| g.symbols.contains_key(t))
-                        .map(|t| NodeRef::Symbol(*t))
-                        .collect()
+                    res.targets.iter().filter(|t| g.symbols.contains_key(t)).map(|t| NodeRef::Symbol(*t)).collect()
                 };
                 for t in targets {
                     let to = g.node(t);
@@ -302,11 +272,7 @@ impl CallGraph {
             .edge_indices()
             .map(|e| {
                 let (a, b) = self.graph.edge_endpoints(e).expect("edge");
-                (
-                    self.graph[a].clone(),
-                    self.graph[b].clone(),
-                    self.graph[e].clone(),
-                )
+                (self.graph[a].clone(), self.graph[b].clone(), self.graph[e].clone())
             })
             .collect();
         v.sort_by(|x, y| format!("{:?}{:?}", x.0, x.1).cmp(&format!("{:?}{:?}", y.0, y.1)));
@@ -363,9 +329,7 @@ impl CallGraph {
             })
             .unwrap_or_default();
         let mut v: Vec<&SymbolInfo> = ids.iter().filter_map(|id| self.symbols.get(id)).collect();
-        v.sort_by(|a, b| {
-            (&a.path, a.span.start_line, a.id).cmp(&(&b.path, b.span.start_line, b.id))
-        });
+        v.sort_by(|a, b| (&a.path, a.span.start_line, a.id).cmp(&(&b.path, b.span.start_line, b.id)));
         v
     }
 
@@ -391,19 +355,11 @@ impl CallGraph {
                 .edges_directed(n, dir)
                 .map(|e| {
                     use petgraph::visit::EdgeRef;
-                    let other = if dir == Direction::Outgoing {
-                        e.target()
-                    } else {
-                        e.source()
-                    };
+                    let other = if dir == Direction::Outgoing { e.target() } else { e.source() };
                     (other, &self.graph[e.id()])
                 })
                 .collect();
-            next.sort_by(|a, b| {
-                b.1.confidence
-                    .total_cmp(&a.1.confidence)
-                    .then(a.0.cmp(&b.0))
-            });
+            next.sort_by(|a, b| b.1.confidence.total_cmp(&a.1.confidence).then(a.0.cmp(&b.0)));
             for (other, data) in next {
                 if seen.contains_key(&other) {
                     continue;
@@ -434,11 +390,7 @@ impl CallGraph {
                 break;
             }
         }
-        out.hits.sort_by(|a, b| {
-            a.distance
-                .cmp(&b.distance)
-                .then(b.confidence.total_cmp(&a.confidence))
-        });
+        out.hits.sort_by(|a, b| a.distance.cmp(&b.distance).then(b.confidence.total_cmp(&a.confidence)));
         out
     }
 
@@ -466,20 +418,14 @@ impl CallGraph {
             format_version: u32,
             files: &'a BTreeMap<String, FileEntry>,
         }
-        let bytes = postcard::to_stdvec(&Borrowed {
-            format_version: GRAPH_FORMAT_VERSION,
-            files: &self.files,
-        })
-        .map_err(|e| Error::Corrupt(e.to_string()))?;
+        let bytes = postcard::to_stdvec(&Borrowed { format_version: GRAPH_FORMAT_VERSION, files: &self.files })
+            .map_err(|e| Error::Corrupt(e.to_string()))?;
         let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::new());
         enc.write_all(&bytes).expect("in-memory write");
         let data = enc.finish().expect("in-memory lz4");
         let path = dir.join("graph.bin");
         let tmp = dir.join("graph.bin.tmp");
-        std::fs::write(&tmp, data).map_err(|e| Error::Io {
-            path: tmp.clone(),
-            source: e,
-        })?;
+        std::fs::write(&tmp, data).map_err(|e| Error::Io { path: tmp.clone(), source: e })?;
         std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, source: e })
     }
 
@@ -495,16 +441,11 @@ impl CallGraph {
         lz4_flex::frame::FrameDecoder::new(&data[..])
             .read_to_end(&mut bytes)
             .map_err(|e| Error::Corrupt(e.to_string()))?;
-        let (version, _) =
-            postcard::take_from_bytes::<u32>(&bytes).map_err(|e| Error::Corrupt(e.to_string()))?;
+        let (version, _) = postcard::take_from_bytes::<u32>(&bytes).map_err(|e| Error::Corrupt(e.to_string()))?;
         if version != GRAPH_FORMAT_VERSION {
-            return Err(Error::Version {
-                found: version,
-                expected: GRAPH_FORMAT_VERSION,
-            });
+            return Err(Error::Version { found: version, expected: GRAPH_FORMAT_VERSION });
         }
-        let stored: Stored =
-            postcard::from_bytes(&bytes).map_err(|e| Error::Corrupt(e.to_string()))?;
+        let stored: Stored = postcard::from_bytes(&bytes).map_err(|e| Error::Corrupt(e.to_string()))?;
         Ok(CallGraph::from_files(stored.files))
     }
 }
@@ -515,9 +456,7 @@ impl CallGraph {
 fn affects(r: &cc_indexer::Reference, lang: Lang, names: &HashSet<String>) -> bool {
     matches!(r.kind, RefKind::Call | RefKind::Callback)
         && (names.contains(&r.name)
-            || r.receiver
-                .as_deref()
-                .is_some_and(|rcv| !rcv.trim().is_empty())
+            || r.receiver.as_deref().is_some_and(|rcv| !rcv.trim().is_empty())
             || crate::resolve::implicit_this(lang))
 }
 
@@ -530,10 +469,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            depth: 1,
-            nodes: 500,
-        }
+        Limits { depth: 1, nodes: 500 }
     }
 }
 

@@ -17,8 +17,7 @@ mod graph;
 pub mod resolve;
 
 pub use graph::{
-    CallGraph, EdgeData, Hit, Limits, NodeRef, RefEdge, Site, SymbolInfo, UpdateStats, Walk,
-    GRAPH_FORMAT_VERSION,
+    CallGraph, EdgeData, Hit, Limits, NodeRef, RefEdge, Site, SymbolInfo, UpdateStats, Walk, GRAPH_FORMAT_VERSION,
 };
 pub use resolve::{Resolution, Rung};
 
@@ -33,10 +32,7 @@ pub enum Error {
     #[error("corrupt call graph ({0}); re-index the repository")]
     Corrupt(String),
     #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

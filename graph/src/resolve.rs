@@ -116,10 +116,7 @@ pub(crate) struct Tables<'a> {
 }
 
 fn self_word(s: &str) -> bool {
-    matches!(
-        s,
-        "self" | "this" | "cls" | "Self" | "$this" | "@" | "me" | "static" | "this@"
-    )
+    matches!(s, "self" | "this" | "cls" | "Self" | "$this" | "@" | "me" | "static" | "this@")
 }
 
 fn super_word(s: &str) -> bool {
@@ -127,33 +124,15 @@ fn super_word(s: &str) -> bool {
 }
 
 pub(crate) fn implicit_this(lang: Lang) -> bool {
-    matches!(
-        lang,
-        Lang::Java
-            | Lang::CSharp
-            | Lang::Kotlin
-            | Lang::Swift
-            | Lang::Dart
-            | Lang::Cpp
-            | Lang::Ruby
-    )
+    matches!(lang, Lang::Java | Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart | Lang::Cpp | Lang::Ruby)
 }
 
 fn constructor_names(class: &str) -> [&str; 6] {
-    [
-        "__init__",
-        "constructor",
-        "init",
-        "initialize",
-        "new",
-        class,
-    ]
+    ["__init__", "constructor", "init", "initialize", "new", class]
 }
 
 fn split_segments(s: &str) -> Vec<&str> {
-    s.split(|c| matches!(c, '.' | '/' | ':' | '\\'))
-        .filter(|x| !x.is_empty())
-        .collect()
+    s.split(|c| matches!(c, '.' | '/' | ':' | '\\')).filter(|x| !x.is_empty()).collect()
 }
 
 fn dir_of(path: &str) -> &str {
@@ -161,8 +140,8 @@ fn dir_of(path: &str) -> &str {
 }
 
 const KNOWN_EXTS: &[&str] = &[
-    "py", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "h", "hpp", "hh", "c", "cc", "cpp", "rb",
-    "php", "dart", "go", "rs", "zig", "r", "R", "m", "swift", "kt", "java", "cs", "adb", "ads",
+    "py", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "h", "hpp", "hh", "c", "cc", "cpp", "rb", "php", "dart", "go",
+    "rs", "zig", "r", "R", "m", "swift", "kt", "java", "cs", "adb", "ads",
 ];
 
 /// Path segments of a file without its extension, plus the variant without an index
@@ -175,8 +154,7 @@ fn file_keys(path: &str) -> Vec<Vec<String>> {
     let segs: Vec<String> = stem.split('/').map(str::to_string).collect();
     let mut keys = vec![segs.clone()];
     if let Some(last) = segs.last() {
-        if matches!(last.as_str(), "__init__" | "index" | "mod" | "lib" | "main") && segs.len() > 1
-        {
+        if matches!(last.as_str(), "__init__" | "index" | "mod" | "lib" | "main") && segs.len() > 1 {
             keys.push(segs[..segs.len() - 1].to_vec());
         }
     }
@@ -212,10 +190,7 @@ impl<'a> Tables<'a> {
             t.dir_files.entry(dir_of(&f.path)).or_default().push(fi);
             for key in file_keys(&f.path) {
                 if let Some(last) = key.last() {
-                    t.module_keys
-                        .entry(last.clone())
-                        .or_default()
-                        .push((key.clone(), fi));
+                    t.module_keys.entry(last.clone()).or_default().push((key.clone(), fi));
                 }
             }
             for s in &f.symbols {
@@ -234,28 +209,16 @@ impl<'a> Tables<'a> {
                 });
             }
         }
-        let dirs: Vec<(&str, Vec<u32>)> =
-            t.dir_files.iter().map(|(d, f)| (*d, f.clone())).collect();
+        let dirs: Vec<(&str, Vec<u32>)> = t.dir_files.iter().map(|(d, f)| (*d, f.clone())).collect();
         for (d, fs) in dirs {
-            let segs: Vec<String> = d
-                .split('/')
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .collect();
+            let segs: Vec<String> = d.split('/').filter(|s| !s.is_empty()).map(str::to_string).collect();
             if let Some(last) = segs.last() {
-                t.dir_keys
-                    .entry(last.clone())
-                    .or_default()
-                    .push((segs.clone(), fs));
+                t.dir_keys.entry(last.clone()).or_default().push((segs.clone(), fs));
             }
         }
         for (fi, f) in files.iter().enumerate() {
-            let imports = f
-                .references
-                .iter()
-                .filter(|r| r.kind == RefKind::Import)
-                .map(|r| t.import(fi as u32, r))
-                .collect();
+            let imports =
+                f.references.iter().filter(|r| r.kind == RefKind::Import).map(|r| t.import(fi as u32, r)).collect();
             t.imports.push(imports);
         }
         // Base classes: type references in a class's own header.
@@ -268,11 +231,7 @@ impl<'a> Tables<'a> {
                 if !t.syms[ci as usize].kind.is_type_like() {
                     continue;
                 }
-                let cls_span = f
-                    .symbols
-                    .iter()
-                    .find(|s| s.id == t.syms[ci as usize].id)
-                    .map(|s| s.span);
+                let cls_span = f.symbols.iter().find(|s| s.id == t.syms[ci as usize].id).map(|s| s.span);
                 let Some(span) = cls_span else { continue };
                 // The class's own header: before its first member starts. A reference
                 // the class encloses from outside its span sits in the header of a scope
@@ -322,40 +281,23 @@ impl<'a> Tables<'a> {
             (None, Some(m)) => split_segments(m).last().copied().unwrap_or(m).to_string(),
             (None, None) => {
                 let segs = split_segments(module);
-                let pick = if lang == Lang::Python {
-                    segs.first()
-                } else {
-                    segs.last()
-                };
+                let pick = if lang == Lang::Python { segs.first() } else { segs.last() };
                 let b = pick.copied().unwrap_or(module);
-                b.rsplit_once('.')
-                    .filter(|(_, e)| KNOWN_EXTS.contains(e))
-                    .map_or(b, |(s, _)| s)
-                    .to_string()
+                b.rsplit_once('.').filter(|(_, e)| KNOWN_EXTS.contains(e)).map_or(b, |(s, _)| s).to_string()
             }
         };
-        Import {
-            binding,
-            files: self.module_files(file, module),
-            member,
-            module,
-        }
+        Import { binding, files: self.module_files(file, module), member, module }
     }
 
     /// Files a module string names, relative to the importing file where it is relative.
     fn module_files(&self, from: u32, module: &str) -> Vec<u32> {
         let from_path = &self.files[from as usize].path;
-        let mut m = module
-            .trim()
-            .trim_matches(|c| c == '"' || c == '\'' || c == '<' || c == '>');
+        let mut m = module.trim().trim_matches(|c| c == '"' || c == '\'' || c == '<' || c == '>');
         if let Some(rest) = m.strip_prefix("package:") {
             // Dart: package:name/path -> path under lib/
             m = rest.split_once('/').map_or(rest, |(_, p)| p);
         }
-        let mut base: Vec<&str> = dir_of(from_path)
-            .split('/')
-            .filter(|s| !s.is_empty())
-            .collect();
+        let mut base: Vec<&str> = dir_of(from_path).split('/').filter(|s| !s.is_empty()).collect();
         let relative = m.starts_with('.');
         let mut segs: Vec<&str> = Vec::new();
         if relative && (m.starts_with("./") || m.starts_with("../") || m == "." || m == "..") {
@@ -377,10 +319,7 @@ impl<'a> Tables<'a> {
             segs = split_segments(&m[dots..]);
         } else {
             segs = split_segments(m);
-            while segs
-                .first()
-                .is_some_and(|s| matches!(*s, "crate" | "self" | "super" | "@"))
-            {
+            while segs.first().is_some_and(|s| matches!(*s, "crate" | "self" | "super" | "@")) {
                 segs.remove(0);
             }
         }
@@ -392,18 +331,14 @@ impl<'a> Tables<'a> {
             }
         }
         let full: Vec<String> = if relative {
-            base.iter()
-                .chain(segs.iter())
-                .map(|s| s.to_string())
-                .collect()
+            base.iter().chain(segs.iter()).map(|s| s.to_string()).collect()
         } else {
             segs.iter().map(|s| s.to_string()).collect()
         };
         let Some(last) = full.last() else {
             return Vec::new();
         };
-        let ends_with =
-            |key: &[String]| key.len() >= full.len() && key[key.len() - full.len()..] == full[..];
+        let ends_with = |key: &[String]| key.len() >= full.len() && key[key.len() - full.len()..] == full[..];
         let exact = |key: &[String]| key == &full[..];
         let mut out: Vec<u32> = self
             .module_keys
@@ -433,9 +368,7 @@ impl<'a> Tables<'a> {
                     .get(plast)
                     .into_iter()
                     .flatten()
-                    .filter(|(k, _)| {
-                        k.len() >= parent.len() && k[k.len() - parent.len()..] == parent[..]
-                    })
+                    .filter(|(k, _)| k.len() >= parent.len() && k[k.len() - parent.len()..] == parent[..])
                     .map(|(_, f)| *f)
                     .collect();
             }
@@ -486,13 +419,7 @@ impl<'a> Tables<'a> {
             }
             let cs = &self.syms[c as usize];
             let q = format!("{}{}{}", cs.qualified, cs.lang.spec().qualifier, name);
-            let found: Vec<u32> = self
-                .by_qualified
-                .get(q.as_str())
-                .into_iter()
-                .flatten()
-                .copied()
-                .collect();
+            let found: Vec<u32> = self.by_qualified.get(q.as_str()).into_iter().flatten().copied().collect();
             if !found.is_empty() {
                 return found;
             }
@@ -553,11 +480,8 @@ impl<'a> Tables<'a> {
         }
         if implicit_this(lang) {
             if let Some(c) = enclosing.and_then(|e| self.class_of(e)) {
-                let found: Vec<u32> = self
-                    .member(c, name, true)
-                    .into_iter()
-                    .filter(|&i| ok_any(&self.syms[i as usize]))
-                    .collect();
+                let found: Vec<u32> =
+                    self.member(c, name, true).into_iter().filter(|&i| ok_any(&self.syms[i as usize])).collect();
                 if !found.is_empty() {
                     return Some((Rung::Receiver, found));
                 }
@@ -565,11 +489,7 @@ impl<'a> Tables<'a> {
         }
         // Same file, top level first.
         let in_file: Vec<u32> = self.top_level_in(&[file], name, ok);
-        let top: Vec<u32> = in_file
-            .iter()
-            .copied()
-            .filter(|&i| self.syms[i as usize].parent.is_none())
-            .collect();
+        let top: Vec<u32> = in_file.iter().copied().filter(|&i| self.syms[i as usize].parent.is_none()).collect();
         if !top.is_empty() {
             return Some((Rung::SameFile, top));
         }
@@ -578,10 +498,7 @@ impl<'a> Tables<'a> {
             if imp.binding != name {
                 continue;
             }
-            let member = imp
-                .member
-                .map(|m| split_segments(m).last().copied().unwrap_or(m))
-                .unwrap_or(name);
+            let member = imp.member.map(|m| split_segments(m).last().copied().unwrap_or(m)).unwrap_or(name);
             let found = self.top_level_in(&imp.files, member, &same_lang);
             if !found.is_empty() {
                 return Some((Rung::Import, found));
@@ -601,11 +518,7 @@ impl<'a> Tables<'a> {
         }
         // Same package (directory), MATLAB functions by file name.
         let path = &self.files[file as usize].path;
-        let dir = self
-            .dir_files
-            .get(dir_of(path))
-            .cloned()
-            .unwrap_or_default();
+        let dir = self.dir_files.get(dir_of(path)).cloned().unwrap_or_default();
         let found: Vec<u32> = self
             .top_level_in(&dir, name, &same_lang)
             .into_iter()
@@ -637,15 +550,8 @@ impl<'a> Tables<'a> {
     /// Resolves one call or callback reference of file `file`.
     pub fn resolve(&self, file: u32, r: &Reference) -> Resolution {
         let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
-        let callable = |s: &Sym<'_>| {
-            s.kind.is_callable() || s.kind.is_type_like() || s.kind == SymbolKind::Label
-        };
-        let found = match r
-            .receiver
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-        {
+        let callable = |s: &Sym<'_>| s.kind.is_callable() || s.kind.is_type_like() || s.kind == SymbolKind::Label;
+        let found = match r.receiver.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
             Some(rcv) => self.resolve_with_receiver(file, enclosing, rcv, &r.name, &callable),
             None => self.lookup_name(file, enclosing, &r.name, callable),
         };
@@ -654,11 +560,7 @@ impl<'a> Tables<'a> {
                 Some(rcv) if !rcv.is_empty() => format!("{rcv}.{}", r.name),
                 _ => r.name.clone(),
             };
-            Resolution {
-                targets: vec![],
-                rung: Rung::External,
-                external: Some(full),
-            }
+            Resolution { targets: vec![], rung: Rung::External, external: Some(full) }
         };
         let Some((rung, targets)) = found else {
             return external();
@@ -670,11 +572,7 @@ impl<'a> Tables<'a> {
             if r.kind == RefKind::Callback && !s.kind.is_callable() {
                 continue;
             }
-            let target = if s.kind.is_type_like() {
-                self.constructor(t).unwrap_or(t)
-            } else {
-                t
-            };
+            let target = if s.kind.is_type_like() { self.constructor(t).unwrap_or(t) } else { t };
             ids.push(self.syms[target as usize].id);
         }
         ids.sort_unstable();
@@ -684,20 +582,14 @@ impl<'a> Tables<'a> {
         }
         let rung = if ids.len() > 1 { Rung::Ambiguous } else { rung };
         // A single candidate found only by an unknown receiver stays ambiguous.
-        Resolution {
-            targets: ids,
-            rung,
-            external: None,
-        }
+        Resolution { targets: ids, rung, external: None }
     }
 
     fn constructor(&self, class: u32) -> Option<u32> {
         let cs = &self.syms[class as usize];
-        constructor_names(cs.name).iter().find_map(|n| {
-            self.member(class, n, true)
-                .into_iter()
-                .find(|&i| self.syms[i as usize].kind.is_callable())
-        })
+        constructor_names(cs.name)
+            .iter()
+            .find_map(|n| self.member(class, n, true).into_iter().find(|&i| self.syms[i as usize].kind.is_callable()))
     }
 
     fn resolve_with_receiver(
@@ -708,15 +600,8 @@ impl<'a> Tables<'a> {
         name: &str,
         ok: &dyn Fn(&Sym<'_>) -> bool,
     ) -> Option<(Rung, Vec<u32>)> {
-        let rcv = rcv
-            .trim_end_matches("()")
-            .trim_start_matches('&')
-            .trim_start_matches('*');
-        let filter = |v: Vec<u32>| -> Vec<u32> {
-            v.into_iter()
-                .filter(|&i| ok(&self.syms[i as usize]))
-                .collect()
-        };
+        let rcv = rcv.trim_end_matches("()").trim_start_matches('&').trim_start_matches('*');
+        let filter = |v: Vec<u32>| -> Vec<u32> { v.into_iter().filter(|&i| ok(&self.syms[i as usize])).collect() };
         if self_word(rcv) {
             let c = enclosing.and_then(|e| self.class_of(e))?;
             let found = filter(self.member(c, name, true));
@@ -772,19 +657,15 @@ impl<'a> Tables<'a> {
         }
         // A class (or module) by name: a static call.
         let last = *segs.last()?;
-        if let Some((rung, classes)) = self.lookup_name(file, enclosing, last, |s| {
-            s.kind.is_type_like() || s.kind == SymbolKind::Module
-        }) {
+        if let Some((rung, classes)) =
+            self.lookup_name(file, enclosing, last, |s| s.kind.is_type_like() || s.kind == SymbolKind::Module)
+        {
             let mut found = Vec::new();
             for c in &classes {
                 found.extend(filter(self.member(*c, name, true)));
             }
             if !found.is_empty() {
-                let rung = if rung == Rung::Ambiguous {
-                    Rung::Ambiguous
-                } else {
-                    Rung::Receiver
-                };
+                let rung = if rung == Rung::Ambiguous { Rung::Ambiguous } else { Rung::Receiver };
                 return Some((rung, found));
             }
         }
@@ -815,8 +696,5 @@ fn compatible(a: Lang, b: Lang) -> bool {
     use Lang::*;
     a == b
         || matches!((a, b), (C, Cpp) | (Cpp, C))
-        || matches!(
-            (a, b),
-            (JavaScript | TypeScript | Tsx, JavaScript | TypeScript | Tsx)
-        )
+        || matches!((a, b), (JavaScript | TypeScript | Tsx, JavaScript | TypeScript | Tsx))
 }

@@ -9,33 +9,20 @@ pub enum Error {
     #[error("{}: is a file, not a directory; index the repository folder that holds it", .0.display())]
     RootNotDir(PathBuf),
     #[error("{}: cannot read the directory: {source}", path.display())]
-    RootUnreadable {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    RootUnreadable { path: PathBuf, source: std::io::Error },
     #[error("no repository named '{name}' is indexed{}", hint(.known))]
     UnknownRepo { name: String, known: Vec<String> },
     #[error(
         "the index of '{name}' was written in format version {found}; this cc-server reads version {expected}. \
          Re-index it: cc-server index {root} --name {name}"
     )]
-    FormatVersion {
-        name: String,
-        root: String,
-        found: u32,
-        expected: u32,
-    },
-    #[error(
-        "the name '{name}' is already used by {existing}; pick another with --name, or remove that index first"
-    )]
+    FormatVersion { name: String, root: String, found: u32, expected: u32 },
+    #[error("the name '{name}' is already used by {existing}; pick another with --name, or remove that index first")]
     NameTaken { name: String, existing: String },
     #[error("invalid repository name '{0}': use letters, digits, '.', '-' and '_' (at most 100)")]
     BadName(String),
     #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("{}: corrupt index file ({reason}); re-index the repository", path.display())]
     Corrupt { path: PathBuf, reason: String },
     #[error("search index: {0}")]
@@ -62,9 +49,6 @@ pub(crate) trait IoContext<T> {
 
 impl<T> IoContext<T> for std::io::Result<T> {
     fn at(self, path: impl Into<PathBuf>) -> Result<T> {
-        self.map_err(|source| Error::Io {
-            path: path.into(),
-            source,
-        })
+        self.map_err(|source| Error::Io { path: path.into(), source })
     }
 }

@@ -62,12 +62,7 @@ const MAX_RECEIVER: usize = 120;
 
 impl Extractor {
     pub fn new() -> Extractor {
-        Extractor {
-            parser: Parser::new(),
-            cursor: QueryCursor::new(),
-            current: None,
-            roles: HashMap::new(),
-        }
+        Extractor { parser: Parser::new(), cursor: QueryCursor::new(), current: None, roles: HashMap::new() }
     }
 
     /// Parses `source` as `lang` and extracts its symbols and references. `path` is the
@@ -76,11 +71,7 @@ impl Extractor {
         let mut out = Extracted::default();
         if self.current != Some(lang) {
             if let Err(e) = self.parser.set_language(&lang.grammar()) {
-                out.diagnostics.push(diag(
-                    path,
-                    None,
-                    format!("grammar for {lang} cannot load: {e}"),
-                ));
+                out.diagnostics.push(diag(path, None, format!("grammar for {lang} cannot load: {e}")));
                 return out;
             }
             self.current = Some(lang);
@@ -93,27 +84,17 @@ impl Extractor {
             }
         };
         let Some(tree) = self.parser.parse(source, None) else {
-            out.diagnostics
-                .push(diag(path, None, "the parser gave up on this file".into()));
+            out.diagnostics.push(diag(path, None, "the parser gave up on this file".into()));
             return out;
         };
         let root = tree.root_node();
         if root.has_error() {
             let line = first_error(root).map(|n| n.start_position().row as u32 + 1);
-            out.diagnostics.push(diag(
-                path,
-                line,
-                "syntax errors; symbols were extracted from what parsed".into(),
-            ));
+            out.diagnostics.push(diag(path, line, "syntax errors; symbols were extracted from what parsed".into()));
         }
 
-        let roles = self.roles.entry(lang).or_insert_with(|| {
-            query
-                .capture_names()
-                .iter()
-                .map(|n| captures::role(n))
-                .collect()
-        });
+        let roles =
+            self.roles.entry(lang).or_insert_with(|| query.capture_names().iter().map(|n| captures::role(n)).collect());
 
         let mut defs: Vec<RawDef<'_>> = Vec::new();
         let mut refs: Vec<RawRef> = Vec::new();
@@ -162,11 +143,7 @@ impl Extractor {
                         Some(&(_, i)) => Some(i),
                         None => None,
                     };
-                    let kind = if let Role::Definition(k) = role {
-                        k
-                    } else {
-                        SymbolKind::Module
-                    };
+                    let kind = if let Role::Definition(k) = role { k } else { SymbolKind::Module };
                     // A module declared without a body (`namespace A\\B;`, `package a.b;`)
                     // holds what follows it, up to the end of its parent.
                     let end = match (kind, node.parent()) {
@@ -183,11 +160,7 @@ impl Extractor {
                         end,
                         name: text,
                         kind,
-                        doc: if docs.is_empty() {
-                            None
-                        } else {
-                            Some(docs_text(&docs, source))
-                        },
+                        doc: if docs.is_empty() { None } else { Some(docs_text(&docs, source)) },
                         is_scope: matches!(role, Role::Scope),
                     };
                     let i = match slot {
@@ -203,11 +176,7 @@ impl Extractor {
                     def_at.insert(name_node.byte_range(), (m.pattern_index, i));
                 }
                 Role::Reference(kind) => {
-                    let name_node = name.or(if kind == RefKind::Import {
-                        module
-                    } else {
-                        None
-                    });
+                    let name_node = name.or(if kind == RefKind::Import { module } else { None });
                     let Some(name_node) = name_node else { continue };
                     let text = clean_name(&node_text(name_node, source));
                     if text.is_empty() {
@@ -224,8 +193,7 @@ impl Extractor {
                         name: text,
                         kind,
                         span: Span::from_node(&name_node),
-                        receiver: receiver
-                            .map(|n| truncate(collapse_ws(&node_text(n, source)), MAX_RECEIVER)),
+                        receiver: receiver.map(|n| truncate(collapse_ws(&node_text(n, source)), MAX_RECEIVER)),
                         module: module.map(|n| clean_name(&node_text(n, source))),
                         alias: alias.map(|n| clean_name(&node_text(n, source))),
                     };
@@ -247,12 +215,7 @@ impl Extractor {
 
         // Nesting: sort outermost-first, then sweep with a stack of open definitions.
         // Equal ranges: a scope before the definition it qualifies.
-        defs.sort_by(|a, b| {
-            a.start
-                .cmp(&b.start)
-                .then(b.end.cmp(&a.end))
-                .then(b.is_scope.cmp(&a.is_scope))
-        });
+        defs.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(b.is_scope.cmp(&a.is_scope)));
         if lang == Lang::Asm {
             extend_labels(&mut defs, source.len());
         }
@@ -261,8 +224,7 @@ impl Extractor {
         for (i, d) in defs.iter().enumerate() {
             // Definitions sharing one node (`int A = 1, B = 2;`) are siblings, not nested.
             while stack.last().is_some_and(|&t| {
-                defs[t].end <= d.start
-                    || (!defs[t].is_scope && defs[t].start == d.start && defs[t].end == d.end)
+                defs[t].end <= d.start || (!defs[t].is_scope && defs[t].start == d.start && defs[t].end == d.end)
             }) {
                 stack.pop();
             }
@@ -310,13 +272,7 @@ impl Extractor {
             .filter_map(|i| Some((qualified[i].as_str(), ids[i]?)))
             .collect();
         let owner: Vec<Option<SymbolId>> = (0..defs.len())
-            .map(|i| {
-                if defs[i].is_scope {
-                    types.get(qualified[i].as_str()).copied()
-                } else {
-                    ids[i]
-                }
-            })
+            .map(|i| if defs[i].is_scope { types.get(qualified[i].as_str()).copied() } else { ids[i] })
             .collect();
         for (i, d) in defs.iter().enumerate() {
             let Some(id) = ids[i] else { continue };
@@ -342,10 +298,7 @@ impl Extractor {
         let mut next = 0;
         for r in refs {
             while next < defs.len() && defs[next].start <= r.start {
-                while stack
-                    .last()
-                    .is_some_and(|&t| defs[t].end <= defs[next].start)
-                {
+                while stack.last().is_some_and(|&t| defs[t].end <= defs[next].start) {
                     stack.pop();
                 }
                 stack.push(next);
@@ -377,9 +330,8 @@ impl Extractor {
 /// Assembly labels are one-line nodes: a function label owns the code up to the next
 /// function label, a local label the code up to the next label of any kind.
 fn extend_labels(defs: &mut [RawDef<'_>], len: usize) {
-    let local = |d: &RawDef<'_>| {
-        d.kind == SymbolKind::Label && d.name.starts_with(|c: char| c == '.' || c.is_ascii_digit())
-    };
+    let local =
+        |d: &RawDef<'_>| d.kind == SymbolKind::Label && d.name.starts_with(|c: char| c == '.' || c.is_ascii_digit());
     let starts: Vec<(usize, bool)> = defs.iter().map(|d| (d.start, local(d))).collect();
     for (i, d) in defs.iter_mut().enumerate() {
         if !matches!(d.kind, SymbolKind::Function | SymbolKind::Label) {
@@ -387,10 +339,8 @@ fn extend_labels(defs: &mut [RawDef<'_>], len: usize) {
         }
         // A function runs to the next definition that is not one of its local labels.
         let is_fn = d.kind == SymbolKind::Function;
-        let next = starts[i + 1..]
-            .iter()
-            .find(|(s, is_local)| *s > d.start && !(is_fn && *is_local))
-            .map_or(len, |(s, _)| *s);
+        let next =
+            starts[i + 1..].iter().find(|(s, is_local)| *s > d.start && !(is_fn && *is_local)).map_or(len, |(s, _)| *s);
         d.end = d.end.max(next);
     }
 }
@@ -400,11 +350,7 @@ fn ancestors(parents: &[Option<usize>], i: usize) -> impl Iterator<Item = usize>
 }
 
 fn diag(path: &str, line: Option<u32>, message: String) -> Diagnostic {
-    Diagnostic {
-        path: path.to_string(),
-        line,
-        message,
-    }
+    Diagnostic { path: path.to_string(), line, message }
 }
 
 fn first_error(node: Node<'_>) -> Option<Node<'_>> {
@@ -514,10 +460,7 @@ fn signature(node: Node<'_>, source: &[u8]) -> String {
         .named_children(&mut cursor)
         .find(|c| c.kind().ends_with("_specification") && c.start_byte() == node.start_byte());
     if let Some(spec) = spec {
-        return truncate(
-            collapse_ws(&String::from_utf8_lossy(&source[spec.byte_range()])),
-            MAX_SIGNATURE,
-        );
+        return truncate(collapse_ws(&String::from_utf8_lossy(&source[spec.byte_range()])), MAX_SIGNATURE);
     }
     let start = node.start_byte();
     let end = match find_body(node) {
@@ -528,9 +471,7 @@ fn signature(node: Node<'_>, source: &[u8]) -> String {
         }
     };
     let s = collapse_ws(&String::from_utf8_lossy(&source[start..end]));
-    let s = s
-        .trim_end_matches(|c: char| c == '{' || c == ':' || c.is_whitespace())
-        .to_string();
+    let s = s.trim_end_matches(|c: char| c == '{' || c == ':' || c.is_whitespace()).to_string();
     truncate(s, MAX_SIGNATURE)
 }
 
@@ -648,8 +589,8 @@ fn strip_comment_markers(line: &str) -> &str {
         l = l.strip_suffix(suffix).unwrap_or(l).trim_end();
     }
     for prefix in [
-        "///", "//!", "//", "/**", "/*!", "/*", "#'", "##", "#", "--", "%%", "%{", "%}", "%", ";;",
-        ";", "\"\"\"", "'''", "r\"\"\"", "*",
+        "///", "//!", "//", "/**", "/*!", "/*", "#'", "##", "#", "--", "%%", "%{", "%}", "%", ";;", ";", "\"\"\"",
+        "'''", "r\"\"\"", "*",
     ] {
         if let Some(rest) = l.strip_prefix(prefix) {
             l = rest;
@@ -658,16 +599,7 @@ fn strip_comment_markers(line: &str) -> &str {
     }
     let mut l = l.trim();
     // C# XML doc: the text, not its tags.
-    for tag in [
-        "<summary>",
-        "</summary>",
-        "<remarks>",
-        "</remarks>",
-        "<returns>",
-        "</returns>",
-        "<para>",
-        "</para>",
-    ] {
+    for tag in ["<summary>", "</summary>", "<remarks>", "</remarks>", "<returns>", "</returns>", "<para>", "</para>"] {
         l = l.strip_prefix(tag).unwrap_or(l).trim();
         l = l.strip_suffix(tag).unwrap_or(l).trim();
     }
@@ -695,11 +627,7 @@ pub fn module_path(lang: Lang, path: &str) -> String {
             let (krate, rest) = match stem.rfind("src/") {
                 Some(i) => {
                     let dir = stem[..i].trim_end_matches('/');
-                    let krate = dir
-                        .rsplit('/')
-                        .next()
-                        .filter(|s| !s.is_empty())
-                        .unwrap_or("crate");
+                    let krate = dir.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or("crate");
                     (krate.replace('-', "_"), &stem[i + 4..])
                 }
                 None => ("crate".to_string(), stem),
@@ -715,11 +643,9 @@ pub fn module_path(lang: Lang, path: &str) -> String {
             }
             out
         }
-        Lang::Go => path
-            .rsplit_once('/')
-            .map(|(dir, _)| dir.rsplit('/').next().unwrap_or(dir))
-            .unwrap_or("")
-            .to_string(),
+        Lang::Go => {
+            path.rsplit_once('/').map(|(dir, _)| dir.rsplit('/').next().unwrap_or(dir)).unwrap_or("").to_string()
+        }
         _ => String::new(),
     }
 }
@@ -733,14 +659,8 @@ mod tests {
         assert_eq!(module_path(Lang::Python, "pkg/sub/mod.py"), "pkg.sub.mod");
         assert_eq!(module_path(Lang::Python, "pkg/__init__.py"), "pkg");
         assert_eq!(module_path(Lang::Rust, "src/lib.rs"), "crate");
-        assert_eq!(
-            module_path(Lang::Rust, "tokio/src/runtime/mod.rs"),
-            "tokio::runtime"
-        );
-        assert_eq!(
-            module_path(Lang::Rust, "cc-indexer/src/a/b.rs"),
-            "cc_indexer::a::b"
-        );
+        assert_eq!(module_path(Lang::Rust, "tokio/src/runtime/mod.rs"), "tokio::runtime");
+        assert_eq!(module_path(Lang::Rust, "cc-indexer/src/a/b.rs"), "cc_indexer::a::b");
         assert_eq!(module_path(Lang::Go, "net/http/server.go"), "http");
         assert_eq!(module_path(Lang::Java, "a/B.java"), "");
     }
@@ -750,10 +670,7 @@ mod tests {
         assert_eq!(strip_comment_markers("/// Does a thing."), "Does a thing.");
         assert_eq!(strip_comment_markers(" * more */"), "more");
         assert_eq!(strip_comment_markers("# hash"), "hash");
-        assert_eq!(
-            strip_comment_markers("\"\"\"Docstring.\"\"\""),
-            "Docstring."
-        );
+        assert_eq!(strip_comment_markers("\"\"\"Docstring.\"\"\""), "Docstring.");
         assert_eq!(strip_comment_markers("-- ada"), "ada");
     }
 }

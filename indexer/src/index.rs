@@ -31,11 +31,7 @@ pub struct IndexOptions {
 
 impl IndexOptions {
     pub fn new(root: impl Into<PathBuf>) -> IndexOptions {
-        IndexOptions {
-            root: root.into(),
-            name: None,
-            walk: WalkOptions::default(),
-        }
+        IndexOptions { root: root.into(), name: None, walk: WalkOptions::default() }
     }
 }
 
@@ -127,16 +123,10 @@ pub fn index_repository_records(
     if dir.join("meta.json").is_file() {
         let meta = store::read_meta(&dir)?;
         if meta.root != root_str && !meta.root.is_empty() {
-            return Err(Error::NameTaken {
-                name,
-                existing: meta.root,
-            });
+            return Err(Error::NameTaken { name, existing: meta.root });
         }
         if meta.format_version != FORMAT_VERSION {
-            rebuilt = Some(format!(
-                "the index was format version {}, now {FORMAT_VERSION}",
-                meta.format_version
-            ));
+            rebuilt = Some(format!("the index was format version {}, now {FORMAT_VERSION}", meta.format_version));
         } else {
             created_at = meta.created_at;
             match store::read_records(&dir) {
@@ -200,14 +190,9 @@ pub fn index_repository_records(
         }
     }
     let kept: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    let mut deleted_paths: Vec<String> = old
-        .keys()
-        .filter(|p| !kept.contains(p.as_str()))
-        .cloned()
-        .collect();
+    let mut deleted_paths: Vec<String> = old.keys().filter(|p| !kept.contains(p.as_str())).cloned().collect();
     deleted_paths.sort();
-    let changed_set: std::collections::HashSet<&str> =
-        changed_paths.iter().map(String::as_str).collect();
+    let changed_set: std::collections::HashSet<&str> = changed_paths.iter().map(String::as_str).collect();
     // A reused file may still carry diagnostics from the run that parsed it.
     for f in &files {
         if !changed_set.contains(f.path.as_str()) {
@@ -231,10 +216,7 @@ pub fn index_repository_records(
     for p in changed_paths.iter().chain(&deleted_paths) {
         writer.delete_path(p);
     }
-    for f in files
-        .iter()
-        .filter(|f| full || changed_set.contains(f.path.as_str()))
-    {
+    for f in files.iter().filter(|f| full || changed_set.contains(f.path.as_str())) {
         for s in &f.symbols {
             writer.add(s)?;
         }
@@ -243,11 +225,7 @@ pub fn index_repository_records(
 
     store::write_records(&dir, &files)?;
 
-    let mut stats = IndexStats {
-        skipped,
-        diagnostics: diagnostics.len() as u64,
-        ..Default::default()
-    };
+    let mut stats = IndexStats { skipped, diagnostics: diagnostics.len() as u64, ..Default::default() };
     let mut languages: BTreeMap<Lang, LangStats> = BTreeMap::new();
     for f in &files {
         let l = languages.entry(f.lang).or_default();
@@ -295,27 +273,14 @@ pub fn index_repository_records(
 fn check_root(root: &Path) -> Result<PathBuf> {
     let meta = match std::fs::metadata(root) {
         Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(Error::RootMissing(root.to_path_buf()))
-        }
-        Err(e) => {
-            return Err(Error::RootUnreadable {
-                path: root.to_path_buf(),
-                source: e,
-            })
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Error::RootMissing(root.to_path_buf())),
+        Err(e) => return Err(Error::RootUnreadable { path: root.to_path_buf(), source: e }),
     };
     if !meta.is_dir() {
         return Err(Error::RootNotDir(root.to_path_buf()));
     }
-    std::fs::read_dir(root).map_err(|e| Error::RootUnreadable {
-        path: root.to_path_buf(),
-        source: e,
-    })?;
-    std::fs::canonicalize(root).map_err(|e| Error::RootUnreadable {
-        path: root.to_path_buf(),
-        source: e,
-    })
+    std::fs::read_dir(root).map_err(|e| Error::RootUnreadable { path: root.to_path_buf(), source: e })?;
+    std::fs::canonicalize(root).map_err(|e| Error::RootUnreadable { path: root.to_path_buf(), source: e })
 }
 
 fn process(ex: &mut Extractor, f: &walk::WalkedFile, prev: Option<&FileRecord>) -> Outcome {
@@ -327,11 +292,7 @@ fn process(ex: &mut Extractor, f: &walk::WalkedFile, prev: Option<&FileRecord>) 
     let bytes = match std::fs::read(&f.abs) {
         Ok(b) => b,
         Err(e) => {
-            let d = Diagnostic {
-                path: f.rel.clone(),
-                line: None,
-                message: format!("cannot read: {e}"),
-            };
+            let d = Diagnostic { path: f.rel.clone(), line: None, message: format!("cannot read: {e}") };
             return Outcome::Skipped(SkipReason::Unreadable, Some(d));
         }
     };

@@ -25,10 +25,7 @@ pub mod watch;
 
 pub use error::{Error, Result};
 pub use extract::{Extracted, Extractor};
-pub use index::{
-    index_repository, index_repository_records, IndexOptions, IndexReport, NoProgress, Progress,
-    Repo,
-};
+pub use index::{index_repository, index_repository_records, IndexOptions, IndexReport, NoProgress, Progress, Repo};
 pub use record::*;
 pub use search::{SearchHit, SearchQuery, SymbolDoc, SymbolIndex};
 pub use store::{DataDir, IndexStats, LangStats, RepoMeta, FORMAT_VERSION};

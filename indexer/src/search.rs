@@ -12,12 +12,9 @@ use serde::Serialize;
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
-    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED,
-    STRING,
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING,
 };
-use tantivy::{
-    DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Score, TantivyDocument, Term,
-};
+use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Score, TantivyDocument, Term};
 
 use crate::error::{Error, Result};
 use crate::record::{Lang, Span, Symbol, SymbolId, SymbolKind};
@@ -52,9 +49,8 @@ pub(crate) struct Fields {
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let code = |stored: bool| {
-        let idx = TextFieldIndexing::default()
-            .set_tokenizer(CODE_TOKENIZER)
-            .set_index_option(IndexRecordOption::WithFreqs);
+        let idx =
+            TextFieldIndexing::default().set_tokenizer(CODE_TOKENIZER).set_index_option(IndexRecordOption::WithFreqs);
         let o = TextOptions::default().set_indexing_options(idx);
         if stored {
             o.set_stored()
@@ -84,22 +80,15 @@ fn schema() -> (Schema, Fields) {
 }
 
 fn register(index: &Index) {
-    index
-        .tokenizers()
-        .register(CODE_TOKENIZER, CodeTokenizer::default());
+    index.tokenizers().register(CODE_TOKENIZER, CodeTokenizer::default());
 }
 
 /// Opens the index in `dir`, creating it when absent.
 pub(crate) fn open_or_create(dir: &Path) -> Result<(Index, Fields)> {
     let (schema, fields) = schema();
-    std::fs::create_dir_all(dir).map_err(|e| Error::Io {
-        path: dir.to_path_buf(),
-        source: e,
-    })?;
-    let mmap = tantivy::directory::MmapDirectory::open(dir).map_err(|e| Error::Corrupt {
-        path: dir.to_path_buf(),
-        reason: e.to_string(),
-    })?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::Io { path: dir.to_path_buf(), source: e })?;
+    let mmap = tantivy::directory::MmapDirectory::open(dir)
+        .map_err(|e| Error::Corrupt { path: dir.to_path_buf(), reason: e.to_string() })?;
     let index = Index::open_or_create(mmap, schema)?;
     register(&index);
     Ok((index, fields))
@@ -125,8 +114,7 @@ impl Writer {
     }
 
     pub(crate) fn delete_path(&mut self, path: &str) {
-        self.writer
-            .delete_term(Term::from_field_text(self.fields.path, path));
+        self.writer.delete_term(Term::from_field_text(self.fields.path, path));
     }
 
     pub(crate) fn add(&mut self, s: &Symbol) -> Result<()> {
@@ -165,9 +153,7 @@ impl Writer {
 
 /// `a/b/c.py` -> `a`, `a/b`, `a/b/c.py`.
 fn path_prefixes(path: &str) -> impl Iterator<Item = &str> {
-    path.match_indices('/')
-        .map(move |(i, _)| &path[..i])
-        .chain(std::iter::once(path))
+    path.match_indices('/').map(move |(i, _)| &path[..i]).chain(std::iter::once(path))
 }
 
 /// A symbol as the search index returns it.
@@ -213,16 +199,10 @@ pub struct SymbolIndex {
 impl SymbolIndex {
     pub(crate) fn open(dir: &Path) -> Result<SymbolIndex> {
         if !dir.join("meta.json").is_file() {
-            return Err(Error::Corrupt {
-                path: dir.to_path_buf(),
-                reason: "no search index".into(),
-            });
+            return Err(Error::Corrupt { path: dir.to_path_buf(), reason: "no search index".into() });
         }
         let (index, fields) = open_or_create(dir)?;
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()?;
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         Ok(SymbolIndex { reader, fields })
     }
 
@@ -248,30 +228,18 @@ impl SymbolIndex {
                 (f.signature, BOOST_SIGNATURE),
                 (f.doc, BOOST_DOC),
             ] {
-                let tq = TermQuery::new(
-                    Term::from_field_text(field, t),
-                    IndexRecordOption::WithFreqs,
-                );
-                should.push((
-                    Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(tq), boost)),
-                ));
+                let tq = TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs);
+                should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(tq), boost))));
             }
         }
         // The exact identifier as typed outranks sub-word matches.
         let raw = q.text.trim();
         if !raw.is_empty() && !raw.contains(char::is_whitespace) {
-            let exact = TermQuery::new(
-                Term::from_field_text(f.name_lower, &raw.to_lowercase()),
-                IndexRecordOption::Basic,
-            );
-            should.push((
-                Occur::Should,
-                Box::new(BoostQuery::new(Box::new(exact), 2.0 * BOOST_NAME)),
-            ));
+            let exact =
+                TermQuery::new(Term::from_field_text(f.name_lower, &raw.to_lowercase()), IndexRecordOption::Basic);
+            should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(exact), 2.0 * BOOST_NAME))));
         }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
-            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
         self.push_filters(&mut clauses, &q.kinds, &q.langs, q.path_prefix.as_deref());
         let query = BooleanQuery::new(clauses);
         // Over-fetch a little so ties at the cut are ordered by id, not by doc address.
@@ -283,15 +251,7 @@ impl SymbolIndex {
         }
         hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
         hits.truncate(q.limit);
-        Ok(hits
-            .into_iter()
-            .enumerate()
-            .map(|(i, (score, symbol))| SearchHit {
-                rank: i + 1,
-                score,
-                symbol,
-            })
-            .collect())
+        Ok(hits.into_iter().enumerate().map(|(i, (score, symbol))| SearchHit { rank: i + 1, score, symbol }).collect())
     }
 
     fn push_filters(
@@ -307,29 +267,18 @@ impl SymbolIndex {
                 values
                     .into_iter()
                     .map(|v| {
-                        let q: Box<dyn Query> = Box::new(TermQuery::new(
-                            Term::from_field_text(field, &v),
-                            IndexRecordOption::Basic,
-                        ));
+                        let q: Box<dyn Query> =
+                            Box::new(TermQuery::new(Term::from_field_text(field, &v), IndexRecordOption::Basic));
                         (Occur::Should, q)
                     })
                     .collect(),
             ))
         };
         if !kinds.is_empty() {
-            clauses.push((
-                Occur::Must,
-                any_of(
-                    f.kind,
-                    kinds.iter().map(|k| k.as_str().to_string()).collect(),
-                ),
-            ));
+            clauses.push((Occur::Must, any_of(f.kind, kinds.iter().map(|k| k.as_str().to_string()).collect())));
         }
         if !langs.is_empty() {
-            clauses.push((
-                Occur::Must,
-                any_of(f.lang, langs.iter().map(|l| l.name().to_string()).collect()),
-            ));
+            clauses.push((Occur::Must, any_of(f.lang, langs.iter().map(|l| l.name().to_string()).collect())));
         }
         if let Some(p) = path_prefix {
             let p = p.trim().trim_start_matches("./").trim_matches('/');
@@ -359,10 +308,7 @@ impl SymbolIndex {
 
     /// The symbol with this id.
     pub fn get(&self, id: SymbolId) -> Result<Option<SymbolDoc>> {
-        Ok(self
-            .by_term(Term::from_field_u64(self.fields.id, id.0), 1)?
-            .into_iter()
-            .next())
+        Ok(self.by_term(Term::from_field_u64(self.fields.id, id.0), 1)?.into_iter().next())
     }
 
     fn by_term(&self, term: Term, limit: usize) -> Result<Vec<SymbolDoc>> {
@@ -377,9 +323,7 @@ impl SymbolIndex {
                 docs.push(d);
             }
         }
-        docs.sort_by(|a, b| {
-            (&a.path, a.span.start_line, a.id).cmp(&(&b.path, b.span.start_line, b.id))
-        });
+        docs.sort_by(|a, b| (&a.path, a.span.start_line, a.id).cmp(&(&b.path, b.span.start_line, b.id)));
         Ok(docs)
     }
 
@@ -395,31 +339,15 @@ impl SymbolIndex {
     fn load(&self, searcher: &tantivy::Searcher, addr: DocAddress) -> Result<SymbolDoc> {
         let f = self.fields;
         let doc: TantivyDocument = searcher.doc(addr)?;
-        let text = |field: Field| {
-            doc.get_first(field)
-                .and_then(|v| v.as_str().map(str::to_string))
-        };
+        let text = |field: Field| doc.get_first(field).and_then(|v| v.as_str().map(str::to_string));
         let num = |field: Field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0) as u32;
-        let corrupt = |what: &str| Error::Corrupt {
-            path: "tantivy".into(),
-            reason: format!("symbol without {what}"),
-        };
+        let corrupt = |what: &str| Error::Corrupt { path: "tantivy".into(), reason: format!("symbol without {what}") };
         Ok(SymbolDoc {
-            id: SymbolId(
-                doc.get_first(f.id)
-                    .and_then(|v| v.as_u64())
-                    .ok_or_else(|| corrupt("id"))?,
-            ),
+            id: SymbolId(doc.get_first(f.id).and_then(|v| v.as_u64()).ok_or_else(|| corrupt("id"))?),
             name: text(f.name).ok_or_else(|| corrupt("name"))?,
-            kind: text(f.kind)
-                .as_deref()
-                .and_then(SymbolKind::parse)
-                .ok_or_else(|| corrupt("kind"))?,
+            kind: text(f.kind).as_deref().and_then(SymbolKind::parse).ok_or_else(|| corrupt("kind"))?,
             qualified_name: text(f.qualified).unwrap_or_default(),
-            lang: text(f.lang)
-                .as_deref()
-                .and_then(Lang::from_name)
-                .ok_or_else(|| corrupt("lang"))?,
+            lang: text(f.lang).as_deref().and_then(Lang::from_name).ok_or_else(|| corrupt("lang"))?,
             path: text(f.path).unwrap_or_default(),
             span: Span {
                 start_line: num(f.start_line),
@@ -439,10 +367,7 @@ mod tests {
 
     #[test]
     fn prefixes() {
-        assert_eq!(
-            path_prefixes("a/b/c.py").collect::<Vec<_>>(),
-            ["a", "a/b", "a/b/c.py"]
-        );
+        assert_eq!(path_prefixes("a/b/c.py").collect::<Vec<_>>(), ["a", "a/b", "a/b/c.py"]);
         assert_eq!(path_prefixes("c.py").collect::<Vec<_>>(), ["c.py"]);
     }
 }

@@ -93,12 +93,7 @@ impl DataDir {
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => {
-                return Err(Error::Io {
-                    path: dir,
-                    source: e,
-                })
-            }
+            Err(e) => return Err(Error::Io { path: dir, source: e }),
         };
         let mut names: Vec<String> = rd
             .flatten()
@@ -106,29 +101,19 @@ impl DataDir {
             .filter_map(|e| e.file_name().to_str().map(str::to_string))
             .collect();
         names.sort();
-        Ok(names
-            .into_iter()
-            .map(|n| read_meta(&self.repo_dir(&n)))
-            .collect())
+        Ok(names.into_iter().map(|n| read_meta(&self.repo_dir(&n))).collect())
     }
 
     /// Names of the indexed repositories.
     pub fn repo_names(&self) -> Vec<String> {
-        self.repos()
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|m| m.ok().map(|m| m.name))
-            .collect()
+        self.repos().unwrap_or_default().into_iter().filter_map(|m| m.ok().map(|m| m.name)).collect()
     }
 
     /// The metadata of `name`, checked for the format version.
     pub fn meta(&self, name: &str) -> Result<RepoMeta> {
         let dir = self.repo_dir(name);
         if !dir.join("meta.json").is_file() {
-            return Err(Error::UnknownRepo {
-                name: name.to_string(),
-                known: self.repo_names(),
-            });
+            return Err(Error::UnknownRepo { name: name.to_string(), known: self.repo_names() });
         }
         let meta = read_meta(&dir)?;
         if meta.format_version != FORMAT_VERSION {
@@ -149,9 +134,7 @@ pub fn validate_name(name: &str) -> Result<()> {
         && name.len() <= 100
         && name != "."
         && name != ".."
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
     if ok {
         Ok(())
     } else {
@@ -162,16 +145,8 @@ pub fn validate_name(name: &str) -> Result<()> {
 /// A default repository name from its folder: `/src/my repo` -> `my-repo`.
 pub fn default_name(root: &Path) -> String {
     let base = root.file_name().and_then(|n| n.to_str()).unwrap_or("repo");
-    let mut s: String = base
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
+    let mut s: String =
+        base.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '-' }).collect();
     s.truncate(100);
     if s.is_empty() || s == "." || s == ".." {
         "repo".to_string()
@@ -191,10 +166,8 @@ pub fn read_meta(dir: &Path) -> Result<RepoMeta> {
         name: Option<String>,
         root: Option<String>,
     }
-    let v: Version = serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt {
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
+    let v: Version =
+        serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt { path: path.clone(), reason: e.to_string() })?;
     if v.format_version != FORMAT_VERSION {
         return Ok(RepoMeta {
             format_version: v.format_version,
@@ -205,10 +178,7 @@ pub fn read_meta(dir: &Path) -> Result<RepoMeta> {
             stats: IndexStats::default(),
         });
     }
-    serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt {
-        path,
-        reason: e.to_string(),
-    })
+    serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt { path, reason: e.to_string() })
 }
 
 pub(crate) fn write_meta(dir: &Path, meta: &RepoMeta) -> Result<()> {
@@ -222,14 +192,8 @@ pub(crate) fn write_records(dir: &Path, files: &[FileRecord]) -> Result<()> {
         format_version: u32,
         files: &'a [FileRecord],
     }
-    let bytes = postcard::to_stdvec(&Borrowed {
-        format_version: FORMAT_VERSION,
-        files,
-    })
-    .map_err(|e| Error::Corrupt {
-        path: dir.join("records.bin"),
-        reason: e.to_string(),
-    })?;
+    let bytes = postcard::to_stdvec(&Borrowed { format_version: FORMAT_VERSION, files })
+        .map_err(|e| Error::Corrupt { path: dir.join("records.bin"), reason: e.to_string() })?;
     let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::with_capacity(bytes.len() / 3));
     enc.write_all(&bytes).expect("in-memory write");
     let compressed = enc.finish().expect("in-memory lz4");
@@ -247,25 +211,14 @@ pub fn read_records(dir: &Path) -> Result<Vec<FileRecord>> {
     let mut bytes = Vec::with_capacity(compressed.len() * 3);
     lz4_flex::frame::FrameDecoder::new(&compressed[..])
         .read_to_end(&mut bytes)
-        .map_err(|e| Error::Corrupt {
-            path: path.clone(),
-            reason: e.to_string(),
-        })?;
+        .map_err(|e| Error::Corrupt { path: path.clone(), reason: e.to_string() })?;
     // The version leads the file (a postcard varint), so check it before the rest.
-    let (version, _) = postcard::take_from_bytes::<u32>(&bytes).map_err(|e| Error::Corrupt {
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
+    let (version, _) = postcard::take_from_bytes::<u32>(&bytes)
+        .map_err(|e| Error::Corrupt { path: path.clone(), reason: e.to_string() })?;
     if version != FORMAT_VERSION {
-        return Err(Error::Corrupt {
-            path,
-            reason: format!("format version {version}, expected {FORMAT_VERSION}"),
-        });
+        return Err(Error::Corrupt { path, reason: format!("format version {version}, expected {FORMAT_VERSION}") });
     }
-    let file: RecordsFile = postcard::from_bytes(&bytes).map_err(|e| Error::Corrupt {
-        path,
-        reason: e.to_string(),
-    })?;
+    let file: RecordsFile = postcard::from_bytes(&bytes).map_err(|e| Error::Corrupt { path, reason: e.to_string() })?;
     Ok(file.files)
 }
 
@@ -299,7 +252,5 @@ pub fn dir_size(dir: &Path) -> u64 {
 }
 
 pub(crate) fn now_secs() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }

@@ -94,8 +94,7 @@ pub fn split_identifier(word: &str) -> Vec<(usize, String)> {
         let next = chars.get(k + 1).map(|&(_, n)| class(n));
         let boundary = match (prev, cur) {
             (Class::Lower, Class::Upper) => true,
-            (Class::Digit, Class::Upper | Class::Lower)
-            | (Class::Upper | Class::Lower, Class::Digit) => true,
+            (Class::Digit, Class::Upper | Class::Lower) | (Class::Upper | Class::Lower, Class::Digit) => true,
             // `JSONValue`: the boundary is before the `V` that starts `Value`.
             (Class::Upper, Class::Upper) => next == Some(Class::Lower),
             _ => false,
@@ -142,18 +141,9 @@ impl Tokenizer for CodeTokenizer {
         let buf = &mut self.buf;
         tokens(text, |from, to, t| {
             let position = buf.len();
-            buf.push(Token {
-                offset_from: from,
-                offset_to: to,
-                position,
-                text: t,
-                position_length: 1,
-            });
+            buf.push(Token { offset_from: from, offset_to: to, position, text: t, position_length: 1 });
         });
-        CodeTokenStream {
-            tokens: &mut self.buf[..],
-            next: 0,
-        }
+        CodeTokenStream { tokens: &mut self.buf[..], next: 0 }
     }
 }
 
@@ -184,15 +174,9 @@ mod tests {
 
     #[test]
     fn splits_identifiers() {
-        assert_eq!(
-            toks("parseJSONValue"),
-            ["parsejsonvalue", "parse", "json", "value"]
-        );
+        assert_eq!(toks("parseJSONValue"), ["parsejsonvalue", "parse", "json", "value"]);
         assert_eq!(toks("HTTPServer2"), ["httpserver2", "http", "server", "2"]);
-        assert_eq!(
-            toks("snake_case_name"),
-            ["snake_case_name", "snake", "case", "name"]
-        );
+        assert_eq!(toks("snake_case_name"), ["snake_case_name", "snake", "case", "name"]);
         assert_eq!(toks("__init__"), ["init"]);
         assert_eq!(toks("x"), ["x"]);
         assert_eq!(toks("fn parse(a: &str)"), ["fn", "parse", "a", "str"]);

@@ -69,10 +69,7 @@ pub struct WalkOptions {
 
 impl Default for WalkOptions {
     fn default() -> Self {
-        WalkOptions {
-            max_file_size: DEFAULT_MAX_FILE_SIZE,
-            threads: rayon::current_num_threads(),
-        }
+        WalkOptions { max_file_size: DEFAULT_MAX_FILE_SIZE, threads: rayon::current_num_threads() }
     }
 }
 
@@ -113,9 +110,7 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Walk {
         .filter_entry(|e| {
             !(e.depth() > 0
                 && e.file_type().is_some_and(|t| t.is_dir())
-                && e.file_name()
-                    .to_str()
-                    .is_some_and(|n| VENDORED_DIRS.contains(&n)))
+                && e.file_name().to_str().is_some_and(|n| VENDORED_DIRS.contains(&n)))
         })
         .build_parallel()
         .run(|| {
@@ -127,15 +122,9 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Walk {
                 let entry = match entry {
                     Ok(e) => e,
                     Err(err) => {
-                        let path = err_path(&err)
-                            .map(|p| rel_path(root, p))
-                            .unwrap_or_default();
+                        let path = err_path(&err).map(|p| rel_path(root, p)).unwrap_or_default();
                         local(&mut |w| {
-                            w.diagnostics.push(Diagnostic {
-                                path: path.clone(),
-                                line: None,
-                                message: err.to_string(),
-                            });
+                            w.diagnostics.push(Diagnostic { path: path.clone(), line: None, message: err.to_string() });
                             *w.skipped.entry(SkipReason::Unreadable).or_default() += 1;
                         });
                         return WalkState::Continue;
@@ -151,15 +140,11 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Walk {
                             .flatten()
                             .filter(|c| {
                                 c.file_type().is_ok_and(|t| t.is_dir())
-                                    && c.file_name()
-                                        .to_str()
-                                        .is_some_and(|n| VENDORED_DIRS.contains(&n))
+                                    && c.file_name().to_str().is_some_and(|n| VENDORED_DIRS.contains(&n))
                             })
                             .count() as u64;
                         if vendored > 0 {
-                            local(&mut |w| {
-                                *w.skipped.entry(SkipReason::VendoredDir).or_default() += vendored
-                            });
+                            local(&mut |w| *w.skipped.entry(SkipReason::VendoredDir).or_default() += vendored);
                         }
                     }
                     return WalkState::Continue;
@@ -182,11 +167,7 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Walk {
                     Ok(m) => m,
                     Err(err) => {
                         local(&mut |w| {
-                            w.diagnostics.push(Diagnostic {
-                                path: rel.clone(),
-                                line: None,
-                                message: err.to_string(),
-                            });
+                            w.diagnostics.push(Diagnostic { path: rel.clone(), line: None, message: err.to_string() });
                             *w.skipped.entry(SkipReason::Unreadable).or_default() += 1;
                         });
                         return WalkState::Continue;
@@ -196,18 +177,9 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Walk {
                     local(&mut |w| *w.skipped.entry(SkipReason::TooLarge).or_default() += 1);
                     return WalkState::Continue;
                 }
-                let mtime_ns = meta
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                    .map_or(0, |d| d.as_nanos());
-                let file = WalkedFile {
-                    rel: rel.clone(),
-                    abs: path.to_path_buf(),
-                    lang,
-                    size: meta.len(),
-                    mtime_ns,
-                };
+                let mtime_ns =
+                    meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
+                let file = WalkedFile { rel: rel.clone(), abs: path.to_path_buf(), lang, size: meta.len(), mtime_ns };
                 local(&mut |w| w.files.push(file.clone()));
                 WalkState::Continue
             })
@@ -221,9 +193,7 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Walk {
 fn err_path(err: &ignore::Error) -> Option<&Path> {
     match err {
         ignore::Error::WithPath { path, .. } => Some(path),
-        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
-            err_path(err)
-        }
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => err_path(err),
         ignore::Error::Loop { child, .. } => Some(child),
         _ => None,
     }
@@ -263,11 +233,7 @@ pub fn classify_content(rel: &str, bytes: &[u8]) -> Option<SkipReason> {
     let sample = &bytes[..bytes.len().min(64 * 1024)];
     if sample.len() >= 4096 {
         let lines = sample.iter().filter(|&&b| b == b'\n').count() + 1;
-        let longest = sample
-            .split(|&b| b == b'\n')
-            .map(<[u8]>::len)
-            .max()
-            .unwrap_or(0);
+        let longest = sample.split(|&b| b == b'\n').map(<[u8]>::len).max().unwrap_or(0);
         if sample.len() / lines > 300 && longest > 2000 {
             return Some(SkipReason::Minified);
         }

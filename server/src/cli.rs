@@ -61,6 +61,75 @@ pub enum Command {
     Callees(GraphArgs),
     /// What may break if a symbol changes: its transitive callers up to --depth hops
     Impact(ImpactArgs),
+    /// Serve MCP over HTTP: Streamable HTTP at /mcp, the legacy HTTP+SSE pair at /sse + /messages
+    ///
+    /// Binds 127.0.0.1:9030 unless told otherwise; Host and Origin are checked on every route
+    /// (DNS rebinding), and with --token every request needs `Authorization: Bearer TOKEN`.
+    /// With --index, indexes those repositories first (into the default workspace).
+    Serve(ServeArgs),
+    /// Serve MCP over stdio (for an agent that starts cc-server itself)
+    ///
+    /// Started inside a repository, binds to it (the nearest folder upward with .git; -p
+    /// overrides, CC_NO_PROJECT=1 disables): the repository joins the default workspace and is
+    /// indexed on first use.
+    Mcp(McpArgs),
+    /// Print the MCP tool surface: every tool with its sets, scope and input schema
+    Tools(ToolsArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SurfaceArgs {
+    /// Serve these tool sets (comma-separated; `default` = discovery,workspace,code)
+    #[arg(long, value_name = "SETS")]
+    pub tools: Option<String>,
+    /// Serve every tool set (except fixtures such as `conformance`, which must be named)
+    #[arg(long)]
+    pub all_tools: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on
+    #[arg(long, default_value = "127.0.0.1")]
+    pub listen: std::net::IpAddr,
+    /// Port to listen on (0 picks a free one)
+    #[arg(long, default_value_t = 9030)]
+    pub port: u16,
+    /// Require this bearer token on every request
+    #[arg(long, env = "CC_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Also accept this Host name (for a server reached by a name other than loopback)
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    pub allowed_hosts: Vec<String>,
+    /// Also accept requests from this Origin (`https://app.example.com`)
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    pub allowed_origins: Vec<String>,
+    /// Index these repositories before serving (into the default workspace)
+    #[arg(long = "index", value_name = "PATH")]
+    pub index: Vec<PathBuf>,
+    #[command(flatten)]
+    pub surface: SurfaceArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// The repository to bind to [default: found by walking up from the current directory]
+    #[arg(long, short = 'p')]
+    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub surface: SurfaceArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ToolsArgs {
+    /// JSON: every tool's name, sets, scope, action classes, input and output schemas
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// Markdown, as docs/mcp-tools.md
+    #[arg(long)]
+    pub markdown: bool,
+    #[command(flatten)]
+    pub surface: SurfaceArgs,
 }
 
 #[derive(Args, Debug)]
@@ -118,6 +187,9 @@ pub struct IndexArgs {
     /// Print the run's report as JSON on stdout
     #[arg(long)]
     pub json: bool,
+    /// Register the repository in this workspace (created if missing) for the MCP tools
+    #[arg(long, default_value = crate::store::DEFAULT_WORKSPACE)]
+    pub workspace: String,
 }
 
 #[derive(Args, Debug)]
@@ -177,10 +249,7 @@ fn parse_kind(s: &str) -> Result<SymbolKind, String> {
 fn parse_lang(s: &str) -> Result<Lang, String> {
     Lang::from_name(s).ok_or_else(|| {
         let all: Vec<&str> = Lang::all().map(Lang::name).collect();
-        format!(
-            "unknown language '{s}'; expected one of: {}",
-            all.join(", ")
-        )
+        format!("unknown language '{s}'; expected one of: {}", all.join(", "))
     })
 }
 
@@ -208,18 +277,12 @@ fn exit_code(e: &anyhow::Error) -> u8 {
     }
     if matches!(
         e.downcast_ref::<cc_graph::Error>(),
-        Some(
-            cc_graph::Error::Version { .. }
-                | cc_graph::Error::Corrupt(_)
-                | cc_graph::Error::Missing
-        )
+        Some(cc_graph::Error::Version { .. } | cc_graph::Error::Corrupt(_) | cc_graph::Error::Missing)
     ) {
         return 3;
     }
     match e.downcast_ref::<E>() {
-        Some(
-            E::RootMissing(_) | E::RootNotDir(_) | E::RootUnreadable { .. } | E::UnknownRepo { .. },
-        )
+        Some(E::RootMissing(_) | E::RootNotDir(_) | E::RootUnreadable { .. } | E::UnknownRepo { .. })
         | Some(E::BadName(_) | E::NameTaken { .. }) => 2,
         Some(E::FormatVersion { .. } | E::Corrupt { .. }) => 3,
         _ => 1,
@@ -243,54 +306,28 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Search(a) => search(&data, a),
         Command::Symbol(a) => symbol(&data, a),
         Command::Repos(a) => repos(&data, a),
-        Command::Callers(a) => graph_query(
-            &data,
-            GraphOp::Callers,
-            &a.name,
-            a.depth,
-            a.limit,
-            a.repo.as_deref(),
-            a.json,
-        ),
-        Command::Callees(a) => graph_query(
-            &data,
-            GraphOp::Callees,
-            &a.name,
-            a.depth,
-            a.limit,
-            a.repo.as_deref(),
-            a.json,
-        ),
-        Command::Impact(a) => graph_query(
-            &data,
-            GraphOp::Impact,
-            &a.name,
-            a.depth,
-            a.limit,
-            a.repo.as_deref(),
-            a.json,
-        ),
+        Command::Callers(a) => {
+            graph_query(&data, GraphOp::Callers, &a.name, a.depth, a.limit, a.repo.as_deref(), a.json)
+        }
+        Command::Callees(a) => {
+            graph_query(&data, GraphOp::Callees, &a.name, a.depth, a.limit, a.repo.as_deref(), a.json)
+        }
+        Command::Impact(a) => graph_query(&data, GraphOp::Impact, &a.name, a.depth, a.limit, a.repo.as_deref(), a.json),
+        Command::Serve(a) => crate::serve::serve(data, a, quiet),
+        Command::Mcp(a) => crate::serve::mcp(data, a),
+        Command::Tools(a) => crate::serve::tools(a),
     }
 }
 
 fn index(data: &DataDir, a: IndexArgs, quiet: bool) -> Result<()> {
-    let mut walk = WalkOptions {
-        max_file_size: a.max_file_size,
-        ..WalkOptions::default()
-    };
+    let mut walk = WalkOptions { max_file_size: a.max_file_size, ..WalkOptions::default() };
     if let Some(t) = a.threads {
         anyhow::ensure!(t >= 1, "--threads must be at least 1");
         walk.threads = t;
         // The parse pool follows --threads too.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build_global();
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(t).build_global();
     }
-    let opts = IndexOptions {
-        root: a.path.clone(),
-        name: a.name.clone(),
-        walk,
-    };
+    let opts = IndexOptions { root: a.path.clone(), name: a.name.clone(), walk };
     let cancel = Arc::new(AtomicBool::new(false));
     let show_bar = !quiet && !a.json && std::io::stderr().is_terminal();
     let run_once = |first: bool| -> Result<crate::engine::Indexed> {
@@ -305,16 +342,16 @@ fn index(data: &DataDir, a: IndexArgs, quiet: bool) -> Result<()> {
         Ok(report)
     };
     let report = run_once(true)?;
+    let store = crate::serve::open_store(data)?;
+    crate::serve::register(&*store, &a.workspace, &report.index.name, quiet || a.json)?;
     if a.watch {
         let root = PathBuf::from(&report.index.root);
         eprintln!("watching {} for changes (Ctrl-C stops)", root.display());
-        cc_indexer::watch::watch(&root, Duration::from_millis(300), || {
-            match run_once(false) {
-                Ok(_) => true,
-                Err(e) => {
-                    eprintln!("error: {e:#}");
-                    true
-                }
+        cc_indexer::watch::watch(&root, Duration::from_millis(300), || match run_once(false) {
+            Ok(_) => true,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                true
             }
         })?;
     }
@@ -329,32 +366,19 @@ fn pick_repos(data: &DataDir, name: Option<&str>) -> Result<Vec<Repo>> {
     }
     let metas: Vec<_> = data.repos()?.into_iter().filter_map(|m| m.ok()).collect();
     if metas.is_empty() {
-        return Err(cc_indexer::Error::UnknownRepo {
-            name: "(any)".into(),
-            known: vec![],
-        })
-        .context("nothing to search");
+        return Err(cc_indexer::Error::UnknownRepo { name: "(any)".into(), known: vec![] })
+            .context("nothing to search");
     }
     if let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize) {
-        if let Some(m) = metas
-            .iter()
-            .filter(|m| cwd.starts_with(&m.root))
-            .max_by_key(|m| m.root.len())
-        {
+        if let Some(m) = metas.iter().filter(|m| cwd.starts_with(&m.root)).max_by_key(|m| m.root.len()) {
             return Ok(vec![Repo::open(data, &m.name)?]);
         }
     }
-    metas
-        .iter()
-        .map(|m| Repo::open(data, &m.name).map_err(Into::into))
-        .collect()
+    metas.iter().map(|m| Repo::open(data, &m.name).map_err(Into::into)).collect()
 }
 
 fn search(data: &DataDir, a: SearchArgs) -> Result<()> {
-    anyhow::ensure!(
-        !a.query.trim().is_empty(),
-        "the query is empty: give words to search for"
-    );
+    anyhow::ensure!(!a.query.trim().is_empty(), "the query is empty: give words to search for");
     let repos = pick_repos(data, a.repo.as_deref())?;
     let q = SearchQuery {
         text: a.query.clone(),
@@ -369,11 +393,7 @@ fn search(data: &DataDir, a: SearchArgs) -> Result<()> {
             hits.push((r.meta.name.clone(), h));
         }
     }
-    hits.sort_by(|x, y| {
-        y.1.score
-            .total_cmp(&x.1.score)
-            .then(x.1.symbol.id.cmp(&y.1.symbol.id))
-    });
+    hits.sort_by(|x, y| y.1.score.total_cmp(&x.1.score).then(x.1.symbol.id.cmp(&y.1.symbol.id)));
     hits.truncate(q.limit);
     for (i, h) in hits.iter_mut().enumerate() {
         h.1.rank = i + 1;
@@ -392,11 +412,7 @@ fn symbol(data: &DataDir, a: SymbolArgs) -> Result<()> {
     found.truncate(a.limit as usize);
     output::print_symbols(&found, repos.len() > 1, a.json)?;
     if found.is_empty() {
-        anyhow::bail!(
-            "no symbol named '{}'; try `cc-server search {}`",
-            a.name,
-            a.name
-        );
+        anyhow::bail!("no symbol named '{}'; try `cc-server search {}`", a.name, a.name);
     }
     Ok(())
 }
@@ -437,10 +453,8 @@ fn graph_query(
     json: bool,
 ) -> Result<()> {
     let repos = pick_repos(data, repo)?;
-    let loaded: Vec<crate::engine::Loaded> = repos
-        .iter()
-        .map(|r| crate::engine::Loaded::open(data, &r.meta.name))
-        .collect::<Result<_>>()?;
+    let loaded: Vec<crate::engine::Loaded> =
+        repos.iter().map(|r| crate::engine::Loaded::open(data, &r.meta.name)).collect::<Result<_>>()?;
     let mut matches = Vec::new();
     for (i, l) in loaded.iter().enumerate() {
         for s in l.graph.find(name) {
@@ -454,25 +468,14 @@ fn graph_query(
         let list: Vec<String> = matches
             .iter()
             .map(|(_, s)| {
-                format!(
-                    "  {}  {}:{}  [{}]  id {}",
-                    s.qualified_name, s.path, s.span.start_line, s.kind, s.id
-                )
+                format!("  {}  {}:{}  [{}]  id {}", s.qualified_name, s.path, s.span.start_line, s.kind, s.id)
             })
             .collect();
-        return Err(Ambiguous {
-            name: name.to_string(),
-            count: matches.len(),
-            list: list.join("\n"),
-        }
-        .into());
+        return Err(Ambiguous { name: name.to_string(), count: matches.len(), list: list.join("\n") }.into());
     }
     let (i, start) = &matches[0];
     let graph = &loaded[*i].graph;
-    let limits = cc_graph::Limits {
-        depth: depth as usize,
-        nodes: limit as usize,
-    };
+    let limits = cc_graph::Limits { depth: depth as usize, nodes: limit as usize };
     let walk = match op {
         GraphOp::Callers => graph.callers(start.id, limits),
         GraphOp::Callees => graph.callees(start.id, limits),

@@ -57,10 +57,7 @@ pub fn index(
         full,
         seconds: started.elapsed().as_secs_f64(),
     };
-    Ok(Indexed {
-        index: report,
-        graph: graph_report,
-    })
+    Ok(Indexed { index: report, graph: graph_report })
 }
 
 /// An indexed repository with its call graph, ready for queries.

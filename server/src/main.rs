@@ -1,13 +1,5 @@
-//! The `cc-server` binary: the command line over the indexer (and, as they land, the
-//! call graph, the MCP server and the rigs). Only this crate prints, parses flags and
-//! maps errors to exit codes.
+//! The `cc-server` binary: see `cc_server::cli`.
 
-mod cli;
-mod engine;
-mod output;
-
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
-    cli::run()
+fn main() -> std::process::ExitCode {
+    cc_server::cli::run()
 }

@@ -93,10 +93,7 @@ pub fn print_report(run: &crate::engine::Indexed, short: bool) {
         return;
     }
     if !s.languages.is_empty() {
-        println!(
-            "  {:<12} {:>8} {:>10} {:>10} {:>11}",
-            "language", "files", "size", "symbols", "references"
-        );
+        println!("  {:<12} {:>8} {:>10} {:>10} {:>11}", "language", "files", "size", "symbols", "references");
         for (lang, l) in &s.languages {
             println!(
                 "  {:<12} {:>8} {:>10} {:>10} {:>11}",
@@ -108,26 +105,15 @@ pub fn print_report(run: &crate::engine::Indexed, short: bool) {
             );
         }
     }
-    let skipped: Vec<String> = s
-        .skipped
-        .iter()
-        .map(|(k, v)| format!("{v} {}", k.as_str()))
-        .collect();
+    let skipped: Vec<String> = s.skipped.iter().map(|(k, v)| format!("{v} {}", k.as_str())).collect();
     if !skipped.is_empty() {
         println!("  skipped: {}", skipped.join(", "));
     }
     if r.other_files > 0 {
         println!("  {} files of other languages ignored", r.other_files);
     }
-    let ratio = if s.bytes > 0 {
-        s.index_bytes as f64 / s.bytes as f64
-    } else {
-        0.0
-    };
-    println!(
-        "  index: {} on disk ({ratio:.2}x the source)",
-        mb(s.index_bytes)
-    );
+    let ratio = if s.bytes > 0 { s.index_bytes as f64 / s.bytes as f64 } else { 0.0 };
+    println!("  index: {} on disk ({ratio:.2}x the source)", mb(s.index_bytes));
     if !r.diagnostics.is_empty() {
         println!("  {} diagnostics:", r.diagnostics.len());
         for d in r.diagnostics.iter().take(10) {
@@ -157,19 +143,8 @@ pub fn print_hits(hits: &[(String, SearchHit)], show_repo: bool, json: bool) -> 
     }
     for (repo, h) in hits {
         let s = &h.symbol;
-        let repo = if show_repo {
-            format!("{repo}: ")
-        } else {
-            String::new()
-        };
-        println!(
-            "{:>3}. {repo}{}  [{} {}]  score {:.2}",
-            h.rank,
-            location(s),
-            s.kind,
-            s.qualified_name,
-            h.score
-        );
+        let repo = if show_repo { format!("{repo}: ") } else { String::new() };
+        println!("{:>3}. {repo}{}  [{} {}]  score {:.2}", h.rank, location(s), s.kind, s.qualified_name, h.score);
         println!("       {}", s.signature);
     }
     Ok(())
@@ -177,30 +152,19 @@ pub fn print_hits(hits: &[(String, SearchHit)], show_repo: bool, json: bool) -> 
 
 pub fn print_symbols(found: &[(String, SymbolDoc)], show_repo: bool, json: bool) -> Result<()> {
     if json {
-        let v: Vec<_> = found
-            .iter()
-            .map(|(repo, s)| serde_json::json!({"repo": repo, "symbol": s}))
-            .collect();
+        let v: Vec<_> = found.iter().map(|(repo, s)| serde_json::json!({"repo": repo, "symbol": s})).collect();
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
     for (repo, s) in found {
-        let repo = if show_repo {
-            format!("{repo}: ")
-        } else {
-            String::new()
-        };
+        let repo = if show_repo { format!("{repo}: ") } else { String::new() };
         println!("{repo}{}  [{} {}]", location(s), s.kind, s.qualified_name);
         println!("    {}", s.signature);
     }
     Ok(())
 }
 
-pub fn print_repos(
-    data: &DataDir,
-    metas: &[cc_indexer::Result<RepoMeta>],
-    json: bool,
-) -> Result<()> {
+pub fn print_repos(data: &DataDir, metas: &[cc_indexer::Result<RepoMeta>], json: bool) -> Result<()> {
     if json {
         let v: Vec<_> = metas
             .iter()
@@ -213,16 +177,10 @@ pub fn print_repos(
         return Ok(());
     }
     if metas.is_empty() {
-        println!(
-            "nothing indexed in {} yet; run `cc-server index PATH`",
-            data.root.display()
-        );
+        println!("nothing indexed in {} yet; run `cc-server index PATH`", data.root.display());
         return Ok(());
     }
-    println!(
-        "{:<24} {:>8} {:>10} {:>9} {:>10} {:<16} root",
-        "name", "files", "source", "symbols", "index", "indexed"
-    );
+    println!("{:<24} {:>8} {:>10} {:>9} {:>10} {:<16} root", "name", "files", "source", "symbols", "index", "indexed");
     let now = std::time::SystemTime::now();
     for m in metas {
         match m {
@@ -237,10 +195,8 @@ pub fn print_repos(
             }
             Ok(m) => {
                 let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(m.indexed_at);
-                let ago = now
-                    .duration_since(when)
-                    .map(|d| std::time::Duration::from_secs(d.as_secs()))
-                    .unwrap_or_default();
+                let ago =
+                    now.duration_since(when).map(|d| std::time::Duration::from_secs(d.as_secs())).unwrap_or_default();
                 println!(
                     "{:<24} {:>8} {:>10} {:>9} {:>10} {:<16} {}",
                     m.name,
@@ -261,10 +217,7 @@ pub fn print_repos(
 fn node_label(graph: &cc_graph::CallGraph, n: &cc_graph::NodeRef) -> (String, String) {
     match n {
         cc_graph::NodeRef::Symbol(id) => match graph.symbol(*id) {
-            Some(s) => (
-                format!("{}:{}", s.path, s.span.start_line),
-                s.qualified_name.clone(),
-            ),
+            Some(s) => (format!("{}:{}", s.path, s.span.start_line), s.qualified_name.clone()),
             None => ("?".into(), id.to_string()),
         },
         cc_graph::NodeRef::File(p) => (format!("{p}:1"), format!("<top level of {p}>")),
@@ -289,7 +242,9 @@ pub fn print_walk(
             .map(|h| {
                 let (loc, name) = node_label(graph, &h.node);
                 let sym = match &h.node {
-                    cc_graph::NodeRef::Symbol(id) => graph.symbol(*id).map(|s| serde_json::to_value(s).expect("symbol")),
+                    cc_graph::NodeRef::Symbol(id) => {
+                        graph.symbol(*id).map(|s| serde_json::to_value(s).expect("symbol"))
+                    }
                     _ => None,
                 };
                 serde_json::json!({
@@ -314,42 +269,22 @@ pub fn print_walk(
         GraphOp::Callees => "callees of",
         GraphOp::Impact => "impact of",
     };
-    println!(
-        "{what} {} ({}:{}), depth {depth}:",
-        start.qualified_name, start.path, start.span.start_line
-    );
+    println!("{what} {} ({}:{}), depth {depth}:", start.qualified_name, start.path, start.span.start_line);
     if walk.hits.is_empty() {
         println!("  none found");
     }
     for h in &walk.hits {
         let (loc, name) = node_label(graph, &h.node);
-        let sites: Vec<String> = h
-            .sites
-            .iter()
-            .take(3)
-            .map(|s| format!("{}:{}", s.path, s.line))
-            .collect();
-        let more = if h.sites.len() > 3 {
-            format!(" +{}", h.sites.len() - 3)
-        } else {
-            String::new()
-        };
+        let sites: Vec<String> = h.sites.iter().take(3).map(|s| format!("{}:{}", s.path, s.line)).collect();
+        let more = if h.sites.len() > 3 { format!(" +{}", h.sites.len() - 3) } else { String::new() };
         let amb = if h.ambiguous { " ambiguous" } else { "" };
         let via = if h.path.len() > 2 {
-            let mid: Vec<String> = h.path[1..h.path.len() - 1]
-                .iter()
-                .map(|n| node_label(graph, n).1)
-                .collect();
+            let mid: Vec<String> = h.path[1..h.path.len() - 1].iter().map(|n| node_label(graph, n).1).collect();
             format!(" via {}", mid.join(" > "))
         } else {
             String::new()
         };
-        println!(
-            "  {:>2}  {loc}  {name}  ({:.2}{amb}) at {}{more}{via}",
-            h.distance,
-            h.confidence,
-            sites.join(", ")
-        );
+        println!("  {:>2}  {loc}  {name}  ({:.2}{amb}) at {}{more}{via}", h.distance, h.confidence, sites.join(", "));
     }
     if walk.truncated_depth {
         println!("  (stopped at depth {depth}: there is more further out; raise --depth)");

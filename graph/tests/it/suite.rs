@@ -41,20 +41,12 @@ fn parse_suite(text: &str, file: &str) -> Suite {
         .split_whitespace()
         .filter_map(|w| w.parse().ok())
         .collect();
-    assert_eq!(
-        nums.len(),
-        2,
-        "{file}: first line must be `# recorded: precision P recall R`"
-    );
+    assert_eq!(nums.len(), 2, "{file}: first line must be `# recorded: precision P recall R`");
     let mut cases: Vec<Case> = Vec::new();
     let mut in_expect = false;
     for line in lines {
         if let Some(name) = line.strip_prefix("=== ") {
-            cases.push(Case {
-                name: name.trim().to_string(),
-                fixture: String::new(),
-                expect: BTreeSet::new(),
-            });
+            cases.push(Case { name: name.trim().to_string(), fixture: String::new(), expect: BTreeSet::new() });
             in_expect = false;
         } else if line.trim() == "--- expect" {
             in_expect = true;
@@ -62,11 +54,7 @@ fn parse_suite(text: &str, file: &str) -> Suite {
             if in_expect {
                 let l = line.trim();
                 if !l.is_empty() && !l.starts_with('#') {
-                    assert!(
-                        l.contains(" -> "),
-                        "{file}: case '{}': bad expect line '{l}'",
-                        c.name
-                    );
+                    assert!(l.contains(" -> "), "{file}: case '{}': bad expect line '{l}'", c.name);
                     c.expect.insert(l.to_string());
                 }
             } else {
@@ -75,11 +63,7 @@ fn parse_suite(text: &str, file: &str) -> Suite {
             }
         }
     }
-    Suite {
-        precision: nums[0],
-        recall: nums[1],
-        cases,
-    }
+    Suite { precision: nums[0], recall: nums[1], cases }
 }
 
 #[derive(Default)]
@@ -151,9 +135,8 @@ fn precision_and_recall_per_language() {
     let mut details = String::new();
     let mut failures = Vec::new();
     // CC_SUITE=python,go runs only those languages' suites (while writing them).
-    let only: Option<Vec<String>> = std::env::var("CC_SUITE")
-        .ok()
-        .map(|v| v.split(',').map(|s| s.trim().to_string()).collect());
+    let only: Option<Vec<String>> =
+        std::env::var("CC_SUITE").ok().map(|v| v.split(',').map(|s| s.trim().to_string()).collect());
     for f in &files {
         let lang = f.file_stem().unwrap().to_string_lossy().into_owned();
         if only.as_ref().is_some_and(|o| !o.contains(&lang)) {
@@ -172,41 +155,22 @@ fn precision_and_recall_per_language() {
             suite.recall
         ));
         if suite.cases.len() < min_cases(&lang) {
-            failures.push(format!(
-                "{lang}: {} cases, at least {} wanted",
-                suite.cases.len(),
-                min_cases(&lang)
-            ));
+            failures.push(format!("{lang}: {} cases, at least {} wanted", suite.cases.len(), min_cases(&lang)));
         }
         if s.precision() + 1e-9 < suite.precision {
-            failures.push(format!(
-                "{lang}: precision {:.3} < recorded {:.3}",
-                s.precision(),
-                suite.precision
-            ));
+            failures.push(format!("{lang}: precision {:.3} < recorded {:.3}", s.precision(), suite.precision));
         }
         if s.recall() + 1e-9 < suite.recall {
-            failures.push(format!(
-                "{lang}: recall {:.3} < recorded {:.3}",
-                s.recall(),
-                suite.recall
-            ));
+            failures.push(format!("{lang}: recall {:.3} < recorded {:.3}", s.recall(), suite.recall));
         }
     }
     if only.is_none() {
         for lang in cc_grammars::Lang::all().filter(|l| *l != cc_grammars::Lang::Tsx) {
-            if !files
-                .iter()
-                .any(|f| f.file_stem().is_some_and(|s| s == lang.name()))
-            {
+            if !files.iter().any(|f| f.file_stem().is_some_and(|s| s == lang.name())) {
                 failures.push(format!("{lang}: no suite file tests/suite/{lang}.txt"));
             }
         }
     }
     println!("{table}\n{details}");
-    assert!(
-        failures.is_empty(),
-        "{}\n\n{table}\n{details}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{}\n\n{table}\n{details}", failures.join("\n"));
 }

@@ -23,8 +23,7 @@ pub fn records(fixture: &str) -> Vec<FileRecord> {
     let mut files: Vec<FileRecord> = parse_fixture(fixture)
         .into_iter()
         .map(|(path, text)| {
-            let lang = cc_grammars::detect(&path, text.as_bytes())
-                .unwrap_or_else(|| panic!("{path}: no language"));
+            let lang = cc_grammars::detect(&path, text.as_bytes()).unwrap_or_else(|| panic!("{path}: no language"));
             let out = ex.extract(lang, &path, text.as_bytes());
             assert!(out.diagnostics.is_empty(), "{path}: {:?}", out.diagnostics);
             FileRecord {

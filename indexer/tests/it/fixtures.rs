@@ -36,20 +36,9 @@ fn render(lang: Lang, rel: &str, source: &[u8]) -> String {
     }
     writeln!(s, "references:").unwrap();
     for r in &out.references {
-        let within = r
-            .enclosing
-            .and_then(|e| by_id.get(&e))
-            .map_or("<file>", |x| x.qualified_name.as_str());
-        write!(
-            s,
-            "  {:<6} {}  @{}:{}  in {}",
-            r.kind.as_str(),
-            r.name,
-            r.span.start_line,
-            r.span.start_col,
-            within
-        )
-        .unwrap();
+        let within = r.enclosing.and_then(|e| by_id.get(&e)).map_or("<file>", |x| x.qualified_name.as_str());
+        write!(s, "  {:<6} {}  @{}:{}  in {}", r.kind.as_str(), r.name, r.span.start_line, r.span.start_col, within)
+            .unwrap();
         if let Some(x) = &r.receiver {
             write!(s, "  recv={x}").unwrap();
         }
@@ -72,9 +61,7 @@ fn render(lang: Lang, rel: &str, source: &[u8]) -> String {
 
 /// Extracts every file under `tests/fixtures/<dir>/` and snapshots the result.
 fn check(dir: &str) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(dir);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(dir);
     let mut files: Vec<_> = std::fs::read_dir(&root)
         .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
         .map(|e| e.unwrap().path())
@@ -84,20 +71,12 @@ fn check(dir: &str) {
     assert!(!files.is_empty(), "no fixture files in {}", root.display());
     let mut text = String::new();
     for f in files {
-        let rel = f
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = f.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
         let rel = format!("{dir}/{rel}");
-        let lang = cc_grammars::detect(&f, &std::fs::read(&f).unwrap())
-            .unwrap_or_else(|| panic!("{rel}: no language"));
+        let lang = cc_grammars::detect(&f, &std::fs::read(&f).unwrap()).unwrap_or_else(|| panic!("{rel}: no language"));
         let source = std::fs::read(&f).unwrap();
         let rendered = render(lang, &rel, &source);
-        assert!(
-            !rendered.contains("diagnostics:"),
-            "fixture {rel} has syntax errors:\n{rendered}"
-        );
+        assert!(!rendered.contains("diagnostics:"), "fixture {rel} has syntax errors:\n{rendered}");
         text.push_str(&rendered);
         text.push('\n');
     }
@@ -109,6 +88,6 @@ macro_rules! fixtures {
 }
 
 fixtures!(
-    ada, asm, c, cpp, csharp, dart, go, java, javascript, kotlin, matlab, php, python, r, ruby,
-    rust, swift, tsx, typescript, zig
+    ada, asm, c, cpp, csharp, dart, go, java, javascript, kotlin, matlab, php, python, r, ruby, rust, swift, tsx,
+    typescript, zig
 );

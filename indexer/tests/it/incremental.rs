@@ -23,23 +23,12 @@ fn helper(s: &str) -> usize { s.len() }
 function renderPage(title) { return title.toUpperCase(); }
 "#;
 
-const QUERIES: &[&str] = &[
-    "fetch url",
-    "retry",
-    "parse json",
-    "render page",
-    "helper",
-    "connection",
-];
+const QUERIES: &[&str] = &["fetch url", "retry", "parse json", "render page", "helper", "connection"];
 
 fn assert_same_as_full(repo: &TempRepo, incremental_data: &std::path::Path) {
     let fresh = tempfile::tempdir().unwrap();
     index(fresh.path(), &repo.root());
-    assert_eq!(
-        records(incremental_data),
-        records(fresh.path()),
-        "records differ from a full index"
-    );
+    assert_eq!(records(incremental_data), records(fresh.path()), "records differ from a full index");
     assert_eq!(
         searches(incremental_data, QUERIES),
         searches(fresh.path(), QUERIES),
@@ -59,10 +48,7 @@ fn modify_add_delete_rename_equal_a_full_index() {
     assert_eq!((again.parsed, again.unchanged), (0, 4));
 
     // Modify.
-    repo.write(
-        "pkg/net.py",
-        "def fetch_url(url):\n    return download(url)\n\ndef download(url):\n    pass\n",
-    );
+    repo.write("pkg/net.py", "def fetch_url(url):\n    return download(url)\n\ndef download(url):\n    pass\n");
     let r = index(data.path(), &repo.root());
     assert_eq!((r.parsed, r.changed, r.added, r.deleted), (1, 1, 0, 0));
     assert_same_as_full(&repo, data.path());
@@ -117,18 +103,12 @@ fn ids_do_not_move_when_lines_move() {
     let repo = TempRepo::new(TREE);
     let data = tempfile::tempdir().unwrap();
     index(data.path(), &repo.root());
-    let before: Vec<_> = records(data.path())
-        .into_iter()
-        .flat_map(|f| f.symbols)
-        .map(|s| (s.qualified_name, s.id))
-        .collect();
+    let before: Vec<_> =
+        records(data.path()).into_iter().flat_map(|f| f.symbols).map(|s| (s.qualified_name, s.id)).collect();
     let text = std::fs::read_to_string(repo.root().join("pkg/net.py")).unwrap();
     repo.write("pkg/net.py", &format!("\n\n# a comment\n{text}"));
     index(data.path(), &repo.root());
-    let after: Vec<_> = records(data.path())
-        .into_iter()
-        .flat_map(|f| f.symbols)
-        .map(|s| (s.qualified_name, s.id))
-        .collect();
+    let after: Vec<_> =
+        records(data.path()).into_iter().flat_map(|f| f.symbols).map(|s| (s.qualified_name, s.id)).collect();
     assert_eq!(before, after);
 }

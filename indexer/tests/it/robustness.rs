@@ -6,13 +6,8 @@ use crate::support::{index, TempRepo};
 
 fn names(data: &std::path::Path) -> Vec<String> {
     let repo = Repo::open(&DataDir::new(data), "repo").unwrap();
-    let mut v: Vec<String> = repo
-        .records()
-        .unwrap()
-        .into_iter()
-        .flat_map(|f| f.symbols)
-        .map(|s| s.qualified_name)
-        .collect();
+    let mut v: Vec<String> =
+        repo.records().unwrap().into_iter().flat_map(|f| f.symbols).map(|s| s.qualified_name).collect();
     v.sort();
     v
 }
@@ -26,18 +21,8 @@ fn non_utf8_files_are_indexed_with_a_diagnostic() {
     let data = tempfile::tempdir().unwrap();
     let r = index(data.path(), &repo.root());
     assert_eq!(r.stats.files, 2);
-    assert!(
-        names(data.path()).contains(&"latin1.after_bad_bytes".to_string()),
-        "{:?}",
-        names(data.path())
-    );
-    assert!(
-        r.diagnostics
-            .iter()
-            .any(|d| d.path == "latin1.py" && d.message.contains("UTF-8")),
-        "{:?}",
-        r.diagnostics
-    );
+    assert!(names(data.path()).contains(&"latin1.after_bad_bytes".to_string()), "{:?}", names(data.path()));
+    assert!(r.diagnostics.iter().any(|d| d.path == "latin1.py" && d.message.contains("UTF-8")), "{:?}", r.diagnostics);
 }
 
 #[test]
@@ -89,18 +74,13 @@ fn a_symlink_loop_does_not_hang_or_fail() {
 
 #[test]
 fn syntax_errors_yield_partial_symbols_and_a_diagnostic() {
-    let repo = TempRepo::new("//- /broken.py\ndef good():\n    pass\n\ndef bad(:\n    )))\n\ndef also_good():\n    pass\n");
+    let repo =
+        TempRepo::new("//- /broken.py\ndef good():\n    pass\n\ndef bad(:\n    )))\n\ndef also_good():\n    pass\n");
     let data = tempfile::tempdir().unwrap();
     let r = index(data.path(), &repo.root());
     let n = names(data.path());
     assert!(n.contains(&"broken.good".to_string()), "{n:?}");
-    assert!(
-        r.diagnostics
-            .iter()
-            .any(|d| d.path == "broken.py" && d.line.is_some()),
-        "{:?}",
-        r.diagnostics
-    );
+    assert!(r.diagnostics.iter().any(|d| d.path == "broken.py" && d.line.is_some()), "{:?}", r.diagnostics);
 }
 
 #[test]
@@ -111,14 +91,7 @@ fn an_empty_repository_is_an_empty_index() {
     let r = index(data.path(), &dir.path().join("repo"));
     assert_eq!((r.stats.files, r.stats.symbols), (0, 0));
     let repo = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
-    let hits = repo
-        .symbols
-        .search(&SearchQuery {
-            text: "anything".into(),
-            limit: 5,
-            ..Default::default()
-        })
-        .unwrap();
+    let hits = repo.symbols.search(&SearchQuery { text: "anything".into(), limit: 5, ..Default::default() }).unwrap();
     assert!(hits.is_empty());
 }
 
@@ -129,20 +102,14 @@ fn an_index_of_another_format_version_is_refused_then_rebuilt() {
     index(data.path(), &repo.root());
     let meta = data.path().join("repos/repo/meta.json");
     let text = std::fs::read_to_string(&meta).unwrap();
-    let old = text.replacen(
-        &format!("\"format_version\": {}", cc_indexer::FORMAT_VERSION),
-        "\"format_version\": 999",
-        1,
-    );
+    let old =
+        text.replacen(&format!("\"format_version\": {}", cc_indexer::FORMAT_VERSION), "\"format_version\": 999", 1);
     assert_ne!(text, old);
     std::fs::write(&meta, old).unwrap();
     match Repo::open(&DataDir::new(data.path()), "repo") {
         Err(e @ Error::FormatVersion { found: 999, .. }) => {
             let msg = e.to_string();
-            assert!(
-                msg.contains("Re-index") && msg.contains("cc-server index"),
-                "{msg}"
-            );
+            assert!(msg.contains("Re-index") && msg.contains("cc-server index"), "{msg}");
         }
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("an index of format 999 was opened"),
@@ -157,9 +124,7 @@ fn unknown_repository_names_the_known_ones() {
     let repo = TempRepo::new("//- /a.py\ndef a():\n    pass\n");
     let data = tempfile::tempdir().unwrap();
     index(data.path(), &repo.root());
-    let err = Repo::open(&DataDir::new(data.path()), "nope")
-        .err()
-        .unwrap();
+    let err = Repo::open(&DataDir::new(data.path()), "nope").err().unwrap();
     assert!(matches!(err, Error::UnknownRepo { .. }));
     assert!(err.to_string().contains("indexed: repo"), "{err}");
 }
@@ -172,62 +137,42 @@ fn filters_by_kind_language_and_path() {
     let data = tempfile::tempdir().unwrap();
     index(data.path(), &repo.root());
     let r = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
-    let q =
-        |kinds: Vec<cc_indexer::SymbolKind>, langs: Vec<cc_indexer::Lang>, path: Option<&str>| {
-            r.symbols
-                .search(&SearchQuery {
-                    text: "parse parser".into(),
-                    kinds,
-                    langs,
-                    path_prefix: path.map(str::to_string),
-                    limit: 10,
-                })
-                .unwrap()
-                .into_iter()
-                .map(|h| format!("{}:{}", h.symbol.path, h.symbol.name))
-                .collect::<Vec<_>>()
-        };
+    let q = |kinds: Vec<cc_indexer::SymbolKind>, langs: Vec<cc_indexer::Lang>, path: Option<&str>| {
+        r.symbols
+            .search(&SearchQuery {
+                text: "parse parser".into(),
+                kinds,
+                langs,
+                path_prefix: path.map(str::to_string),
+                limit: 10,
+            })
+            .unwrap()
+            .into_iter()
+            .map(|h| format!("{}:{}", h.symbol.path, h.symbol.name))
+            .collect::<Vec<_>>()
+    };
     use cc_indexer::{Lang, SymbolKind};
     let all = q(vec![], vec![], None);
     assert_eq!(all.len(), 4, "{all:?}");
-    assert_eq!(
-        q(vec![SymbolKind::Function], vec![], None),
-        ["rs/b.rs:parse"]
-    );
+    assert_eq!(q(vec![SymbolKind::Function], vec![], None), ["rs/b.rs:parse"]);
     let mut rust = q(vec![], vec![Lang::Rust], None);
     rust.sort();
     assert_eq!(rust, ["rs/b.rs:Parser", "rs/b.rs:parse"]);
-    assert_eq!(
-        q(vec![SymbolKind::Method], vec![], Some("py/")),
-        ["py/a.py:parse"]
-    );
-    assert!(
-        q(vec![], vec![], Some("p")).is_empty(),
-        "a prefix matches whole folder names only"
-    );
+    assert_eq!(q(vec![SymbolKind::Method], vec![], Some("py/")), ["py/a.py:parse"]);
+    assert!(q(vec![], vec![], Some("p")).is_empty(), "a prefix matches whole folder names only");
 }
 
 #[test]
 fn exact_lookup_by_name_and_qualified_name() {
-    let repo = TempRepo::new("//- /m/a.py\ndef run():\n    pass\n//- /m/b.py\ndef run():\n    pass\ndef Runner():\n    pass\n");
+    let repo = TempRepo::new(
+        "//- /m/a.py\ndef run():\n    pass\n//- /m/b.py\ndef run():\n    pass\ndef Runner():\n    pass\n",
+    );
     let data = tempfile::tempdir().unwrap();
     index(data.path(), &repo.root());
     let r = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
-    let found: Vec<_> = r
-        .symbols
-        .lookup("run", 10)
-        .unwrap()
-        .into_iter()
-        .map(|s| s.qualified_name)
-        .collect();
+    let found: Vec<_> = r.symbols.lookup("run", 10).unwrap().into_iter().map(|s| s.qualified_name).collect();
     assert_eq!(found, ["m.a.run", "m.b.run"]);
-    let found: Vec<_> = r
-        .symbols
-        .lookup("m.b.run", 10)
-        .unwrap()
-        .into_iter()
-        .map(|s| s.qualified_name)
-        .collect();
+    let found: Vec<_> = r.symbols.lookup("m.b.run", 10).unwrap().into_iter().map(|s| s.qualified_name).collect();
     assert_eq!(found, ["m.b.run"]);
     assert!(r.symbols.lookup("nothing_here", 10).unwrap().is_empty());
 }
@@ -238,24 +183,11 @@ fn code_tokens_find_camel_and_snake_parts() {
     let data = tempfile::tempdir().unwrap();
     index(data.path(), &repo.root());
     let r = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
-    let hits = r
-        .symbols
-        .search(&SearchQuery {
-            text: "json value".into(),
-            limit: 10,
-            ..Default::default()
-        })
-        .unwrap();
+    let hits = r.symbols.search(&SearchQuery { text: "json value".into(), limit: 10, ..Default::default() }).unwrap();
     let mut names: Vec<_> = hits.iter().map(|h| h.symbol.name.clone()).collect();
     names.sort();
     assert_eq!(names, ["parseJSONValue", "parse_json_value"]);
-    let hits = r
-        .symbols
-        .search(&SearchQuery {
-            text: "parseJSONValue".into(),
-            limit: 10,
-            ..Default::default()
-        })
-        .unwrap();
+    let hits =
+        r.symbols.search(&SearchQuery { text: "parseJSONValue".into(), limit: 10, ..Default::default() }).unwrap();
     assert_eq!(hits[0].symbol.name, "parseJSONValue");
 }

@@ -3,9 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cc_indexer::{
-    index_repository, DataDir, FileRecord, IndexOptions, IndexReport, NoProgress, Repo, SearchQuery,
-};
+use cc_indexer::{index_repository, DataDir, FileRecord, IndexOptions, IndexReport, NoProgress, Repo, SearchQuery};
 
 /// A repository in a temporary folder. `files` is one string with `//- /path` headers.
 pub struct TempRepo {
@@ -79,14 +77,7 @@ pub fn searches(data: &Path, queries: &[&str]) -> String {
     let repo = Repo::open(&DataDir::new(data), "repo").unwrap();
     let mut s = String::new();
     for q in queries {
-        let hits = repo
-            .symbols
-            .search(&SearchQuery {
-                text: q.to_string(),
-                limit: 20,
-                ..Default::default()
-            })
-            .unwrap();
+        let hits = repo.symbols.search(&SearchQuery { text: q.to_string(), limit: 20, ..Default::default() }).unwrap();
         s.push_str(&format!("{q}:\n"));
         for h in hits {
             s.push_str(&format!("  {} {}\n", h.symbol.id, h.symbol.qualified_name));

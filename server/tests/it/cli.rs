@@ -24,11 +24,7 @@ fn env() -> Env {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     }
-    Env {
-        _tmp: tmp,
-        data,
-        repo,
-    }
+    Env { _tmp: tmp, data, repo }
 }
 
 fn cc(env: &Env, args: &[&str]) -> Output {
@@ -52,12 +48,7 @@ fn ok(out: &Output) -> String {
 
 fn fails(out: &Output, code: i32) -> String {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout: {}\nstderr: {err}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_eq!(out.status.code(), Some(code), "stdout: {}\nstderr: {err}", String::from_utf8_lossy(&out.stdout));
     err
 }
 
@@ -71,42 +62,31 @@ fn index_then_search_symbol_and_repos() {
     let out = ok(&cc(&e, &["index", path(&e.repo)]));
     assert!(out.contains("indexed 'shop'"), "{out}");
     assert!(out.contains("3 files"), "{out}");
-    assert!(
-        out.contains("Python") && out.contains("TypeScript") && out.contains("Rust"),
-        "{out}"
-    );
+    assert!(out.contains("Python") && out.contains("TypeScript") && out.contains("Rust"), "{out}");
     assert!(out.contains("MB/s"), "{out}");
 
     let out = ok(&cc(&e, &["search", "line item", "--repo", "shop"]));
     assert!(out.contains("billing/invoice.py:3"), "{out}");
     assert!(out.contains("add_line_item"), "{out}");
 
-    let json: serde_json::Value =
-        serde_json::from_str(&ok(&cc(&e, &["search", "cart", "--json"]))).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&ok(&cc(&e, &["search", "cart", "--json"]))).unwrap();
     assert_eq!(json[0]["symbol"]["name"], "renderCart");
     assert_eq!(json[0]["symbol"]["path"], "web/cart.ts");
     assert_eq!(json[0]["symbol"]["span"]["start_line"], 1);
 
     let out = ok(&cc(&e, &["search", "price", "--lang", "python"]));
     assert!(out.contains("no matches"), "{out}");
-    let out = ok(&cc(
-        &e,
-        &["search", "total", "--kind", "function", "--path", "billing"],
-    ));
+    let out = ok(&cc(&e, &["search", "total", "--kind", "function", "--path", "billing"]));
     assert!(out.contains("billing/invoice.py:6"), "{out}");
 
     let out = ok(&cc(&e, &["symbol", "compute_total"]));
     assert!(out.contains("billing/invoice.py:6"), "{out}");
     assert!(out.contains("def compute_total(qty)"), "{out}");
-    let json: serde_json::Value =
-        serde_json::from_str(&ok(&cc(&e, &["symbol", "parse_price", "--json"]))).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&ok(&cc(&e, &["symbol", "parse_price", "--json"]))).unwrap();
     assert_eq!(json[0]["symbol"]["doc"], "Parses a price.");
 
     let out = ok(&cc(&e, &["repos"]));
-    assert!(
-        out.contains("shop") && out.contains(path(&e.repo.canonicalize().unwrap())),
-        "{out}"
-    );
+    assert!(out.contains("shop") && out.contains(path(&e.repo.canonicalize().unwrap())), "{out}");
     let json: serde_json::Value = serde_json::from_str(&ok(&cc(&e, &["repos", "--json"]))).unwrap();
     assert_eq!(json[0]["stats"]["files"], 3);
 
@@ -128,10 +108,7 @@ fn errors_say_what_to_do_and_exit_non_zero() {
     assert!(err.contains("nothing is indexed yet"), "{err}");
     ok(&cc(&e, &["index", path(&e.repo)]));
     let err = fails(&cc(&e, &["search", "x", "--repo", "nope"]), 2);
-    assert!(
-        err.contains("no repository named 'nope'") && err.contains("indexed: shop"),
-        "{err}"
-    );
+    assert!(err.contains("no repository named 'nope'") && err.contains("indexed: shop"), "{err}");
     let err = fails(&cc(&e, &["search", "x", "--lang", "cobol"]), 2);
     assert!(err.contains("unknown language 'cobol'"), "{err}");
     let err = fails(&cc(&e, &["index", path(&e.repo), "--name", "bad/name"]), 2);
@@ -142,16 +119,9 @@ fn errors_say_what_to_do_and_exit_non_zero() {
     // Another format version: refused with the command that fixes it, then fixed by it.
     let meta = e.data.join("repos/shop/meta.json");
     let text = std::fs::read_to_string(&meta).unwrap();
-    std::fs::write(
-        &meta,
-        text.replacen("\"format_version\": 1", "\"format_version\": 0", 1),
-    )
-    .unwrap();
+    std::fs::write(&meta, text.replacen("\"format_version\": 1", "\"format_version\": 0", 1)).unwrap();
     let err = fails(&cc(&e, &["search", "cart", "--repo", "shop"]), 3);
-    assert!(
-        err.contains("format version 0") && err.contains("cc-server index"),
-        "{err}"
-    );
+    assert!(err.contains("format version 0") && err.contains("cc-server index"), "{err}");
     let out = ok(&cc(&e, &["index", path(&e.repo)]));
     assert!(out.contains("indexed 'shop'"));
     ok(&cc(&e, &["search", "cart", "--repo", "shop"]));
@@ -165,10 +135,7 @@ fn help_explains_every_command() {
         assert!(out.contains(cmd), "--help lacks {cmd}:\n{out}");
     }
     let out = ok(&cc(&e, &["index", "--help"]));
-    assert!(
-        out.contains("--watch") && out.contains(".gitignore"),
-        "{out}"
-    );
+    assert!(out.contains("--watch") && out.contains(".gitignore"), "{out}");
 }
 
 /// Permission denied: the test runs as root in CI, where every file is readable, so the
@@ -191,12 +158,7 @@ fn unreadable_files_are_reported_not_fatal() {
     ] {
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o777)).unwrap();
     }
-    for f in [
-        "billing/invoice.py",
-        "web/cart.ts",
-        "core/src/lib.rs",
-        "README.md",
-    ] {
+    for f in ["billing/invoice.py", "web/cart.ts", "core/src/lib.rs", "README.md"] {
         std::fs::set_permissions(e.repo.join(f), std::fs::Permissions::from_mode(0o644)).unwrap();
     }
     let is_root = Command::new("id")
@@ -206,8 +168,7 @@ fn unreadable_files_are_reported_not_fatal() {
         .unwrap_or(false);
     let mut cmd = if is_root {
         let mut c = Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-            .arg(env!("CARGO_BIN_EXE_cc-server"));
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(env!("CARGO_BIN_EXE_cc-server"));
         c
     } else {
         Command::new(env!("CARGO_BIN_EXE_cc-server"))
@@ -223,10 +184,7 @@ fn unreadable_files_are_reported_not_fatal() {
     assert_eq!(report["stats"]["files"], 3, "{stdout}");
     assert_eq!(report["stats"]["skipped"]["unreadable"], 1, "{stdout}");
     let diags = report["diagnostics"].as_array().unwrap();
-    assert!(
-        diags.iter().any(|d| d["path"] == "billing/secret.py"),
-        "{stdout}"
-    );
+    assert!(diags.iter().any(|d| d["path"] == "billing/secret.py"), "{stdout}");
 }
 
 #[test]
@@ -249,16 +207,9 @@ fn watch_reindexes_when_a_file_changes() {
             }
         })
     };
-    assert!(
-        wait(&|| found("compute_total")),
-        "the first run never finished"
-    );
+    assert!(wait(&|| found("compute_total")), "the first run never finished");
     std::thread::sleep(std::time::Duration::from_millis(300));
-    std::fs::write(
-        e.repo.join("billing/refund.py"),
-        "def issue_refund():\n    pass\n",
-    )
-    .unwrap();
+    std::fs::write(e.repo.join("billing/refund.py"), "def issue_refund():\n    pass\n").unwrap();
     let appeared = wait(&|| found("issue_refund"));
     child.kill().unwrap();
     child.wait().unwrap();

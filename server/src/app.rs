@@ -1,0 +1,73 @@
+//! The server's shared state: data directory, workspace store, the dispatcher, and
+//! the loaded repositories (index + call graph), reloaded when their index changes.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::SystemTime;
+
+use anyhow::Result;
+use cc_indexer::DataDir;
+
+use crate::engine::Loaded;
+use crate::mcp::dispatch::Dispatcher;
+use crate::store::Store;
+
+pub struct App {
+    pub data: DataDir,
+    pub store: Arc<dyn Store>,
+    pub dispatcher: Dispatcher,
+    /// The repository the server was started in (`cc-server mcp` inside a checkout).
+    pub bound_repo: Option<String>,
+    bound_root: std::sync::Mutex<Option<std::path::PathBuf>>,
+    loaded: RwLock<HashMap<String, (SystemTime, Arc<Loaded>)>>,
+}
+
+impl App {
+    pub fn new(data: DataDir, store: Arc<dyn Store>, dispatcher: Dispatcher, bound_repo: Option<String>) -> App {
+        App {
+            data,
+            store,
+            dispatcher,
+            bound_repo,
+            bound_root: std::sync::Mutex::new(None),
+            loaded: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The checkout the bound repository lives in: indexed on first use.
+    pub fn set_bound_root(&self, root: std::path::PathBuf, name: String) {
+        debug_assert_eq!(self.bound_repo.as_deref(), Some(name.as_str()));
+        *self.bound_root.lock().expect("bound root") = Some(root);
+    }
+
+    /// Indexes the bound repository if it has no index yet.
+    fn ensure_bound_indexed(&self, name: &str) -> Result<()> {
+        if self.bound_repo.as_deref() != Some(name) || self.data.repo_dir(name).join("meta.json").is_file() {
+            return Ok(());
+        }
+        let Some(root) = self.bound_root.lock().expect("bound root").clone() else { return Ok(()) };
+        let mut opts = cc_indexer::IndexOptions::new(root);
+        opts.name = Some(name.to_string());
+        let run = || crate::engine::index(&self.data, &opts, &cc_indexer::NoProgress, None);
+        match tokio::runtime::Handle::try_current() {
+            Ok(_) => tokio::task::block_in_place(run)?,
+            Err(_) => run()?,
+        };
+        Ok(())
+    }
+
+    /// The repository `name` with its graph, loaded once and reloaded after a re-index.
+    pub fn repo(&self, name: &str) -> Result<Arc<Loaded>> {
+        self.ensure_bound_indexed(name)?;
+        let meta = self.data.repo_dir(name).join("meta.json");
+        let stamp = std::fs::metadata(&meta).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
+        if let Some((t, l)) = self.loaded.read().expect("repo cache").get(name) {
+            if *t == stamp {
+                return Ok(l.clone());
+            }
+        }
+        let l = Arc::new(Loaded::open(&self.data, name)?);
+        self.loaded.write().expect("repo cache").insert(name.to_string(), (stamp, l.clone()));
+        Ok(l)
+    }
+}

@@ -1,0 +1,12 @@
+//! cc-server: the binary crate's library — the command line, the MCP façade (registry,
+//! dispatcher, transports, tools), the workspace store, and the operations shared by
+//! every front end. It is the only crate that knows the wire (MCP, JSON-RPC, HTTP) and
+//! prints; the engines (`cc-indexer`, `cc-graph`, `cc-rigs`) expose plain Rust types.
+pub mod app;
+pub mod cli;
+pub mod engine;
+pub mod mcp;
+pub mod output;
+pub mod serve;
+pub mod signals;
+pub mod store;

@@ -1,0 +1,220 @@
+//! The rmcp `ServerHandler`: one [`Session`] per MCP session (stdio, one HTTP session,
+//! one SSE stream), all sharing the [`App`] and its dispatcher.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
+    ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
+    Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::json;
+
+use super::dispatch::{error_value, CallOutcome, ProgressFn, ToolError};
+use super::registry::{ActionClass, Surface, ToolDef};
+use super::resources::{self, Address};
+use crate::app::App;
+
+/// One MCP session: its conversation id and the surface it is served.
+#[derive(Clone)]
+pub struct Session {
+    pub app: Arc<App>,
+    pub surface: Surface,
+    pub conversation: String,
+}
+
+impl Session {
+    pub fn new(app: Arc<App>, surface: Surface) -> Session {
+        Session { app, surface, conversation: uuid::Uuid::new_v4().to_string() }
+    }
+}
+
+/// The wire form of a registry tool: annotations and `_meta` derived from its value.
+pub fn wire_tool(t: &ToolDef) -> Tool {
+    let classes = t.action_classes;
+    let annotations = ToolAnnotations::new()
+        .read_only(t.read_only)
+        .destructive(
+            !t.read_only
+                && classes.iter().any(|c| matches!(c, ActionClass::EnclosureControl | ActionClass::PackageInstall)),
+        )
+        .open_world(classes.contains(&ActionClass::NetworkEgress));
+    let mut meta = MetaObject::default();
+    meta.0.insert("toolsets".into(), json!(t.toolsets));
+    meta.0.insert("workspaceScope".into(), json!(t.scope));
+    meta.0.insert("actionClasses".into(), json!(classes));
+    meta.0.insert("requiresApproval".into(), json!(t.requires_approval));
+    Tool::new(t.name, t.description, Arc::new(t.input_schema.clone()))
+        .with_title(t.title)
+        .with_raw_output_schema(Arc::new(t.output_schema.clone()))
+        .with_annotations(annotations)
+        .with_meta(meta)
+}
+
+fn result_of(outcome: CallOutcome) -> Result<CallToolResult, ErrorData> {
+    match outcome {
+        CallOutcome::Ok(out) => {
+            let mut r = CallToolResult::structured(out.value);
+            r.content.extend(out.extra);
+            Ok(r)
+        }
+        CallOutcome::Err(e) => Ok(error_result(&e)),
+        CallOutcome::Unknown(name) => Err(ErrorData::invalid_params(format!("unknown tool: {name}"), None)),
+    }
+}
+
+fn error_result(e: &ToolError) -> CallToolResult {
+    let mut r = CallToolResult::structured_error(error_value(e));
+    // The message first, for clients that show only the first text block.
+    r.content.insert(0, ContentBlock::text(e.message.clone()));
+    r
+}
+
+impl ServerHandler for Session {
+    fn get_info(&self) -> ServerConfig {
+        let conformance = self.surface.sets.iter().any(|s| s == "conformance");
+        // Prompts, completions, logging and subscriptions exist only for the conformance fixtures.
+        #[allow(deprecated)]
+        let caps = if conformance {
+            ServerCapabilities::builder()
+                .enable_logging()
+                .enable_completions()
+                .enable_prompts()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_resources().enable_tools().enable_tool_list_changed().build()
+        };
+        let instructions = match &self.app.bound_repo {
+            Some(r) => format!(
+                "cc-server: code search and call graph over indexed repositories. This session is bound to repository '{r}' in workspace '{}'. Pass workspace_id on every workspace tool (list_workspaces lists them).",
+                crate::store::DEFAULT_WORKSPACE
+            ),
+            None => "cc-server: code search and call graph over indexed repositories. Pass workspace_id on every workspace tool (list_workspaces lists them); search_tool_bm25 finds the right tool.".to_string(),
+        };
+        ServerConfig::new(caps)
+            .with_server_info(Implementation::new("cc-server", env!("CARGO_PKG_VERSION")))
+            .with_instructions(instructions)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = self.app.dispatcher.served(&self.surface).map(wire_tool).collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let progress: Option<ProgressFn> = context.meta.get_progress_token().map(|token| {
+            let peer = context.peer.clone();
+            let f: ProgressFn = Arc::new(move |progress, total, message| {
+                let peer = peer.clone();
+                let token = token.clone();
+                tokio::spawn(async move {
+                    let mut p = ProgressNotificationParam::new(token, progress);
+                    p.total = total;
+                    p.message = message;
+                    let _ = peer.notify_progress(p).await;
+                });
+            });
+            f
+        });
+        let outcome = self
+            .app
+            .dispatcher
+            .call(
+                self.app.clone(),
+                &self.surface,
+                &self.conversation,
+                &request.name,
+                request.arguments,
+                context.ct.clone(),
+                progress,
+                Some(context.peer.clone()),
+            )
+            .await;
+        result_of(outcome).map(Into::into)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let mut templates: Vec<ResourceTemplate> = resources::TEMPLATES
+            .iter()
+            .map(|(uri, name, desc)| {
+                let mut t = ResourceTemplate::new(*uri, *name);
+                t.description = Some(desc.to_string());
+                t.mime_type = Some("text/plain".into());
+                t
+            })
+            .collect();
+        if self.surface.sets.iter().any(|s| s == "conformance") {
+            templates.extend(super::tools::conformance::resource_templates());
+        }
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        let mut list = Vec::new();
+        if self.surface.sets.iter().any(|s| s == "conformance") {
+            list.extend(super::tools::conformance::resources());
+        }
+        Ok(rmcp::model::ListResourcesResult::with_all_items(list))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.as_str();
+        if uri.starts_with("test://") && self.surface.sets.iter().any(|s| s == "conformance") {
+            return super::tools::conformance::read(uri).map(Into::into);
+        }
+        let text = read_cc(&self.app, uri)?;
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
+    }
+}
+
+/// Reads a `cc://` resource: the same text `code_read` returns.
+pub fn read_cc(app: &App, uri: &str) -> Result<String, ErrorData> {
+    let not_found = |m: String| ErrorData::resource_not_found(m, Some(json!({ "uri": uri })));
+    let addr = resources::parse(uri).ok_or_else(|| not_found(format!("no resource template matches {uri}")))?;
+    let (ws, repo) = match &addr {
+        Address::File { workspace, repo, .. } | Address::Symbol { workspace, repo, .. } => (*workspace, *repo),
+    };
+    let repos = app.store.repos(ws).map_err(|e| ErrorData::internal_error(format!("{e:#}"), None))?;
+    if !repos.iter().any(|r| r == repo) {
+        return Err(not_found(format!("no repository '{repo}' in workspace '{ws}'")));
+    }
+    let l = app.repo(repo).map_err(|e| ErrorData::internal_error(format!("{e:#}"), None))?;
+    let root = l.repo.meta.root.clone();
+    let (path, start, end) = match addr {
+        Address::File { path, .. } => (path.to_string(), 1, u32::MAX),
+        Address::Symbol { id, .. } => {
+            let sym = cc_indexer::SymbolId::parse(id)
+                .and_then(|sid| l.graph.symbol(sid))
+                .ok_or_else(|| not_found(format!("no symbol {id} in {repo}")))?;
+            (sym.path.clone(), sym.span.start_line, sym.span.end_line)
+        }
+    };
+    super::tools::code::read_lines(&root, &path, start, end).map(|(text, ..)| text).map_err(|e| not_found(e.message))
+}

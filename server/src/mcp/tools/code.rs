@@ -1,0 +1,505 @@
+//! The code tools: search_code, code_symbol, code_callers, code_callees, code_impact,
+//! code_read — over the repositories of the call's workspace (`repo` narrows).
+
+use std::sync::Arc;
+
+use cc_graph::{Limits, NodeRef, Walk};
+use cc_indexer::{Lang, SearchQuery, SymbolDoc, SymbolKind};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Loaded;
+use crate::mcp::dispatch::{CallCtx, ToolError};
+use crate::mcp::registry::{Registry, Scope, Spec};
+use crate::mcp::resources;
+
+// ---------------------------------------------------------------- arguments
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    /// Words to look for in symbol names, qualified names, signatures and doc comments.
+    /// Identifiers are split into words: `parse json` finds `parseJSONValue`.
+    #[schemars(length(min = 1, max = 1000))]
+    pub query: String,
+    /// Only this repository of the workspace (see list_repos).
+    pub repo: Option<String>,
+    /// Only symbols of these kinds: function, method, class, struct, interface, trait, enum, module, constant, type, macro, field, variable, label.
+    pub kind: Option<Vec<String>>,
+    /// Only these languages: python, rust, go, typescript, …
+    pub lang: Option<Vec<String>>,
+    /// Only files under this repository-relative folder or path.
+    pub path: Option<String>,
+    /// At most this many results (default 20).
+    #[schemars(range(min = 1, max = 200))]
+    pub limit: Option<u32>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolArgs {
+    /// An exact name (`parse_json`) or qualified name (`pkg.mod.parse_json`, `crate::a::f`).
+    #[schemars(length(min = 1, max = 1000))]
+    pub name: String,
+    /// Only this repository of the workspace.
+    pub repo: Option<String>,
+    /// Also return each match's source text.
+    pub include_source: Option<bool>,
+    /// At most this many matches (default 50).
+    #[schemars(range(min = 1, max = 500))]
+    pub limit: Option<u32>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphArgs {
+    /// The symbol: an id (16 hex digits, from another code tool), a qualified name, or a
+    /// plain name. A plain name that matches several symbols answers with the candidates.
+    #[schemars(length(min = 1, max = 1000))]
+    pub symbol: String,
+    /// Only this repository of the workspace.
+    pub repo: Option<String>,
+    /// Hops to follow (default 1; code_impact: 3).
+    #[schemars(range(min = 1, max = 10))]
+    pub depth: Option<u32>,
+    /// At most this many symbols in the answer (default 200).
+    #[schemars(range(min = 1, max = 5000))]
+    pub limit: Option<u32>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadArgs {
+    /// Only this repository of the workspace (needed when it has several and `path` is given).
+    pub repo: Option<String>,
+    /// A repository-relative file path.
+    pub path: Option<String>,
+    /// A symbol id (16 hex digits): reads that symbol's source.
+    pub symbol: Option<String>,
+    /// First line to read (1-based, default 1).
+    #[schemars(range(min = 1))]
+    pub start_line: Option<u32>,
+    /// Last line to read (default: start_line + 199).
+    #[schemars(range(min = 1))]
+    pub end_line: Option<u32>,
+}
+
+// ---------------------------------------------------------------- results
+
+/// A symbol in a result.
+#[derive(Serialize, JsonSchema, Clone)]
+pub struct SymbolOut {
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+    pub qualified_name: String,
+    pub lang: String,
+    pub repo: String,
+    pub path: String,
+    pub line: u32,
+    pub end_line: u32,
+    /// `path:line`
+    pub location: String,
+    pub signature: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
+    /// Resource address of the symbol's source (resources/read, or code_read with `symbol`).
+    pub uri: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct SearchHitOut {
+    pub rank: u32,
+    /// BM25 score.
+    pub score: f32,
+    pub symbol: SymbolOut,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct SearchOut {
+    pub results: Vec<SearchHitOut>,
+    /// `available`, or `unavailable: <why>`: whether semantic ranking took part.
+    pub semantic: String,
+    pub repos: Vec<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct SymbolResult {
+    pub matches: Vec<SymbolOut>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct GraphRow {
+    /// Qualified name, or the external name as written (`json.loads`).
+    pub name: String,
+    /// `path:line` of the symbol, or `(external)`.
+    pub location: String,
+    /// Absent for external names and file top levels.
+    pub symbol: Option<SymbolOut>,
+    pub external: bool,
+    pub distance: u32,
+    /// Product of the edge confidences along the path (0..1).
+    pub confidence: f32,
+    /// The last hop had several candidates.
+    pub ambiguous: bool,
+    /// The call sites of the last hop, `path:line`.
+    pub sites: Vec<String>,
+    /// Qualified names from the start to this symbol.
+    pub path: Vec<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct GraphOut {
+    pub symbol: SymbolOut,
+    pub depth: u32,
+    pub results: Vec<GraphRow>,
+    /// A limit cut the answer short: see truncated_depth / truncated_nodes.
+    pub truncated: bool,
+    pub truncated_depth: bool,
+    pub truncated_nodes: bool,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct ReadOut {
+    pub repo: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// Lines in the file.
+    pub total_lines: u32,
+    pub text: String,
+    pub uri: String,
+}
+
+// ---------------------------------------------------------------- helpers
+
+/// The repositories a call may use: the workspace's, narrowed by `repo`.
+pub fn repos_for(ctx: &CallCtx, repo: Option<&str>) -> Result<Vec<(String, Arc<Loaded>)>, ToolError> {
+    let ws = ctx.workspace.as_deref().expect("scoped tool");
+    let names = ctx.app.store.repos(ws).map_err(ToolError::from)?;
+    let names: Vec<String> = match repo {
+        Some(r) if names.iter().any(|n| n == r) => vec![r.to_string()],
+        Some(r) => {
+            return Err(ToolError::not_found(
+                "/repo",
+                format!("/repo: '{r}' is not a repository of workspace '{ws}'; it has: {}", list_or_none(&names)),
+            ))
+        }
+        None => names,
+    };
+    if names.is_empty() {
+        return Err(ToolError::not_found(
+            "/workspace_id",
+            format!(
+                "workspace '{ws}' has no indexed repositories; index one with `cc-server index PATH --workspace {ws}`"
+            ),
+        ));
+    }
+    names
+        .into_iter()
+        .map(|n| {
+            let l = ctx.app.repo(&n).map_err(|e| ToolError::internal(format!("repository '{n}': {e:#}")))?;
+            Ok((n, l))
+        })
+        .collect()
+}
+
+fn list_or_none(v: &[String]) -> String {
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
+}
+
+fn symbol_out(ws: &str, repo: &str, s: &SymbolDoc) -> SymbolOut {
+    SymbolOut {
+        id: s.id.to_string(),
+        name: s.name.clone(),
+        kind: s.kind.as_str().to_string(),
+        qualified_name: s.qualified_name.clone(),
+        lang: s.lang.name().to_string(),
+        repo: repo.to_string(),
+        path: s.path.clone(),
+        line: s.span.start_line,
+        end_line: s.span.end_line,
+        location: format!("{}:{}", s.path, s.span.start_line),
+        signature: s.signature.clone(),
+        doc: s.doc.clone(),
+        uri: resources::symbol_uri(ws, repo, &s.id.to_string()),
+        source: None,
+    }
+}
+
+fn graph_symbol_out(ws: &str, repo: &str, s: &cc_graph::SymbolInfo) -> SymbolOut {
+    symbol_out(
+        ws,
+        repo,
+        &SymbolDoc {
+            id: s.id,
+            name: s.name.clone(),
+            kind: s.kind,
+            qualified_name: s.qualified_name.clone(),
+            lang: s.lang,
+            path: s.path.clone(),
+            span: s.span,
+            signature: s.signature.clone(),
+            doc: None,
+        },
+    )
+}
+
+fn parse_filters<T>(
+    values: &Option<Vec<String>>,
+    field: &str,
+    parse: impl Fn(&str) -> Option<T>,
+    all: &[&str],
+) -> Result<Vec<T>, ToolError> {
+    let mut out = Vec::new();
+    for (i, v) in values.iter().flatten().enumerate() {
+        match parse(v) {
+            Some(x) => out.push(x),
+            None => {
+                return Err(ToolError::invalid(
+                    &format!("/{field}/{i}"),
+                    format!("/{field}/{i}: unknown {field} '{v}'; expected one of: {}", all.join(", ")),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads lines `start..=end` of a repository file, refusing paths outside the root.
+pub fn read_lines(root: &str, path: &str, start: u32, end: u32) -> Result<(String, u32, u32, u32), ToolError> {
+    let rel = std::path::Path::new(path);
+    if rel.is_absolute() || rel.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+        return Err(ToolError::invalid("/path", "/path: must be a repository-relative path without '..'"));
+    }
+    let full = std::path::Path::new(root).join(rel);
+    let bytes =
+        std::fs::read(&full).map_err(|e| ToolError::not_found("/path", format!("/path: cannot read {path}: {e}")))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let total = lines.len() as u32;
+    let start = start.max(1);
+    let end = end.max(start).min(total.max(1));
+    let body = if total == 0 { String::new() } else { lines[(start - 1) as usize..end.min(total) as usize].join("\n") };
+    Ok((body, start, end, total))
+}
+
+fn walk_out(ws: &str, repo: &str, l: &Loaded, start: &cc_graph::SymbolInfo, depth: u32, walk: Walk) -> GraphOut {
+    let label = |n: &NodeRef| -> String {
+        match n {
+            NodeRef::Symbol(id) => l.graph.symbol(*id).map_or_else(|| id.to_string(), |s| s.qualified_name.clone()),
+            NodeRef::File(p) => format!("<top level of {p}>"),
+            NodeRef::External(x) => x.clone(),
+        }
+    };
+    let results = walk
+        .hits
+        .iter()
+        .map(|h| {
+            let sym = match &h.node {
+                NodeRef::Symbol(id) => l.graph.symbol(*id).map(|s| graph_symbol_out(ws, repo, s)),
+                _ => None,
+            };
+            GraphRow {
+                name: label(&h.node),
+                location: match (&h.node, &sym) {
+                    (_, Some(s)) => s.location.clone(),
+                    (NodeRef::File(p), _) => format!("{p}:1"),
+                    _ => "(external)".into(),
+                },
+                symbol: sym,
+                external: matches!(h.node, NodeRef::External(_)),
+                distance: h.distance as u32,
+                confidence: h.confidence,
+                ambiguous: h.ambiguous,
+                sites: h.sites.iter().map(|s| format!("{}:{}", s.path, s.line)).collect(),
+                path: h.path.iter().map(label).collect(),
+            }
+        })
+        .collect();
+    GraphOut {
+        symbol: graph_symbol_out(ws, repo, start),
+        depth,
+        results,
+        truncated: walk.truncated_depth || walk.truncated_nodes,
+        truncated_depth: walk.truncated_depth,
+        truncated_nodes: walk.truncated_nodes,
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Op {
+    Callers,
+    Callees,
+    Impact,
+}
+
+async fn graph_tool(ctx: CallCtx, a: GraphArgs, op: Op) -> Result<GraphOut, ToolError> {
+    let ws = ctx.workspace.clone().expect("scoped");
+    let repos = repos_for(&ctx, a.repo.as_deref())?;
+    let mut found = Vec::new();
+    for (name, l) in &repos {
+        for s in l.graph.find(&a.symbol) {
+            found.push((name.clone(), l.clone(), s.clone()));
+        }
+    }
+    if found.is_empty() {
+        return Err(ToolError::not_found(
+            "/symbol",
+            format!(
+                "/symbol: no symbol '{}' in {}; search_code finds symbols by words",
+                a.symbol,
+                repos.iter().map(|r| r.0.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    if found.len() > 1 {
+        let candidates: Vec<SymbolOut> = found.iter().take(50).map(|(r, _, s)| graph_symbol_out(&ws, r, s)).collect();
+        return Err(ToolError {
+            error: "ambiguous",
+            pointer: Some("/symbol".into()),
+            message: format!(
+                "/symbol: '{}' matches {} symbols; call again with one's id or qualified name",
+                a.symbol,
+                found.len()
+            ),
+            data: Some(serde_json::json!({ "candidates": candidates })),
+        });
+    }
+    let (repo, l, start) = found.pop().expect("one");
+    let default_depth = if matches!(op, Op::Impact) { 3 } else { 1 };
+    let depth = a.depth.unwrap_or(default_depth);
+    let limits = Limits { depth: depth as usize, nodes: a.limit.unwrap_or(200) as usize };
+    let walk = match op {
+        Op::Callers => l.graph.callers(start.id, limits),
+        Op::Callees => l.graph.callees(start.id, limits),
+        Op::Impact => l.graph.impact(start.id, limits),
+    };
+    Ok(walk_out(&ws, &repo, &l, &start, depth, walk))
+}
+
+// ---------------------------------------------------------------- registration
+
+pub fn register(r: &mut Registry) {
+    r.add(
+        Spec {
+            name: "search_code",
+            title: "Search code",
+            description: "Search indexed symbols by name, signature and doc comment (BM25 over identifier words; hybrid with semantic ranking when embeddings are available). Answers file:line, signature and a resource link for each symbol.",
+            scope: Scope::Required,
+            action_classes: &[],
+            read_only: true,
+        },
+        |ctx: CallCtx, a: SearchArgs| async move {
+            let ws = ctx.workspace.clone().expect("scoped");
+            if a.query.trim().is_empty() {
+                return Err(ToolError::invalid("/query", "/query: give at least one word to search for"));
+            }
+            let kinds = parse_filters(&a.kind, "kind", SymbolKind::parse, &SymbolKind::ALL.map(|k| k.as_str()))?;
+            let all_langs: Vec<&str> = Lang::all().map(Lang::name).collect();
+            let langs = parse_filters(&a.lang, "lang", Lang::from_name, &all_langs)?;
+            let repos = repos_for(&ctx, a.repo.as_deref())?;
+            let limit = a.limit.unwrap_or(20) as usize;
+            let q = SearchQuery { text: a.query.clone(), kinds, langs, path_prefix: a.path.clone(), limit };
+            let mut hits = Vec::new();
+            for (name, l) in &repos {
+                for h in l.repo.symbols.search(&q).map_err(|e| ToolError::internal(e.to_string()))? {
+                    hits.push((name.clone(), h));
+                }
+            }
+            hits.sort_by(|x, y| y.1.score.total_cmp(&x.1.score).then(x.1.symbol.id.cmp(&y.1.symbol.id)));
+            hits.truncate(limit);
+            Ok(SearchOut {
+                results: hits
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (repo, h))| SearchHitOut { rank: i as u32 + 1, score: h.score, symbol: symbol_out(&ws, repo, &h.symbol) })
+                    .collect(),
+                semantic: "unavailable: no embedding model is configured (keyword ranking only)".into(),
+                repos: repos.into_iter().map(|r| r.0).collect(),
+            })
+        },
+    );
+    r.add(
+        Spec {
+            name: "code_symbol",
+            title: "Look up a symbol",
+            description: "Look up symbols by exact name (or qualified name); returns file:line, the signature and a resource link for each match, and their source with include_source.",
+            scope: Scope::Required,
+            action_classes: &[],
+            read_only: true,
+        },
+        |ctx: CallCtx, a: SymbolArgs| async move {
+            let ws = ctx.workspace.clone().expect("scoped");
+            let repos = repos_for(&ctx, a.repo.as_deref())?;
+            let limit = a.limit.unwrap_or(50) as usize;
+            let mut matches = Vec::new();
+            for (name, l) in &repos {
+                for s in l.repo.symbols.lookup(&a.name, limit).map_err(|e| ToolError::internal(e.to_string()))? {
+                    let mut out = symbol_out(&ws, name, &s);
+                    if a.include_source == Some(true) {
+                        out.source = Some(read_lines(&l.repo.meta.root, &s.path, s.span.start_line, s.span.end_line)?.0);
+                    }
+                    matches.push(out);
+                }
+            }
+            matches.truncate(limit);
+            Ok(SymbolResult { matches })
+        },
+    );
+    for (name, title, description, op) in [
+        ("code_callers", "Callers", "List the symbols that call or depend on a symbol (incoming edges), breadth-first up to depth, each with its distance, call sites (file:line), the path back and a confidence.", Op::Callers),
+        ("code_callees", "Callees", "List the symbols that a symbol calls or depends on (outgoing edges), external names included (`json.loads`), breadth-first up to depth.", Op::Callees),
+        ("code_impact", "Impact", "Compute a symbol's transitive blast radius: every symbol that reaches it through calls, up to depth (default 3), nearest first.", Op::Impact),
+    ] {
+        r.add(
+            Spec { name, title, description, scope: Scope::Required, action_classes: &[], read_only: true },
+            move |ctx: CallCtx, a: GraphArgs| graph_tool(ctx, a, op),
+        );
+    }
+    r.add(
+        Spec {
+            name: "code_read",
+            title: "Read source",
+            description: "Read a repository file (a line range) or a symbol's source by id: the same text the cc:// resources return, for clients that do not read resources.",
+            scope: Scope::Required,
+            action_classes: &[],
+            read_only: true,
+        },
+        |ctx: CallCtx, a: ReadArgs| async move {
+            let ws = ctx.workspace.clone().expect("scoped");
+            let repos = repos_for(&ctx, a.repo.as_deref())?;
+            let (repo, l, path, start, end) = match (&a.symbol, &a.path) {
+                (Some(id), None) => {
+                    let sid = cc_indexer::SymbolId::parse(id)
+                        .ok_or_else(|| ToolError::invalid("/symbol", "/symbol: expected a 16-hex-digit symbol id"))?;
+                    let (repo, l, s) = repos
+                        .iter()
+                        .find_map(|(n, l)| l.graph.symbol(sid).map(|s| (n.clone(), l.clone(), s.clone())))
+                        .ok_or_else(|| ToolError::not_found("/symbol", format!("/symbol: no symbol {id} in this workspace")))?;
+                    (repo, l, s.path.clone(), a.start_line.unwrap_or(s.span.start_line), a.end_line.unwrap_or(s.span.end_line))
+                }
+                (None, Some(p)) => {
+                    if repos.len() > 1 && a.repo.is_none() {
+                        return Err(ToolError::invalid("/repo", "/repo: the workspace has several repositories; name one"));
+                    }
+                    let (repo, l) = repos[0].clone();
+                    let start = a.start_line.unwrap_or(1);
+                    (repo, l, p.clone(), start, a.end_line.unwrap_or(start + 199))
+                }
+                _ => return Err(ToolError::invalid("/path", "/path: give either path or symbol")),
+            };
+            if end < start {
+                return Err(ToolError::invalid("/end_line", "/end_line: must not be before start_line"));
+            }
+            let (text, start, end, total) = read_lines(&l.repo.meta.root, &path, start, end)?;
+            Ok(ReadOut { uri: resources::file_uri(&ws, &repo, &path), repo, path, start_line: start, end_line: end, total_lines: total, text })
+        },
+    );
+}

@@ -1,0 +1,17 @@
+//! Every area's tools; each area registers its tools in one `register` function.
+pub mod code;
+pub mod conformance;
+pub mod discovery;
+pub mod workspace;
+
+use super::registry::Registry;
+
+/// The full registry.
+pub fn registry() -> Registry {
+    let mut r = Registry::new();
+    discovery::register(&mut r);
+    workspace::register(&mut r);
+    code::register(&mut r);
+    conformance::register(&mut r);
+    r
+}

@@ -1,0 +1,204 @@
+//! `cc-server serve`, `cc-server mcp` and `cc-server tools`: building the app and
+//! running a transport; project binding; the printed tool surface.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use cc_indexer::{DataDir, IndexOptions, NoProgress};
+use rmcp::ServiceExt;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::app::App;
+use crate::cli::{McpArgs, ServeArgs, SurfaceArgs, ToolsArgs};
+use crate::mcp::dispatch::Dispatcher;
+use crate::mcp::http::{HttpOptions, MAX_BODY};
+use crate::mcp::registry::{Surface, ToolDef};
+use crate::mcp::service::Session;
+use crate::store::{SqliteStore, Store, DEFAULT_WORKSPACE};
+
+pub fn open_store(data: &DataDir) -> Result<Arc<dyn Store>> {
+    Ok(Arc::new(SqliteStore::open(&data.root.join("workspace.sqlite3"))?))
+}
+
+/// Registers an indexed repository in a workspace, creating the workspace if needed.
+pub fn register(store: &dyn Store, workspace: &str, repo: &str, quiet: bool) -> Result<()> {
+    anyhow::ensure!(
+        !workspace.is_empty()
+            && workspace.len() <= 100
+            && workspace.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+        "invalid workspace id '{workspace}': use letters, digits, '.', '-' and '_'"
+    );
+    if store.ensure_workspace(workspace, workspace)? && !quiet {
+        eprintln!("created workspace '{workspace}'");
+    }
+    store.add_repo(workspace, repo)
+}
+
+fn surface(a: &SurfaceArgs) -> Result<Surface> {
+    Surface::parse(a.tools.as_deref(), a.all_tools).map_err(|e| anyhow::anyhow!("--tools: {e}"))
+}
+
+pub fn build_app(data: DataDir, bound_repo: Option<String>) -> Result<Arc<App>> {
+    let store = open_store(&data)?;
+    let registry = crate::mcp::tools::registry();
+    let unknown = registry.unknown_names_in_tables();
+    anyhow::ensure!(unknown.is_empty(), "tool tables name unregistered tools: {unknown:?}");
+    Ok(Arc::new(App::new(data, store, Dispatcher::new(registry), bound_repo)))
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
+}
+
+pub fn serve(data: DataDir, a: ServeArgs, quiet: bool) -> Result<()> {
+    let surface = surface(&a.surface)?;
+    let store = open_store(&data)?;
+    for path in &a.index {
+        let run = crate::engine::index(&data, &IndexOptions::new(path), &NoProgress, None)?;
+        register(&*store, DEFAULT_WORKSPACE, &run.index.name, quiet)?;
+        if !quiet {
+            crate::output::print_report(&run, true);
+        }
+    }
+    drop(store);
+    let app = build_app(data, None)?;
+    let opts = HttpOptions {
+        addr: std::net::SocketAddr::new(a.listen, a.port),
+        token: a.token.filter(|t| !t.is_empty()),
+        allowed_hosts: a.allowed_hosts,
+        allowed_origins: a.allowed_origins,
+        max_body: MAX_BODY,
+    };
+    if !a.listen.is_loopback() && opts.token.is_none() {
+        eprintln!("warning: listening on {} without --token: anyone who can reach it can use every tool", a.listen);
+    }
+    runtime()?.block_on(crate::mcp::http::serve(app, surface, opts, CancellationToken::new()))
+}
+
+/// The repository `cc-server mcp` binds to: `-p`, else the nearest folder upward with
+/// `.git`, unless `CC_NO_PROJECT=1`.
+pub fn find_project(explicit: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return Some(p.to_path_buf());
+    }
+    if std::env::var("CC_NO_PROJECT").is_ok_and(|v| v == "1") {
+        return None;
+    }
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors().find(|d| d.join(".git").exists()).map(Path::to_path_buf)
+}
+
+pub fn mcp(data: DataDir, a: McpArgs) -> Result<()> {
+    let surface = surface(&a.surface)?;
+    let bound = match find_project(a.project.as_deref()) {
+        Some(root) => {
+            let root = root.canonicalize().with_context(|| format!("--project {}", root.display()))?;
+            anyhow::ensure!(root.is_dir(), "--project {}: not a directory", root.display());
+            // The existing index of this root, or a new one named after the folder.
+            let name = data
+                .repos()?
+                .into_iter()
+                .filter_map(|m| m.ok())
+                .find(|m| Path::new(&m.root) == root)
+                .map(|m| m.name)
+                .unwrap_or_else(|| cc_indexer::store::default_name(&root));
+            open_store(&data)?.ensure_workspace(DEFAULT_WORKSPACE, "Default")?;
+            open_store(&data)?.add_repo(DEFAULT_WORKSPACE, &name)?;
+            Some((name, root))
+        }
+        None => None,
+    };
+    let app = build_app(data, bound.as_ref().map(|(n, _)| n.clone()))?;
+    if let Some((name, root)) = bound {
+        app.set_bound_root(root, name);
+    }
+    runtime()?.block_on(async move {
+        let session = Session::new(app, surface);
+        let running = session.serve(rmcp::transport::stdio()).await.context("MCP over stdio")?;
+        tokio::select! {
+            r = running.waiting() => { r.context("MCP session")?; }
+            _ = crate::signals::wait() => {}
+        }
+        Ok(())
+    })
+}
+
+fn tool_json(t: &ToolDef) -> serde_json::Value {
+    json!({
+        "name": t.name,
+        "title": t.title,
+        "description": t.description,
+        "toolsets": t.toolsets,
+        "workspace_scope": t.scope,
+        "action_classes": t.action_classes,
+        "requires_approval": t.requires_approval,
+        "read_only": t.read_only,
+        "input_schema": t.input_schema,
+        "output_schema": t.output_schema,
+    })
+}
+
+/// The surface as Markdown: what docs/mcp-tools.md holds.
+pub fn markdown(tools: &[&ToolDef]) -> String {
+    let mut s = String::from(
+        "# MCP tools\n\nGenerated by `cc-server tools --markdown --all-tools`; do not edit by hand (a test fails when this file drifts from the server).\n\n",
+    );
+    s.push_str("| Tool | Sets | workspace_id | Action classes | Description |\n|---|---|---|---|---|\n");
+    for t in tools {
+        let scope = serde_json::to_value(t.scope).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let classes: Vec<String> = t
+            .action_classes
+            .iter()
+            .filter_map(|c| serde_json::to_value(c).ok()?.as_str().map(str::to_string))
+            .collect();
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            t.name,
+            if t.toolsets.is_empty() { "(always)".to_string() } else { t.toolsets.join(", ") },
+            scope,
+            if classes.is_empty() { "—".to_string() } else { classes.join(", ") },
+            t.description.replace('|', "\\|")
+        ));
+    }
+    for t in tools {
+        s.push_str(&format!("\n## `{}`\n\n{}\n\nArguments:\n\n", t.name, t.description));
+        let props = t.input_schema.get("properties").and_then(|p| p.as_object());
+        let required: Vec<&str> = t
+            .input_schema
+            .get("required")
+            .and_then(|r| r.as_array())
+            .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        match props {
+            Some(p) if !p.is_empty() => {
+                for (name, schema) in p {
+                    let ty = schema.get("type").map(|t| t.to_string().replace('"', "")).unwrap_or_else(|| "any".into());
+                    let desc = schema.get("description").and_then(|d| d.as_str()).unwrap_or("").replace('\n', " ");
+                    let req = if required.contains(&name.as_str()) { "required" } else { "optional" };
+                    s.push_str(&format!("- `{name}` ({ty}, {req}): {desc}\n"));
+                }
+            }
+            _ => s.push_str("- none\n"),
+        }
+    }
+    s
+}
+
+pub fn tools(a: ToolsArgs) -> Result<()> {
+    let surface = surface(&a.surface)?;
+    let registry = crate::mcp::tools::registry();
+    let tools: Vec<&ToolDef> = registry.all().filter(|t| surface.serves(t)).collect();
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&tools.iter().map(|t| tool_json(t)).collect::<Vec<_>>())?);
+    } else if a.markdown {
+        print!("{}", markdown(&tools));
+    } else {
+        for t in &tools {
+            let sets = if t.toolsets.is_empty() { "(always)".to_string() } else { t.toolsets.join(",") };
+            println!("{:<20} {:<12} {}", t.name, sets, t.description);
+        }
+    }
+    Ok(())
+}
