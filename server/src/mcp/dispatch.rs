@@ -127,6 +127,12 @@ impl Dispatcher {
             return CallOutcome::Unknown(name.to_string());
         };
         let args = Value::Object(args.unwrap_or_default());
+        if tool.scope == Scope::Global && args.get("workspace_id").is_some() {
+            return CallOutcome::Err(ToolError::workspace(format!(
+                "/workspace_id: {} is global and takes no workspace_id",
+                tool.name
+            )));
+        }
         if let Err(e) = self.validate(tool, &args) {
             return CallOutcome::Err(e);
         }

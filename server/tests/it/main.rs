@@ -1,2 +1,4 @@
 //! End-to-end tests of the `cc-server` binary, run as a user would.
 mod cli;
+mod dispatch;
+mod surface;

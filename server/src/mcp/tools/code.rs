@@ -454,9 +454,9 @@ pub fn register(r: &mut Registry) {
         },
     );
     for (name, title, description, op) in [
-        ("code_callers", "Callers", "List the symbols that call or depend on a symbol (incoming edges), breadth-first up to depth, each with its distance, call sites (file:line), the path back and a confidence.", Op::Callers),
-        ("code_callees", "Callees", "List the symbols that a symbol calls or depends on (outgoing edges), external names included (`json.loads`), breadth-first up to depth.", Op::Callees),
-        ("code_impact", "Impact", "Compute a symbol's transitive blast radius: every symbol that reaches it through calls, up to depth (default 3), nearest first.", Op::Impact),
+        ("code_callers", "Callers", "Who calls this function or method: list the symbols that call or depend on a symbol (incoming edges), breadth-first up to depth, each with its distance, call sites (file:line), the path back and a confidence.", Op::Callers),
+        ("code_callees", "Callees", "What this function or method calls: list the symbols that a symbol calls or depends on (outgoing edges), external names included (`json.loads`), breadth-first up to depth.", Op::Callees),
+        ("code_impact", "Impact", "What breaks if this function, method or class changes: its transitive blast radius, every symbol that reaches it through calls, up to depth (default 3), nearest first.", Op::Impact),
     ] {
         r.add(
             Spec { name, title, description, scope: Scope::Required, action_classes: &[], read_only: true },

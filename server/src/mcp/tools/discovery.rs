@@ -14,7 +14,7 @@ use crate::mcp::registry::{Registry, Scope, Spec, ToolDef};
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchToolsArgs {
-    /// Keywords: what you want to do (`find who calls a function`).
+    /// Keywords: what you want to do, in your words.
     #[schemars(length(min = 1, max = 1000))]
     pub query: String,
     /// At most this many tools (default 5).

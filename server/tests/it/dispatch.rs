@@ -1,0 +1,197 @@
+//! The dispatcher, called directly: validation with JSON pointers, workspace scoping,
+//! unknown tools, panics isolated per call, and the code tools on an indexed fixture.
+
+use std::sync::Arc;
+
+use cc_indexer::{DataDir, IndexOptions, NoProgress};
+use cc_server::app::App;
+use cc_server::mcp::dispatch::{CallCtx, CallOutcome, Dispatcher, ToolError};
+use cc_server::mcp::registry::{Registry, Scope, Spec, Surface};
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    app: Arc<App>,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("shop");
+    for (p, t) in [
+        ("billing/invoice.py", "from billing.tax import compute_tax\n\nclass Invoice:\n    def total(self):\n        return compute_tax(self.subtotal())\n\n    def subtotal(self):\n        return 1\n"),
+        ("billing/tax.py", "def compute_tax(x):\n    \"\"\"Tax for an amount.\"\"\"\n    return x * 0.2\n"),
+        ("web/render.py", "def total():\n    return 0\n"),
+    ] {
+        std::fs::create_dir_all(repo.join(p).parent().unwrap()).unwrap();
+        std::fs::write(repo.join(p), t).unwrap();
+    }
+    let data = DataDir::new(tmp.path().join("data"));
+    let run = cc_server::engine::index(&data, &IndexOptions::new(&repo), &NoProgress, None).unwrap();
+    let store = cc_server::serve::open_store(&data).unwrap();
+    cc_server::serve::register(&*store, "default", &run.index.name, true).unwrap();
+    let app = cc_server::serve::build_app(data, None).unwrap();
+    Fixture { _tmp: tmp, app }
+}
+
+fn call(app: &Arc<App>, name: &str, args: Value) -> CallOutcome {
+    let surface = Surface::parse(None, true).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(app.dispatcher.call(
+        app.clone(),
+        &surface,
+        "conversation-1",
+        name,
+        args.as_object().cloned(),
+        CancellationToken::new(),
+        None,
+        None,
+    ))
+}
+
+fn ok(o: CallOutcome) -> Value {
+    match o {
+        CallOutcome::Ok(out) => out.value,
+        CallOutcome::Err(e) => panic!("tool error: {e:?}"),
+        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
+    }
+}
+
+fn err(o: CallOutcome) -> ToolError {
+    match o {
+        CallOutcome::Err(e) => e,
+        CallOutcome::Ok(out) => panic!("expected an error, got {}", out.value),
+        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
+    }
+}
+
+#[test]
+fn bad_input_names_the_json_pointer() {
+    let f = fixture();
+    let cases = [
+        (json!({"workspace_id": "default", "query": 5}), "/query"),
+        (json!({"workspace_id": "default"}), "/query"),
+        (json!({"workspace_id": "default", "query": "x", "bogus": 1}), "/bogus"),
+        (json!({"workspace_id": "default", "query": "x", "limit": 0}), "/limit"),
+        (json!({"workspace_id": "default", "query": "x", "kind": ["function", 3]}), "/kind/1"),
+        (json!({"workspace_id": "default", "query": "x", "kind": ["gizmo"]}), "/kind/0"),
+    ];
+    for (args, pointer) in cases {
+        let e = err(call(&f.app, "search_code", args.clone()));
+        assert_eq!(e.pointer.as_deref(), Some(pointer), "{args}: {e:?}");
+        assert!(e.message.starts_with(pointer), "{args}: {}", e.message);
+    }
+    let e = err(call(&f.app, "code_callers", json!({"workspace_id": "default", "symbol": "total", "depth": -1})));
+    assert_eq!(e.pointer.as_deref(), Some("/depth"));
+}
+
+#[test]
+fn workspace_scoping_is_explicit() {
+    let f = fixture();
+    let e = err(call(&f.app, "search_code", json!({"query": "tax"})));
+    assert_eq!((e.error, e.pointer.as_deref()), ("invalid_input", Some("/workspace_id")));
+    let e = err(call(&f.app, "search_code", json!({"workspace_id": "nope", "query": "tax"})));
+    assert_eq!(e.error, "workspace");
+    assert!(e.message.contains("no workspace 'nope'"), "{}", e.message);
+    let e = err(call(&f.app, "list_workspaces", json!({"workspace_id": "default"})));
+    assert!(e.message.contains("global"), "{}", e.message);
+    let e = err(call(&f.app, "search_code", json!({"workspace_id": "default", "query": "tax", "repo": "other"})));
+    assert_eq!(e.pointer.as_deref(), Some("/repo"));
+    // Discovery tools take it optionally.
+    ok(call(&f.app, "list_my_tools", json!({})));
+    ok(call(&f.app, "list_my_tools", json!({"workspace_id": "default"})));
+}
+
+#[test]
+fn unknown_and_never_served_tools_are_unknown() {
+    let f = fixture();
+    assert!(matches!(call(&f.app, "no_such_tool", json!({})), CallOutcome::Unknown(_)));
+    assert!(matches!(call(&f.app, "run_script", json!({})), CallOutcome::Unknown(_)));
+    assert!(
+        matches!(call(&f.app, "test_simple_text", json!({})), CallOutcome::Unknown(_)),
+        "conformance fixtures need --tools conformance"
+    );
+}
+
+#[test]
+fn code_tools_answer_from_the_index_and_graph() {
+    let f = fixture();
+    let v = ok(call(&f.app, "search_code", json!({"workspace_id": "default", "query": "compute tax"})));
+    assert_eq!(v["results"][0]["symbol"]["qualified_name"], "billing.tax.compute_tax");
+    assert_eq!(v["results"][0]["symbol"]["location"], "billing/tax.py:1");
+    assert!(v["semantic"].as_str().unwrap().starts_with("unavailable"));
+    let v = ok(call(
+        &f.app,
+        "code_symbol",
+        json!({"workspace_id": "default", "name": "compute_tax", "include_source": true}),
+    ));
+    assert_eq!(v["matches"][0]["doc"], "Tax for an amount.");
+    assert!(v["matches"][0]["source"].as_str().unwrap().contains("return x * 0.2"));
+    let v = ok(call(&f.app, "code_callers", json!({"workspace_id": "default", "symbol": "compute_tax"})));
+    assert_eq!(v["results"][0]["name"], "billing.invoice.Invoice.total");
+    assert_eq!(v["results"][0]["sites"][0], "billing/invoice.py:5");
+    let v =
+        ok(call(&f.app, "code_callees", json!({"workspace_id": "default", "symbol": "billing.invoice.Invoice.total"})));
+    let names: Vec<&str> = v["results"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert!(
+        names.contains(&"billing.tax.compute_tax") && names.contains(&"billing.invoice.Invoice.subtotal"),
+        "{names:?}"
+    );
+    let v = ok(call(
+        &f.app,
+        "code_impact",
+        json!({"workspace_id": "default", "symbol": "billing.invoice.Invoice.subtotal", "depth": 2}),
+    ));
+    assert_eq!(v["results"][0]["name"], "billing.invoice.Invoice.total");
+    // A plain name with two symbols answers with the candidates.
+    let e = err(call(&f.app, "code_callers", json!({"workspace_id": "default", "symbol": "total"})));
+    assert_eq!(e.error, "ambiguous");
+    assert_eq!(e.data.unwrap()["candidates"].as_array().unwrap().len(), 2);
+    let v = ok(call(
+        &f.app,
+        "code_read",
+        json!({"workspace_id": "default", "path": "billing/tax.py", "start_line": 2, "end_line": 3}),
+    ));
+    assert_eq!(v["text"], "    \"\"\"Tax for an amount.\"\"\"\n    return x * 0.2");
+    let e = err(call(&f.app, "code_read", json!({"workspace_id": "default", "path": "../etc/passwd"})));
+    assert_eq!(e.pointer.as_deref(), Some("/path"));
+    let v = ok(call(&f.app, "search_tool_bm25", json!({"query": "who calls a function", "limit": 20})));
+    let ranked: Vec<String> =
+        v["tools"].as_array().unwrap().iter().map(|t| format!("{} {}", t["name"], t["score"])).collect();
+    assert_eq!(v["tools"][0]["name"], "code_callers", "{ranked:?}");
+    assert!(v["tools"][0]["input_schema"]["properties"]["symbol"].is_object());
+}
+
+#[test]
+fn a_panic_in_a_handler_is_an_error_for_that_call_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = Registry::new();
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct NoArgs {}
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    struct Nothing {}
+    r.add(
+        Spec {
+            name: "boom",
+            title: "Boom",
+            description: "Panics.",
+            scope: Scope::Global,
+            action_classes: &[],
+            read_only: true,
+        },
+        |_: CallCtx, _: NoArgs| async move {
+            if true {
+                panic!("kaboom");
+            }
+            Ok(Nothing {})
+        },
+    );
+    let data = DataDir::new(tmp.path());
+    let store = cc_server::serve::open_store(&data).unwrap();
+    let app = Arc::new(App::new(data, store, Dispatcher::new(r), None));
+    let e = err(call(&app, "boom", json!({})));
+    assert_eq!(e.error, "internal");
+    assert!(e.message.contains("kaboom"), "{}", e.message);
+    let e = err(call(&app, "boom", json!({})));
+    assert_eq!(e.error, "internal", "the dispatcher still serves after a panic");
+}
