@@ -40,15 +40,21 @@ impl App {
         *self.bound_root.lock().expect("bound root") = Some(root);
     }
 
-    /// Indexes the bound repository if it has no index yet.
-    fn ensure_bound_indexed(&self, name: &str) -> Result<()> {
+    /// Indexes the bound repository if it has no index yet, reporting progress and
+    /// stopping when `cancel` is set.
+    fn ensure_bound_indexed(
+        &self,
+        name: &str,
+        progress: &dyn cc_indexer::Progress,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<()> {
         if self.bound_repo.as_deref() != Some(name) || self.data.repo_dir(name).join("meta.json").is_file() {
             return Ok(());
         }
         let Some(root) = self.bound_root.lock().expect("bound root").clone() else { return Ok(()) };
         let mut opts = cc_indexer::IndexOptions::new(root);
         opts.name = Some(name.to_string());
-        let run = || crate::engine::index(&self.data, &opts, &cc_indexer::NoProgress, None);
+        let run = || crate::engine::index(&self.data, &opts, progress, cancel);
         match tokio::runtime::Handle::try_current() {
             Ok(_) => tokio::task::block_in_place(run)?,
             Err(_) => run()?,
@@ -58,7 +64,18 @@ impl App {
 
     /// The repository `name` with its graph, loaded once and reloaded after a re-index.
     pub fn repo(&self, name: &str) -> Result<Arc<Loaded>> {
-        self.ensure_bound_indexed(name)?;
+        self.repo_with(name, &cc_indexer::NoProgress, None)
+    }
+
+    /// [`App::repo`], indexing the bound repository first when it has no index yet
+    /// (a long call: progress is reported, and `cancel` stops it).
+    pub fn repo_with(
+        &self,
+        name: &str,
+        progress: &dyn cc_indexer::Progress,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<Arc<Loaded>> {
+        self.ensure_bound_indexed(name, progress, cancel)?;
         let meta = self.data.repo_dir(name).join("meta.json");
         let stamp = std::fs::metadata(&meta).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
         if let Some((t, l)) = self.loaded.read().expect("repo cache").get(name) {

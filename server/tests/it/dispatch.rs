@@ -195,3 +195,82 @@ fn a_panic_in_a_handler_is_an_error_for_that_call_only() {
     let e = err(call(&app, "boom", json!({})));
     assert_eq!(e.error, "internal", "the dispatcher still serves after a panic");
 }
+
+/// A session bound to a repository that has no index yet indexes it on first use: a
+/// long call, which reports MCP progress.
+#[test]
+fn first_use_of_a_bound_repository_indexes_it_with_progress() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("proj");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    for i in 0..20 {
+        std::fs::write(repo.join(format!("src/m{i}.py")), format!("def f{i}():\n    return f{}()\n", (i + 1) % 20))
+            .unwrap();
+    }
+    let data = DataDir::new(tmp.path().join("data"));
+    let store = cc_server::serve::open_store(&data).unwrap();
+    store.add_repo("default", "proj").unwrap();
+    let app = cc_server::serve::build_app(data, Some("proj".into())).unwrap();
+    app.set_bound_root(repo.canonicalize().unwrap(), "proj".into());
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let progress: cc_server::mcp::dispatch::ProgressFn = {
+        let seen = seen.clone();
+        Arc::new(move |p, total, _| seen.lock().unwrap().push((p, total)))
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let out = rt.block_on(app.dispatcher.call(
+        app.clone(),
+        &Surface::parse(None, false).unwrap(),
+        "c",
+        "code_callers",
+        json!({"workspace_id": "default", "symbol": "f3"}).as_object().cloned(),
+        CancellationToken::new(),
+        Some(progress),
+        None,
+    ));
+    let v = ok(out);
+    assert_eq!(v["results"][0]["name"], "src.m2.f2");
+    let seen = seen.lock().unwrap();
+    assert!(seen.len() >= 2, "progress: {seen:?}");
+    assert_eq!(seen.last().unwrap().0, seen.last().unwrap().1.unwrap(), "the last report is complete: {seen:?}");
+}
+
+#[test]
+fn a_cancelled_call_ends_with_a_cancelled_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = Registry::new();
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct NoArgs {}
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    struct Nothing {}
+    r.add(
+        Spec {
+            name: "forever",
+            title: "Forever",
+            description: "Never ends.",
+            scope: Scope::Global,
+            action_classes: &[],
+            read_only: true,
+        },
+        |_: CallCtx, _: NoArgs| async move {
+            std::future::pending::<()>().await;
+            Ok(Nothing {})
+        },
+    );
+    let data = DataDir::new(tmp.path());
+    let store = cc_server::serve::open_store(&data).unwrap();
+    let app = Arc::new(App::new(data, store, Dispatcher::new(r), None));
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let token = CancellationToken::new();
+    let out = rt.block_on(async {
+        let t = token.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            t.cancel();
+        });
+        app.dispatcher
+            .call(app.clone(), &Surface::parse(None, false).unwrap(), "c", "forever", None, token.clone(), None, None)
+            .await
+    });
+    assert_eq!(err(out).error, "cancelled");
+}

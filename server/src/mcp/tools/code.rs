@@ -197,13 +197,77 @@ pub fn repos_for(ctx: &CallCtx, repo: Option<&str>) -> Result<Vec<(String, Arc<L
             ),
         ));
     }
-    names
+    // Loading may index the bound repository first: report progress, honour cancellation.
+    let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (cancel, token) = (cancel.clone(), ctx.cancel.clone());
+        tokio::spawn(async move {
+            token.cancelled().await;
+            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        })
+    };
+    let progress = CallProgress::new(ctx.progress.clone());
+    let out = names
         .into_iter()
         .map(|n| {
-            let l = ctx.app.repo(&n).map_err(|e| ToolError::internal(format!("repository '{n}': {e:#}")))?;
+            let l = ctx.app.repo_with(&n, &progress, Some(&cancel)).map_err(|e| {
+                if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                    ToolError {
+                        error: "cancelled",
+                        pointer: None,
+                        message: "the call was cancelled".into(),
+                        data: None,
+                    }
+                } else {
+                    ToolError::internal(format!("repository '{n}': {e:#}"))
+                }
+            })?;
             Ok((n, l))
         })
-        .collect()
+        .collect();
+    watcher.abort();
+    out
+}
+
+/// Indexing progress as MCP progress notifications: bytes done of bytes to do, at most
+/// one notification per percent.
+struct CallProgress {
+    report: Option<crate::mcp::dispatch::ProgressFn>,
+    total: std::sync::atomic::AtomicU64,
+    done: std::sync::atomic::AtomicU64,
+    last_percent: std::sync::atomic::AtomicU64,
+}
+
+impl CallProgress {
+    fn new(report: Option<crate::mcp::dispatch::ProgressFn>) -> CallProgress {
+        CallProgress {
+            report,
+            total: Default::default(),
+            done: Default::default(),
+            last_percent: std::sync::atomic::AtomicU64::new(u64::MAX),
+        }
+    }
+}
+
+impl cc_indexer::Progress for CallProgress {
+    fn start(&self, files: u64, bytes: u64) {
+        self.total.store(bytes, std::sync::atomic::Ordering::Relaxed);
+        if let Some(r) = &self.report {
+            r(0.0, Some(bytes as f64), Some(format!("indexing {files} files")));
+        }
+    }
+
+    fn advance(&self, bytes: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let done = self.done.fetch_add(bytes, Relaxed) + bytes;
+        let total = self.total.load(Relaxed).max(1);
+        let percent = done * 100 / total;
+        if let Some(r) = &self.report {
+            if self.last_percent.swap(percent, Relaxed) != percent {
+                r(done as f64, Some(total as f64), None);
+            }
+        }
+    }
 }
 
 fn list_or_none(v: &[String]) -> String {
