@@ -215,3 +215,79 @@ fn watch_reindexes_when_a_file_changes() {
     child.wait().unwrap();
     assert!(appeared, "--watch did not pick up the new file");
 }
+
+#[test]
+fn callers_callees_and_impact_print_file_and_line() {
+    let e = env();
+    std::fs::write(e.repo.join("billing/checkout.py"), "from billing.invoice import InvoiceBuilder\n\ndef checkout():\n    InvoiceBuilder().add_line_item('x', 1)\n\ndef compute_total(x):\n    return x\n").unwrap();
+    ok(&cc(&e, &["index", path(&e.repo)]));
+    let out = ok(&cc(&e, &["callers", "billing.invoice.compute_total"]));
+    assert!(
+        out.contains("billing/invoice.py:3") && out.contains("billing.invoice.InvoiceBuilder.add_line_item"),
+        "{out}"
+    );
+    assert!(out.contains("at billing/invoice.py:4"), "{out}");
+    let out = ok(&cc(&e, &["callees", "billing.invoice.InvoiceBuilder.add_line_item"]));
+    assert!(out.contains("billing/invoice.py:6") && out.contains("billing.invoice.compute_total"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&cc(&e, &["impact", "billing.invoice.compute_total", "--depth", "2", "--json"])))
+            .unwrap();
+    let names: Vec<&str> = v["results"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["billing.invoice.InvoiceBuilder.add_line_item", "billing.checkout.checkout"], "{v}");
+    assert_eq!(v["results"][1]["distance"], 2);
+    assert_eq!(v["results"][1]["sites"][0], "billing/checkout.py:4");
+    // A plain name with two symbols lists them instead of guessing.
+    let err = fails(&cc(&e, &["callers", "compute_total"]), 2);
+    assert!(
+        err.contains("matches 2 symbols")
+            && err.contains("billing/checkout.py:6")
+            && err.contains("billing/invoice.py:6"),
+        "{err}"
+    );
+    let err = fails(&cc(&e, &["callers", "nothing_like_this"]), 1);
+    assert!(err.contains("no symbol named"), "{err}");
+}
+
+#[test]
+fn serve_stops_cleanly_on_sigterm() {
+    use std::io::BufRead;
+    let e = env();
+    ok(&cc(&e, &["index", path(&e.repo)]));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cc-server"))
+        .args(["serve", "--port", "0"])
+        .env("CC_DATA_DIR", &e.data)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("the server says where it listens")
+        .to_string();
+    assert!(url.ends_with("/mcp"), "{line}");
+    // It answers, then stops on SIGTERM with exit code 0.
+    let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    use std::io::{Read, Write};
+    write!(s, "GET /nowhere HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap();
+    assert!(resp.starts_with("HTTP/1.1 404"), "{resp}");
+    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let status = (0..100)
+        .find_map(|_| {
+            let s = child.try_wait().unwrap();
+            if s.is_none() {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            s
+        })
+        .unwrap_or_else(|| {
+            child.kill().unwrap();
+            panic!("the server did not stop within 10 s of SIGTERM")
+        });
+    assert!(status.success(), "{status:?}");
+}
