@@ -15,6 +15,7 @@
 //! ```
 pub mod error;
 pub mod extract;
+pub mod fixture;
 pub mod index;
 pub mod record;
 pub mod search;

@@ -4,18 +4,7 @@
 use cc_graph::{CallGraph, NodeRef};
 use cc_indexer::{Extractor, FileRecord};
 
-pub fn parse_fixture(text: &str) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for line in text.lines() {
-        if let Some(path) = line.strip_prefix("//- /") {
-            out.push((path.trim().to_string(), String::new()));
-        } else if let Some((_, body)) = out.last_mut() {
-            body.push_str(line);
-            body.push('\n');
-        }
-    }
-    out
-}
+pub use cc_indexer::fixture::parse as parse_fixture;
 
 /// Extracts each file of a fixture, as the indexer would.
 pub fn records(fixture: &str) -> Vec<FileRecord> {

@@ -41,18 +41,7 @@ impl TempRepo {
     }
 }
 
-pub fn parse_fixture(text: &str) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for line in text.lines() {
-        if let Some(path) = line.strip_prefix("//- /") {
-            out.push((path.trim().to_string(), String::new()));
-        } else if let Some((_, body)) = out.last_mut() {
-            body.push_str(line);
-            body.push('\n');
-        }
-    }
-    out
-}
+pub use cc_indexer::fixture::parse as parse_fixture;
 
 pub fn index(data: &Path, root: &Path) -> IndexReport {
     let mut opts = IndexOptions::new(root);

@@ -164,31 +164,11 @@ fn code_tools_answer_from_the_index_and_graph() {
 
 #[test]
 fn a_panic_in_a_handler_is_an_error_for_that_call_only() {
-    let tmp = tempfile::tempdir().unwrap();
-    let mut r = Registry::new();
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
-    struct NoArgs {}
-    #[derive(serde::Serialize, schemars::JsonSchema)]
-    struct Nothing {}
-    r.add(
-        Spec {
-            name: "boom",
-            title: "Boom",
-            description: "Panics.",
-            scope: Scope::Global,
-            action_classes: &[],
-            read_only: true,
-        },
-        |_: CallCtx, _: NoArgs| async move {
-            if true {
-                panic!("kaboom");
-            }
-            Ok(Nothing {})
-        },
-    );
-    let data = DataDir::new(tmp.path());
-    let store = cc_server::serve::open_store(&data).unwrap();
-    let app = Arc::new(App::new(data, store, Dispatcher::new(r), None));
+    let (_tmp, app) = one_tool_app("boom", || async {
+        if true {
+            panic!("kaboom");
+        }
+    });
     let e = err(call(&app, "boom", json!({})));
     assert_eq!(e.error, "internal");
     assert!(e.message.contains("kaboom"), "{}", e.message);
@@ -237,29 +217,7 @@ fn first_use_of_a_bound_repository_indexes_it_with_progress() {
 
 #[test]
 fn a_cancelled_call_ends_with_a_cancelled_error() {
-    let tmp = tempfile::tempdir().unwrap();
-    let mut r = Registry::new();
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
-    struct NoArgs {}
-    #[derive(serde::Serialize, schemars::JsonSchema)]
-    struct Nothing {}
-    r.add(
-        Spec {
-            name: "forever",
-            title: "Forever",
-            description: "Never ends.",
-            scope: Scope::Global,
-            action_classes: &[],
-            read_only: true,
-        },
-        |_: CallCtx, _: NoArgs| async move {
-            std::future::pending::<()>().await;
-            Ok(Nothing {})
-        },
-    );
-    let data = DataDir::new(tmp.path());
-    let store = cc_server::serve::open_store(&data).unwrap();
-    let app = Arc::new(App::new(data, store, Dispatcher::new(r), None));
+    let (_tmp, app) = one_tool_app("forever", std::future::pending::<()>);
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let token = CancellationToken::new();
     let out = rt.block_on(async {
@@ -273,4 +231,39 @@ fn a_cancelled_call_ends_with_a_cancelled_error() {
             .await
     });
     assert_eq!(err(out).error, "cancelled");
+}
+
+/// An app whose registry holds one global tool running `body`.
+fn one_tool_app<F, Fut>(name: &'static str, body: F) -> (tempfile::TempDir, Arc<App>)
+where
+    F: Fn() -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct NoArgs {}
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    struct Nothing {}
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = Registry::new();
+    let body = Arc::new(body);
+    r.add(
+        Spec {
+            name,
+            title: name,
+            description: "A test tool.",
+            scope: Scope::Global,
+            action_classes: &[],
+            read_only: true,
+        },
+        move |_: CallCtx, _: NoArgs| {
+            let body = body.clone();
+            async move {
+                body().await;
+                Ok(Nothing {})
+            }
+        },
+    );
+    let data = DataDir::new(tmp.path());
+    let store = cc_server::serve::open_store(&data).unwrap();
+    (tmp, Arc::new(App::new(data, store, Dispatcher::new(r), None)))
 }
