@@ -347,13 +347,18 @@ fn index(data: &DataDir, a: IndexArgs, quiet: bool) -> Result<()> {
     if a.watch {
         let root = PathBuf::from(&report.index.root);
         eprintln!("watching {} for changes (Ctrl-C stops)", root.display());
-        cc_indexer::watch::watch(&root, Duration::from_millis(300), || match run_once(false) {
-            Ok(_) => true,
-            Err(e) => {
-                eprintln!("error: {e:#}");
-                true
-            }
-        })?;
+        cc_indexer::watch::watch(
+            &root,
+            std::slice::from_ref(&data.root),
+            Duration::from_millis(300),
+            || match run_once(false) {
+                Ok(_) => true,
+                Err(e) => {
+                    eprintln!("error: {e:#}");
+                    true
+                }
+            },
+        )?;
     }
     Ok(())
 }
