@@ -188,10 +188,28 @@ impl Dispatcher {
         let e = &errors[0];
         let mut pointer = e.instance_path().to_string();
         let message = e.to_string();
-        // For a missing or an unexpected property, the validator points at the parent:
-        // name the property itself.
         use jsonschema::error::ValidationErrorKind as K;
+        // A missing or a superfluous workspace_id is a workspace error, with the hint the
+        // scoping step gives (the schema catches it first). For any other missing or
+        // unexpected property, the validator points at the parent: name the property itself.
+        let top_level = |p: &Value| pointer.is_empty() && p.as_str() == Some("workspace_id");
         match e.kind() {
+            K::Required { property } if top_level(property) && tool.scope == Scope::Required => {
+                return Err(ToolError::workspace(format!(
+                    "/workspace_id: required by {}; call list_workspaces for the ids",
+                    tool.name
+                )));
+            }
+            K::AdditionalProperties { unexpected }
+                if pointer.is_empty()
+                    && tool.scope == Scope::Global
+                    && unexpected.iter().any(|p| p == "workspace_id") =>
+            {
+                return Err(ToolError::workspace(format!(
+                    "/workspace_id: {} is global and takes no workspace_id",
+                    tool.name
+                )));
+            }
             K::Required { property } => {
                 if let Some(p) = property.as_str() {
                     pointer = format!("{pointer}/{p}");

@@ -79,8 +79,59 @@ fn strip_port(host: &str) -> &str {
 }
 
 fn deny(status: StatusCode, message: &str) -> Response {
-    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": message}});
+    jsonrpc_error(status, -32000, message, serde_json::Value::Null)
+}
+
+fn jsonrpc_error(status: StatusCode, code: i64, message: &str, id: serde_json::Value) -> Response {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
     (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+/// In front of `/mcp`: a JSON POST body must be JSON (else 400 with -32700, parse error)
+/// and a JSON-RPC message (else 400 with -32600, invalid request). rmcp answers both with
+/// 415 and plain text, which no JSON-RPC client reads as what went wrong. The body is read
+/// here (up to the limit: 413 past it) and handed on unchanged.
+async fn jsonrpc_body(State(max_body): State<usize>, req: Request, next: Next) -> Response {
+    let json = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
+    if req.method() != axum::http::Method::POST || !json {
+        return next.run(req).await;
+    }
+    let (parts, body) = req.into_parts();
+    let mut data = body.into_data_stream();
+    let mut buf: Vec<u8> = Vec::new();
+    while let Some(chunk) = futures::StreamExt::next(&mut data).await {
+        let Ok(chunk) = chunk else {
+            return deny(StatusCode::BAD_REQUEST, "Bad Request: the request body could not be read");
+        };
+        if buf.len() + chunk.len() > max_body {
+            return deny(StatusCode::PAYLOAD_TOO_LARGE, &format!("Payload Too Large: the limit is {max_body} bytes"));
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    let value: serde_json::Value = match serde_json::from_slice(&buf) {
+        Ok(v) => v,
+        Err(e) => {
+            return jsonrpc_error(
+                StatusCode::BAD_REQUEST,
+                -32700,
+                &format!("Parse error: {e}"),
+                serde_json::Value::Null,
+            )
+        }
+    };
+    if let Err(e) = <rmcp::model::ClientJsonRpcMessage as serde::Deserialize>::deserialize(&value) {
+        // Echo the id when it could be read (JSON-RPC 2.0 §5), else null.
+        let id = match value.get("id") {
+            Some(id @ (serde_json::Value::String(_) | serde_json::Value::Number(_))) => id.clone(),
+            _ => serde_json::Value::Null,
+        };
+        return jsonrpc_error(StatusCode::BAD_REQUEST, -32600, &format!("Invalid Request: {e}"), id);
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(buf))).await
 }
 
 /// Host, Origin, token and size checks, in front of every route (the SSE pair too).
@@ -142,8 +193,11 @@ pub fn router(app: Arc<App>, surface: Surface, opts: &HttpOptions, shutdown: Can
     );
     let sse = super::sse::SseState::new(app, surface, opts.max_body, shutdown);
     let guard_state = Guard::new(opts);
-    Router::new()
+    let mcp = Router::new()
         .nest_service("/mcp", mcp)
+        .layer(axum::middleware::from_fn_with_state(opts.max_body, jsonrpc_body));
+    Router::new()
+        .merge(mcp)
         .merge(super::sse::routes(sse))
         .fallback(|| async { deny(StatusCode::NOT_FOUND, "Not Found: the MCP endpoints are /mcp, /sse and /messages") })
         .layer(axum::extract::DefaultBodyLimit::max(opts.max_body))

@@ -88,7 +88,25 @@ pub const TOOLSETS: &[(&str, &[&str])] = &[
     ("discovery", &["search_tool_bm25", "list_my_tools"]),
     ("workspace", &["list_workspaces", "list_repos"]),
     ("code", &["search_code", "code_symbol", "code_callers", "code_callees", "code_impact", "code_read"]),
-    ("conformance", &[]),
+    (
+        "conformance",
+        &[
+            "test_simple_text",
+            "test_image_content",
+            "test_audio_content",
+            "test_embedded_resource",
+            "test_multiple_content_types",
+            "test_tool_with_logging",
+            "test_tool_with_progress",
+            "test_error_handling",
+            "test_sampling",
+            "test_elicitation",
+            "test_elicitation_sep1034_defaults",
+            "test_elicitation_sep1330_enums",
+            "test_reconnection",
+            "json_schema_2020_12_tool",
+        ],
+    ),
 ];
 
 /// Sets served when `--tools` is not given.

@@ -4,11 +4,17 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
-    ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
-    Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestMethod, CompleteRequestParams,
+    CompleteResult, ContentBlock, GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse, Implementation,
+    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult, ListToolsResult, MetaObject,
+    PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, SetLevelRequestMethod,
+    SubscribeRequestMethod, SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestMethod,
+    UnsubscribeRequestParams,
 };
+// Logging is deprecated in rmcp (SEP-2577); only the conformance fixtures have it.
+#[allow(deprecated)]
+use rmcp::model::SetLevelRequestParams;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
@@ -16,6 +22,7 @@ use serde_json::json;
 use super::dispatch::{error_value, CallOutcome, ProgressFn, ToolError};
 use super::registry::{ActionClass, Surface, ToolDef};
 use super::resources::{self, Address};
+use super::tools::conformance;
 use crate::app::App;
 
 /// One MCP session: its conversation id and the surface it is served.
@@ -24,11 +31,17 @@ pub struct Session {
     pub app: Arc<App>,
     pub surface: Surface,
     pub conversation: String,
+    /// With the conformance set: keeps the fixtures' per-session state (logging
+    /// level, subscriptions) alive as long as the session.
+    fixtures: Option<Arc<conformance::SessionGuard>>,
 }
 
 impl Session {
     pub fn new(app: Arc<App>, surface: Surface) -> Session {
-        Session { app, surface, conversation: uuid::Uuid::new_v4().to_string() }
+        let conversation = uuid::Uuid::new_v4().to_string();
+        let fixtures =
+            surface.sets.iter().any(|s| s == "conformance").then(|| conformance::SessionGuard::new(&conversation));
+        Session { app, surface, conversation, fixtures }
     }
 }
 
@@ -47,15 +60,23 @@ pub fn wire_tool(t: &ToolDef) -> Tool {
     meta.0.insert("workspaceScope".into(), json!(t.scope));
     meta.0.insert("actionClasses".into(), json!(classes));
     meta.0.insert("requiresApproval".into(), json!(t.requires_approval));
-    Tool::new(t.name, t.description, Arc::new(t.input_schema.clone()))
+    let tool = Tool::new(t.name, t.description, Arc::new(t.input_schema.clone()))
         .with_title(t.title)
-        .with_raw_output_schema(Arc::new(t.output_schema.clone()))
         .with_annotations(annotations)
-        .with_meta(meta)
+        .with_meta(meta);
+    // An empty output schema: the tool answers with content blocks only (the
+    // conformance fixtures); no `outputSchema` then.
+    if t.output_schema.is_empty() {
+        tool
+    } else {
+        tool.with_raw_output_schema(Arc::new(t.output_schema.clone()))
+    }
 }
 
 fn result_of(outcome: CallOutcome) -> Result<CallToolResult, ErrorData> {
     match outcome {
+        // A `null` value: content blocks only, no `structuredContent` (the conformance fixtures).
+        CallOutcome::Ok(out) if out.value.is_null() => Ok(CallToolResult::success(out.extra)),
         CallOutcome::Ok(out) => {
             let mut r = CallToolResult::structured(out.value);
             r.content.extend(out.extra);
@@ -191,6 +212,77 @@ impl ServerHandler for Session {
         }
         let text = read_cc(&self.app, uri)?;
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
+    }
+
+    // Prompts, completion, logging and subscriptions: only the conformance fixtures
+    // have them; otherwise "method not found", as when the capability is not advertised.
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.require_fixtures::<ListPromptsRequestMethod>()?;
+        Ok(ListPromptsResult::with_all_items(conformance::prompts()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.require_fixtures::<GetPromptRequestMethod>()?;
+        conformance::get_prompt(&request.name, request.arguments.as_ref()).map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.require_fixtures::<CompleteRequestMethod>()?;
+        conformance::complete(&request)
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.require_fixtures::<SetLevelRequestMethod>()?;
+        conformance::set_level(&self.conversation, request.level);
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.require_fixtures::<SubscribeRequestMethod>()?;
+        conformance::subscribe(&self.conversation, &request.uri)
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.require_fixtures::<UnsubscribeRequestMethod>()?;
+        conformance::unsubscribe(&self.conversation, &request.uri)
+    }
+}
+
+impl Session {
+    /// Ok when this session serves the conformance fixtures; else "method not found" for `M`.
+    fn require_fixtures<M: rmcp::model::ConstString>(&self) -> Result<(), ErrorData> {
+        match self.fixtures {
+            Some(_) => Ok(()),
+            None => Err(ErrorData::method_not_found::<M>()),
+        }
     }
 }
 
