@@ -363,13 +363,8 @@ async def test_workspace_and_discovery_tools(transport, version, endpoints):
         assert mine["list_workspaces"]["workspace_scope"] == "global"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server bug: search_tool_bm25 ranks itself (its `query` description quotes this phrase) "
-    "and search_code above code_callers for its own example query",
-)
 @pytest.mark.parametrize("transport", ["stdio"])
-async def test_tool_search_own_example_query(transport, endpoints):
+async def test_tool_search_finds_callers_for_a_callers_question(transport, endpoints):
     async with connect(transport, LATEST_HANDSHAKE_VERSION, endpoints) as s:
         got = await ok(s, LATEST_HANDSHAKE_VERSION, "search_tool_bm25", query="find who calls a function")
         names = [t["name"] for t in got["tools"]]

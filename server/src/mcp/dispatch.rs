@@ -127,12 +127,6 @@ impl Dispatcher {
             return CallOutcome::Unknown(name.to_string());
         };
         let args = Value::Object(args.unwrap_or_default());
-        if tool.scope == Scope::Global && args.get("workspace_id").is_some() {
-            return CallOutcome::Err(ToolError::workspace(format!(
-                "/workspace_id: {} is global and takes no workspace_id",
-                tool.name
-            )));
-        }
         if let Err(e) = self.validate(tool, &args) {
             return CallOutcome::Err(e);
         }
@@ -205,10 +199,7 @@ impl Dispatcher {
                     && tool.scope == Scope::Global
                     && unexpected.iter().any(|p| p == "workspace_id") =>
             {
-                return Err(ToolError::workspace(format!(
-                    "/workspace_id: {} is global and takes no workspace_id",
-                    tool.name
-                )));
+                return Err(global_takes_none(tool));
             }
             K::Required { property } => {
                 if let Some(p) = property.as_str() {
@@ -242,9 +233,7 @@ impl Dispatcher {
         };
         match (tool.scope, given) {
             (Scope::Global, None) => Ok(None),
-            (Scope::Global, Some(_)) => {
-                Err(ToolError::workspace(format!("/workspace_id: {} is global and takes no workspace_id", tool.name)))
-            }
+            (Scope::Global, Some(_)) => Err(global_takes_none(tool)),
             (Scope::Required, None) => Err(ToolError::workspace(format!(
                 "/workspace_id: required by {}; call list_workspaces for the ids",
                 tool.name
@@ -259,6 +248,10 @@ impl Dispatcher {
             (Scope::Optional, None) => Ok(None),
         }
     }
+}
+
+fn global_takes_none(tool: &ToolDef) -> ToolError {
+    ToolError::workspace(format!("/workspace_id: {} is global and takes no workspace_id", tool.name))
 }
 
 /// The wire form of an error result.

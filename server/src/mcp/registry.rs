@@ -123,6 +123,7 @@ pub const APPROVALS: &[&str] = &[];
 pub const NEVER_SERVED: &[&str] = &["run_script", "execute_command", "eval_javascript"];
 
 /// Builds the registry from every area's `register`.
+#[derive(Default)]
 pub struct Registry {
     tools: BTreeMap<&'static str, ToolDef>,
 }

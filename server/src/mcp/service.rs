@@ -138,17 +138,22 @@ impl ServerHandler for Session {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // Progress goes through one queue drained by one task: notifications arrive in
+        // order, and all of them before the result.
+        let mut drain = None;
         let progress: Option<ProgressFn> = context.meta.get_progress_token().map(|token| {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(f64, Option<f64>, Option<String>)>();
             let peer = context.peer.clone();
-            let f: ProgressFn = Arc::new(move |progress, total, message| {
-                let peer = peer.clone();
-                let token = token.clone();
-                tokio::spawn(async move {
-                    let mut p = ProgressNotificationParam::new(token, progress);
+            drain = Some(tokio::spawn(async move {
+                while let Some((progress, total, message)) = rx.recv().await {
+                    let mut p = ProgressNotificationParam::new(token.clone(), progress);
                     p.total = total;
                     p.message = message;
                     let _ = peer.notify_progress(p).await;
-                });
+                }
+            }));
+            let f: ProgressFn = Arc::new(move |progress, total, message| {
+                let _ = tx.send((progress, total, message));
             });
             f
         });
@@ -166,6 +171,11 @@ impl ServerHandler for Session {
                 Some(context.peer.clone()),
             )
             .await;
+        if let Some(d) = drain {
+            // The call's context (and the sender with it) is gone: the queue ends. A
+            // handler that leaked a clone into a task of its own does not hold the result.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), d).await;
+        }
         result_of(outcome).map(Into::into)
     }
 

@@ -89,7 +89,8 @@ fn bad_input_names_the_json_pointer() {
 fn workspace_scoping_is_explicit() {
     let f = fixture();
     let e = err(call(&f.app, "search_code", json!({"query": "tax"})));
-    assert_eq!((e.error, e.pointer.as_deref()), ("invalid_input", Some("/workspace_id")));
+    assert_eq!((e.error, e.pointer.as_deref()), ("workspace", Some("/workspace_id")));
+    assert!(e.message.contains("list_workspaces"), "{}", e.message);
     let e = err(call(&f.app, "search_code", json!({"workspace_id": "nope", "query": "tax"})));
     assert_eq!(e.error, "workspace");
     assert!(e.message.contains("no workspace 'nope'"), "{}", e.message);
