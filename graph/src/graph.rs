@@ -13,7 +13,7 @@ use crate::resolve::{Resolution, Rung, Tables};
 use crate::{Error, Result};
 
 /// Version of `graph.bin`. Bump when [`Stored`] or resolution changes.
-pub const GRAPH_FORMAT_VERSION: u32 = 1;
+pub const GRAPH_FORMAT_VERSION: u32 = 2;
 
 /// A place in the source where one symbol uses another.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -161,8 +161,29 @@ impl CallGraph {
         if changed.is_empty() && deleted.is_empty() {
             return UpdateStats::default();
         }
-        // A changed class changes what its subclasses' members resolve to: add the
-        // member names of every class in a changed file and of their subclasses.
+        // A changed class changes what its subclasses' members resolve to (and their
+        // constructors, inherited): add the names of the classes whose header names a
+        // changed name, to a fixpoint (receiver calls are re-resolved anyway).
+        loop {
+            let before = names.len();
+            for f in records {
+                for r in &f.references {
+                    if r.kind != RefKind::Type || r.alias.is_some() || !names.contains(&r.name) {
+                        continue;
+                    }
+                    let class = f
+                        .symbols
+                        .iter()
+                        .find(|s| Some(s.id) == r.enclosing && s.kind.is_type_like() && !names.contains(&s.name));
+                    if let Some(c) = class {
+                        names.insert(c.name.clone());
+                    }
+                }
+            }
+            if names.len() == before {
+                break;
+            }
+        }
         let tables = Tables::new(records);
         let mut stats = UpdateStats { files_changed: changed.len() + deleted.len(), refs_resolved: 0 };
         let mut files = std::mem::take(&mut self.files);
@@ -176,13 +197,21 @@ impl CallGraph {
             let Some(entry) = files.get_mut(&f.path) else {
                 continue;
             };
-            let affected = f.references.iter().any(|r| affects(r, f.lang, &names));
+            // A name this file imports can change meaning with any other file (a module's
+            // re-exports, its default export, an alias of a renamed symbol).
+            let imported = import_bindings(f);
+            let hit = |r: &cc_indexer::Reference| {
+                affects(r, f.lang, &names)
+                    || (matches!(r.kind, RefKind::Call | RefKind::Callback)
+                        && (imported.contains(r.name.as_str()) || matches!(r.name.as_str(), "super" | "this" | "cls")))
+            };
+            let affected = f.references.iter().any(hit);
             if !affected {
                 continue;
             }
             let mut k = 0;
             for r in f.references.iter().filter(|r| matches!(r.kind, RefKind::Call | RefKind::Callback)) {
-                if affects(r, f.lang, &names) {
+                if hit(r) {
                     entry.refs[k].resolution = tables.resolve(i as u32, r);
                     stats.refs_resolved += 1;
                 }
@@ -458,6 +487,20 @@ fn affects(r: &cc_indexer::Reference, lang: Lang, names: &HashSet<String>) -> bo
         && (names.contains(&r.name)
             || r.receiver.as_deref().is_some_and(|rcv| !rcv.trim().is_empty())
             || crate::resolve::implicit_this(lang))
+}
+
+/// The local names a file's imports bind (`h` of `use a::helper as h`, `helper` of
+/// `from a import helper`, `util` of `import util`).
+fn import_bindings(f: &FileRecord) -> HashSet<&str> {
+    f.references
+        .iter()
+        .filter(|r| r.kind == RefKind::Import)
+        .flat_map(|r| {
+            let last = r.name.rsplit(['.', '/', ':', '\\']).next().unwrap_or(&r.name);
+            [Some(last), r.alias.as_deref(), Some(r.name.as_str())]
+        })
+        .flatten()
+        .collect()
 }
 
 /// Bounds of a walk.

@@ -18,6 +18,16 @@
 //! A name with several candidates at the last rung keeps them all (at most
 //! [`MAX_CANDIDATES`]), marked ambiguous; one with none is an external name
 //! (`json.loads`). Calls that resolve to a class go to its constructor when it has one.
+//!
+//! Python, TypeScript, Go, Java and Rust follow their scoping rules more closely: rungs 5
+//! and 6 apply only where the language has them (Go and Java packages; Rust macros);
+//! receivers get a type from the bindings the tags query records (type references whose
+//! `alias` is the variable: `Circle c`, `c: Circle`, `c := NewCircle()`, `self.c = C()`),
+//! then from what a called function declares it returns; imports follow re-exports
+//! (`export {f} from`, `pub use`, a package's `__init__`); Rust paths resolve by module
+//! path (`crate::`, `super::`, `self::`); and a call that reaches an abstract method (an
+//! interface or trait method without a body) goes to its implementation when there is
+//! exactly one, and stays ambiguous among them otherwise.
 
 use std::collections::{HashMap, HashSet};
 
@@ -87,6 +97,7 @@ pub(crate) struct Sym<'a> {
     pub lang: Lang,
     pub file: u32,
     pub parent: Option<SymbolId>,
+    pub signature: &'a str,
 }
 
 struct Import<'a> {
@@ -94,9 +105,22 @@ struct Import<'a> {
     binding: String,
     /// The module's files.
     files: Vec<u32>,
-    /// The member imported; `None` for a whole module.
+    /// The member imported; `None` for a whole module, `*` for all of its names.
     member: Option<&'a str>,
-    module: &'a str,
+    module: String,
+}
+
+/// A variable and what gives it its type: a type reference whose `alias` is the
+/// variable (`Circle c`, `c: Circle`, `c := Circle{}`), or a call whose `alias` is the
+/// variable holding its result (`c = Circle()`, `c := NewCircle()`, `let c = open()?`).
+struct Binding<'a> {
+    alias: &'a str,
+    enclosing: Option<u32>,
+    /// The type, or (`call`) the function or class whose call initialises the variable.
+    name: &'a str,
+    receiver: Option<&'a str>,
+    line: u32,
+    call: bool,
 }
 
 /// Everything the resolver looks things up in, built from all files' records.
@@ -113,6 +137,283 @@ pub(crate) struct Tables<'a> {
     dir_keys: HashMap<String, Vec<(Vec<String>, Vec<u32>)>>,
     imports: Vec<Vec<Import<'a>>>,
     bases: HashMap<u32, Vec<u32>>,
+    /// Direct subclasses and implementations, the reverse of `bases`.
+    derived: HashMap<u32, Vec<u32>>,
+    bindings: Vec<Vec<Binding<'a>>>,
+    /// Per file: alias -> indexes into `bindings`.
+    binding_index: Vec<HashMap<&'a str, Vec<usize>>>,
+    /// Symbol -> the symbols whose parent it is.
+    children: HashMap<u32, Vec<u32>>,
+    /// `export default f` (TypeScript): the name a file exports as its default.
+    default_exports: HashMap<u32, &'a str>,
+    /// Rust: each file's module path (`crate::net::http`), and every module path and
+    /// item path prefix of the repository.
+    rust_mod: Vec<String>,
+    rust_mod_files: HashMap<String, Vec<u32>>,
+    rust_prefixes: HashSet<String>,
+    rust_crates: HashSet<String>,
+    /// Rust methods of an `impl` in another module than their type: method -> type,
+    /// and type -> those methods.
+    impl_of: HashMap<u32, u32>,
+    extra_members: HashMap<u32, Vec<u32>>,
+    /// Implementations of abstract methods, computed once each (a base class with
+    /// hundreds of subclasses is called through often).
+    impl_cache: std::sync::Mutex<HashMap<u32, Implementations>>,
+}
+
+/// What an abstract method dispatches to.
+#[derive(Clone)]
+enum Implementations {
+    /// Not abstract, or nothing implements it: the method itself.
+    None,
+    /// These (one: the call goes there; several: ambiguous among them).
+    Some(Vec<u32>),
+    /// More than [`MAX_CANDIDATES`]: the declaration, ambiguous.
+    Many,
+}
+
+/// Languages whose scoping rules the resolver follows closely (see the module doc).
+fn strict(lang: Lang) -> bool {
+    matches!(lang, Lang::Python | Lang::TypeScript | Lang::Tsx | Lang::Go | Lang::Java | Lang::Rust)
+}
+
+fn is_ident(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '#')
+}
+
+/// Go's standard library: an import path whose first segment is one of these is not in
+/// the repository.
+#[rustfmt::skip]
+const GO_STD: &[&str] = &[
+    "archive", "bufio", "bytes", "cmp", "compress", "container", "context", "crypto",
+    "database", "debug", "embed", "encoding", "errors", "expvar", "flag", "fmt", "go",
+    "hash", "html", "image", "index", "io", "iter", "log", "maps", "math", "mime", "net",
+    "os", "path", "plugin", "reflect", "regexp", "runtime", "slices", "sort", "strconv",
+    "strings", "sync", "syscall", "testing", "text", "time", "unicode", "unique", "unsafe",
+];
+
+/// The index of the `(` matching the `)` that ends `s`.
+fn call_open(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    if b.last() != Some(&b')') {
+        return None;
+    }
+    let mut depth = 0i32;
+    for i in (0..b.len()).rev() {
+        match b[i] {
+            b')' => depth += 1,
+            b'(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits `a.b.c` / `a::b::c` at its last separator outside brackets:
+/// (`Some("a.b")`, `"c"`).
+fn split_last(s: &str) -> (Option<&str>, &str) {
+    let b = s.as_bytes();
+    let mut depth = 0i32;
+    for i in (0..b.len()).rev() {
+        match b[i] {
+            b')' | b']' | b'>' => depth += 1,
+            b'(' | b'[' | b'<' => depth -= 1,
+            b'.' if depth == 0 => return (Some(&s[..i]), &s[i + 1..]),
+            b':' if depth == 0 && i > 0 && b[i - 1] == b':' => return (Some(&s[..i - 1]), &s[i + 1..]),
+            _ => {}
+        }
+    }
+    (None, s)
+}
+
+/// Drops generic arguments at the end of a name: `collect::<Vec<_>>`, `List<T>`.
+fn strip_generics(s: &str) -> &str {
+    let s = s.trim();
+    match s.find('<') {
+        Some(i) if s.ends_with('>') => s[..i].trim_end_matches("::"),
+        _ => s,
+    }
+}
+
+/// The type a type expression names, as (qualifier, name): `&mut pkg.T` -> (`pkg`, `T`),
+/// `Box<dyn Shape>` -> (None, `Shape`), `Optional[Circle]` -> (None, `Circle`).
+fn type_text(lang: Lang, t: &str) -> Option<(Option<String>, String)> {
+    let mut t = t.trim();
+    loop {
+        let before = t;
+        for p in ["&", "*", "mut ", "dyn ", "impl ", "[]", "...", "?", "'static ", "readonly "] {
+            t = t.strip_prefix(p).unwrap_or(t).trim_start();
+        }
+        if t.starts_with('\'') {
+            t = t.split_once(' ').map_or("", |(_, r)| r).trim_start();
+        }
+        t = t.trim_matches(|c| c == '"' || c == '\'');
+        if t == before {
+            break;
+        }
+    }
+    let end =
+        t.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == ':' || c == '$')).unwrap_or(t.len());
+    let path = t[..end].trim_end_matches([':', '.']);
+    if path.is_empty() {
+        return None;
+    }
+    let (q, name) = split_last(path);
+    let rest = t[end..].trim_start();
+    // Wrappers whose methods are not the repository's: the wrapped type is what the
+    // code calls (`Box<dyn Shape>`, `Promise<Repo>` awaited, `Option<Conn>` unwrapped).
+    let wrapper = match lang {
+        Lang::Rust => {
+            matches!(name, "Box" | "Rc" | "Arc" | "Option" | "Result" | "Ref" | "RefMut" | "RefCell" | "Mutex")
+        }
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+            matches!(name, "Promise" | "Awaited" | "Readonly")
+        }
+        Lang::Python => matches!(name, "Optional"),
+        Lang::Java => matches!(name, "Optional"),
+        _ => false,
+    };
+    if wrapper && (rest.starts_with('<') || rest.starts_with('[')) {
+        let inner = &rest[1..];
+        let mut depth = 0i32;
+        let mut stop = inner.len();
+        for (i, c) in inner.char_indices() {
+            match c {
+                '<' | '[' | '(' => depth += 1,
+                '>' | ']' | ')' if depth == 0 => {
+                    stop = i;
+                    break;
+                }
+                '>' | ']' | ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    stop = i;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        return type_text(lang, &inner[..stop]);
+    }
+    if matches!(name, "void" | "None" | "Self_" | "()" | "any" | "unknown" | "never") {
+        return None;
+    }
+    Some((q.map(str::to_string), name.to_string()))
+}
+
+/// What a function's signature says it returns (its type's qualifier and name).
+fn return_type(lang: Lang, sig: &str, name: &str) -> Option<(Option<String>, String)> {
+    let sig = sig.trim();
+    let ret: &str = match lang {
+        Lang::Python => sig.rsplit_once("->")?.1,
+        Lang::Rust => {
+            let r = sig.rsplit_once("->")?.1;
+            r.split(" where ").next().unwrap_or(r)
+        }
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+            let open = sig.find('(')?;
+            let close = open + call_open_forward(&sig[open..])?;
+            sig[close + 1..].trim_start().strip_prefix(':')?
+        }
+        Lang::Go => {
+            let mut rest = sig.strip_prefix("func")?.trim_start();
+            if rest.starts_with('(') {
+                rest = rest[call_open_forward(rest)? + 1..].trim_start();
+            }
+            let open = rest.find('(')?;
+            let close = open + call_open_forward(&rest[open..])?;
+            let r = rest[close + 1..].trim();
+            match r.strip_prefix('(') {
+                Some(inner) => inner.split(',').next()?,
+                None => r,
+            }
+        }
+        Lang::Java => {
+            let at = sig.find(&format!("{name}("))?;
+            let before = strip_generics(sig[..at].trim());
+            before.rsplit(char::is_whitespace).next()?
+        }
+        _ => return None,
+    };
+    type_text(lang, ret)
+}
+
+/// Parameter names a signature declares (receivers included): names that shadow
+/// module-level ones inside the function.
+fn param_names(lang: Lang, sig: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = sig;
+    let groups = if lang == Lang::Go && sig.starts_with("func (") { 2 } else { 1 };
+    for _ in 0..groups {
+        let Some(open) = rest.find('(') else { break };
+        let Some(close) = call_open_forward(&rest[open..]) else {
+            break;
+        };
+        let inner = &rest[open + 1..open + close];
+        rest = &rest[open + close + 1..];
+        let mut parts: Vec<&str> = Vec::new();
+        let (mut depth, mut start) = (0i32, 0usize);
+        for (i, c) in inner.char_indices() {
+            match c {
+                '(' | '[' | '{' | '<' => depth += 1,
+                ')' | ']' | '}' | '>' => depth -= 1,
+                ',' if depth == 0 => {
+                    parts.push(&inner[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        parts.push(&inner[start..]);
+        let parts: Vec<&str> = parts.into_iter().map(str::trim).filter(|p| !p.is_empty()).collect();
+        for (k, part) in parts.iter().enumerate() {
+            let name: &str = match lang {
+                Lang::Go => {
+                    let toks: Vec<&str> = part.split_whitespace().collect();
+                    let grouped = toks.len() == 1 && parts[k + 1..].iter().any(|p| p.split_whitespace().count() >= 2);
+                    if toks.len() >= 2 || grouped {
+                        toks[0]
+                    } else {
+                        continue;
+                    }
+                }
+                Lang::Java => part.rsplit(char::is_whitespace).next().unwrap_or(""),
+                _ => {
+                    let mut p = part.trim_start_matches(['*', '&']);
+                    for m in ["public ", "private ", "protected ", "readonly ", "override ", "mut ", "..."] {
+                        p = p.strip_prefix(m).unwrap_or(p).trim_start();
+                    }
+                    p.split([':', '=', '?']).next().unwrap_or("").trim()
+                }
+            };
+            if is_ident(name) && !self_word(name) {
+                out.push(name.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The index of the `)` matching the `(` that starts `s`.
+fn call_open_forward(s: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn self_word(s: &str) -> bool {
@@ -183,6 +484,18 @@ impl<'a> Tables<'a> {
             dir_keys: HashMap::new(),
             imports: Vec::new(),
             bases: HashMap::new(),
+            derived: HashMap::new(),
+            bindings: Vec::new(),
+            binding_index: Vec::new(),
+            children: HashMap::new(),
+            default_exports: HashMap::new(),
+            rust_mod: Vec::new(),
+            rust_mod_files: HashMap::new(),
+            rust_prefixes: HashSet::new(),
+            rust_crates: HashSet::new(),
+            impl_of: HashMap::new(),
+            extra_members: HashMap::new(),
+            impl_cache: std::sync::Mutex::new(HashMap::new()),
         };
         for (fi, f) in files.iter().enumerate() {
             let fi = fi as u32;
@@ -206,7 +519,39 @@ impl<'a> Tables<'a> {
                     lang: s.lang,
                     file: fi,
                     parent: s.parent,
+                    signature: &s.signature,
                 });
+            }
+            // Rust: module paths of files and items.
+            if f.lang == Lang::Rust {
+                let m = cc_indexer::extract::module_path(Lang::Rust, &f.path);
+                let mut prefix = String::new();
+                for (i, seg) in m.split("::").enumerate() {
+                    if i > 0 {
+                        prefix.push_str("::");
+                    } else {
+                        t.rust_crates.insert(seg.to_string());
+                    }
+                    prefix.push_str(seg);
+                    t.rust_prefixes.insert(prefix.clone());
+                }
+                for s in &f.symbols {
+                    let mut end = 0;
+                    while let Some(i) = s.qualified_name[end..].find("::") {
+                        end += i;
+                        t.rust_prefixes.insert(s.qualified_name[..end].to_string());
+                        end += 2;
+                    }
+                }
+                t.rust_mod_files.entry(m.clone()).or_default().push(fi);
+                t.rust_mod.push(m);
+            } else {
+                t.rust_mod.push(String::new());
+            }
+        }
+        for (i, s) in t.syms.iter().enumerate() {
+            if let Some(&p) = s.parent.as_ref().and_then(|p| t.by_id.get(p)) {
+                t.children.entry(p).or_default().push(i as u32);
             }
         }
         let dirs: Vec<(&str, Vec<u32>)> = t.dir_files.iter().map(|(d, f)| (*d, f.clone())).collect();
@@ -217,14 +562,82 @@ impl<'a> Tables<'a> {
             }
         }
         for (fi, f) in files.iter().enumerate() {
-            let imports =
-                f.references.iter().filter(|r| r.kind == RefKind::Import).map(|r| t.import(fi as u32, r)).collect();
+            let mut imports = Vec::new();
+            for r in f.references.iter().filter(|r| r.kind == RefKind::Import) {
+                // `export default f` (recorded as `export { f as default }` without a module).
+                if r.alias.as_deref() == Some("default") && r.module.is_none() {
+                    t.default_exports.insert(fi as u32, &r.name);
+                    continue;
+                }
+                imports.push(t.import(fi as u32, r));
+            }
             t.imports.push(imports);
+        }
+        // Rust: `impl Circle` in a module that imports `Circle` from another.
+        for i in 0..t.syms.len() as u32 {
+            let s = &t.syms[i as usize];
+            if s.lang != Lang::Rust || s.kind != SymbolKind::Method || s.parent.is_some() {
+                continue;
+            }
+            let Some((container, _)) = s.qualified.rsplit_once("::") else {
+                continue;
+            };
+            let local =
+                t.by_qualified.get(container).into_iter().flatten().any(|&c| t.syms[c as usize].kind.is_type_like());
+            let ty = container.rsplit("::").next().unwrap_or(container);
+            if local || !ty.starts_with(|c: char| c.is_uppercase()) {
+                continue;
+            }
+            if let Some((rung, v)) = t.lookup_name(s.file, None, ty, |x| x.kind.is_type_like()) {
+                if rung != Rung::Ambiguous && v.len() == 1 {
+                    t.impl_of.insert(i, v[0]);
+                    t.extra_members.entry(v[0]).or_default().push(i);
+                }
+            }
+        }
+        for f in files {
+            let bindings = f
+                .references
+                .iter()
+                .filter(|r| matches!(r.kind, RefKind::Type | RefKind::Call) && strict(f.lang))
+                .filter_map(|r| {
+                    let alias = r.alias.as_deref()?;
+                    let mut enclosing = r.enclosing.as_ref().and_then(|e| t.by_id.get(e).copied());
+                    // `static final Point ORIGIN = …`, `var cfg = load()`: the variable is
+                    // the definition itself; it is visible where that is.
+                    if let Some(e) = enclosing {
+                        let es = &t.syms[e as usize];
+                        if es.name == alias
+                            && matches!(es.kind, SymbolKind::Constant | SymbolKind::Variable | SymbolKind::Field)
+                        {
+                            enclosing = es.parent.and_then(|p| t.by_id.get(&p).copied());
+                        }
+                    }
+                    Some(Binding {
+                        alias,
+                        enclosing,
+                        name: &r.name,
+                        receiver: r.receiver.as_deref().filter(|x| !x.trim().is_empty()),
+                        line: r.span.start_line,
+                        call: r.kind == RefKind::Call,
+                    })
+                })
+                .collect::<Vec<Binding<'_>>>();
+            let mut index: HashMap<&str, Vec<usize>> = HashMap::new();
+            for (i, b) in bindings.iter().enumerate() {
+                index.entry(b.alias).or_default().push(i);
+            }
+            t.bindings.push(bindings);
+            t.binding_index.push(index);
         }
         // Base classes: type references in a class's own header.
         let mut bases: HashMap<u32, Vec<u32>> = HashMap::new();
         for (fi, f) in files.iter().enumerate() {
             for r in f.references.iter().filter(|r| r.kind == RefKind::Type) {
+                // A binding types a variable; it names no base.
+                if r.alias.is_some() && strict(f.lang) {
+                    continue;
+                }
                 let Some(&ci) = r.enclosing.as_ref().and_then(|e| t.by_id.get(e)) else {
                     continue;
                 };
@@ -246,10 +659,16 @@ impl<'a> Tables<'a> {
                     .filter(|&l| l >= span.start_line && l <= span.end_line)
                     .min()
                     .unwrap_or(u32::MAX);
-                if !outside && (line > first_member || line > span.start_line + 3) {
+                // Go: embedded fields and interfaces anywhere in the type's body.
+                if !outside && f.lang != Lang::Go && (line > first_member || line > span.start_line + 3) {
                     continue;
                 }
-                let found = t.lookup_name(fi as u32, None, &r.name, |s| s.kind.is_type_like());
+                let found = match r.receiver.as_deref().filter(|x| strict(f.lang) && !x.is_empty()) {
+                    Some(q) => {
+                        t.type_named(fi as u32, None, Some(q), &r.name, r.span.start_line, 0).map(|v| (Rung::Import, v))
+                    }
+                    None => t.lookup_name(fi as u32, None, &r.name, |s| s.kind.is_type_like()),
+                };
                 if let Some((_, targets)) = found {
                     for b in targets {
                         if b != ci {
@@ -259,11 +678,19 @@ impl<'a> Tables<'a> {
                 }
             }
         }
-        for v in bases.values_mut() {
+        let mut derived: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (c, v) in bases.iter_mut() {
             v.sort_unstable();
             v.dedup();
+            for &b in v.iter() {
+                derived.entry(b).or_default().push(*c);
+            }
+        }
+        for v in derived.values_mut() {
+            v.sort_unstable();
         }
         t.bases = bases;
+        t.derived = derived;
         t
     }
 
@@ -286,7 +713,23 @@ impl<'a> Tables<'a> {
                 b.rsplit_once('.').filter(|(_, e)| KNOWN_EXTS.contains(e)).map_or(b, |(s, _)| s).to_string()
             }
         };
-        Import { binding, files: self.module_files(file, module), member, module }
+        let mut files = self.module_files(file, module);
+        // `from pkg import mod`, `use crate::net::http`: a member that is a module.
+        if let Some(m) = member.filter(|m| *m != "*") {
+            if matches!(lang, Lang::Python | Lang::Rust) && self.top_level_in(&files, m, &|_| true).is_empty() {
+                let sub = match lang {
+                    Lang::Rust => format!("{module}::{m}"),
+                    _ if module.ends_with('.') => format!("{module}{m}"),
+                    _ => format!("{module}.{m}"),
+                };
+                let sub_files = self.module_files(file, &sub);
+                if !sub_files.is_empty() {
+                    files = sub_files;
+                    return Import { binding, files, member: None, module: sub };
+                }
+            }
+        }
+        Import { binding, files, member, module: module.to_string() }
     }
 
     /// Files a module string names, relative to the importing file where it is relative.
@@ -299,6 +742,33 @@ impl<'a> Tables<'a> {
         }
         let mut base: Vec<&str> = dir_of(from_path).split('/').filter(|s| !s.is_empty()).collect();
         let relative = m.starts_with('.');
+        // Go: an import path names a directory; the module path before it is not part of
+        // the repository's paths (`example.com/app/util` is `util/`).
+        if self.lang_of(from) == Lang::Go && !relative {
+            let segs: Vec<&str> = m.split('/').filter(|s| !s.is_empty()).collect();
+            if segs.first().is_some_and(|s| GO_STD.contains(s)) {
+                return Vec::new();
+            }
+            for k in 0..segs.len() {
+                let suffix = &segs[k..];
+                let Some(last) = suffix.last() else { break };
+                let mut out: Vec<u32> = self
+                    .dir_keys
+                    .get(*last)
+                    .into_iter()
+                    .flatten()
+                    .filter(|(key, _)| key.len() >= suffix.len() && key[key.len() - suffix.len()..] == *suffix)
+                    .flat_map(|(_, fs)| fs.iter().copied())
+                    .filter(|&f| self.lang_of(f) == Lang::Go)
+                    .collect();
+                if !out.is_empty() {
+                    out.sort_unstable();
+                    out.dedup();
+                    return out;
+                }
+            }
+            return Vec::new();
+        }
         let mut segs: Vec<&str> = Vec::new();
         if relative && (m.starts_with("./") || m.starts_with("../") || m == "." || m == "..") {
             for part in m.split('/') {
@@ -387,6 +857,9 @@ impl<'a> Tables<'a> {
             }
             // Members of a scope that is not a symbol (a Rust impl block): by qualified name.
             if s.parent.is_none() {
+                if let Some(&c) = self.impl_of.get(&c) {
+                    return Some(c);
+                }
                 let sep = s.lang.spec().qualifier;
                 let container = s.qualified.rsplit_once(sep).map(|(c, _)| c)?;
                 return self
@@ -419,9 +892,30 @@ impl<'a> Tables<'a> {
             }
             let cs = &self.syms[c as usize];
             let q = format!("{}{}{}", cs.qualified, cs.lang.spec().qualifier, name);
-            let found: Vec<u32> = self.by_qualified.get(q.as_str()).into_iter().flatten().copied().collect();
+            // TypeScript names carry no module: `ZodType.parse` of another file is
+            // another class's member.
+            let same_file = matches!(cs.lang, Lang::TypeScript | Lang::Tsx);
+            let found: Vec<u32> = self
+                .by_qualified
+                .get(q.as_str())
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&i| !same_file || self.syms[i as usize].file == cs.file)
+                .collect();
             if !found.is_empty() {
                 return found;
+            }
+            let extra: Vec<u32> = self
+                .extra_members
+                .get(&c)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&i| self.syms[i as usize].name == name)
+                .collect();
+            if !extra.is_empty() {
+                return extra;
             }
             for &b in self.bases.get(&c).into_iter().flatten() {
                 queue.push_back(b);
@@ -441,6 +935,59 @@ impl<'a> Tables<'a> {
                 files.contains(&s.file) && ok(s)
             })
             .collect()
+    }
+
+    /// Symbols named `name` that the module made of `files` provides: its own top-level
+    /// ones, or (strict languages) what it re-exports (`export {f} from`, `pub use`,
+    /// `from .core import f` in a package's `__init__`, `export * from`).
+    fn exported(&self, files: &[u32], name: &str, ok: &dyn Fn(&Sym<'_>) -> bool, depth: u8) -> Vec<u32> {
+        let found = self.top_level_in(files, name, ok);
+        if !found.is_empty() || depth >= 3 {
+            return found;
+        }
+        let mut out = Vec::new();
+        for &f in files {
+            if !strict(self.lang_of(f)) {
+                continue;
+            }
+            for imp in &self.imports[f as usize] {
+                if imp.files.is_empty() || imp.files == files {
+                    continue;
+                }
+                match imp.member {
+                    Some("*") => out.extend(self.exported(&imp.files, name, ok, depth + 1)),
+                    Some(m) if imp.binding == name => {
+                        let m = split_segments(m).last().copied().unwrap_or(m);
+                        out.extend(self.exported(&imp.files, m, ok, depth + 1));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Whether `name` is a parameter or a typed local of a function around `enclosing`
+    /// (then it is no module-level symbol).
+    fn shadowed(&self, file: u32, enclosing: Option<u32>, name: &str) -> bool {
+        let mut cur = enclosing;
+        while let Some(e) = cur {
+            let es = &self.syms[e as usize];
+            if es.kind.is_callable()
+                && (self.binding_index[file as usize]
+                    .get(name)
+                    .into_iter()
+                    .flatten()
+                    .any(|&i| self.bindings[file as usize][i].enclosing == Some(e))
+                    || param_names(es.lang, es.signature).iter().any(|p| p == name))
+            {
+                return true;
+            }
+            cur = es.parent.and_then(|p| self.by_id.get(&p).copied());
+        }
+        false
     }
 
     /// Resolves a bare name seen in `file` inside `enclosing` (rungs 2–6).
@@ -471,6 +1018,8 @@ impl<'a> Tables<'a> {
                     .flatten()
                     .copied()
                     .filter(|&i| ok_any(&self.syms[i as usize]))
+                    // TypeScript names carry no module: another file's `outer.inner`.
+                    .filter(|&i| !matches!(lang, Lang::TypeScript | Lang::Tsx) || self.syms[i as usize].file == file)
                     .collect();
                 if !found.is_empty() {
                     return Some((Rung::Scope, found));
@@ -478,18 +1027,41 @@ impl<'a> Tables<'a> {
             }
             cur = es.parent.and_then(|p| self.by_id.get(&p).copied());
         }
+        // A parameter or local variable of that name hides what the module has.
+        if matches!(lang, Lang::Python | Lang::TypeScript | Lang::Tsx | Lang::Go | Lang::Rust)
+            && self.shadowed(file, enclosing, name)
+        {
+            return None;
+        }
         if implicit_this(lang) {
-            if let Some(c) = enclosing.and_then(|e| self.class_of(e)) {
+            // Members of the enclosing class, then (Java) of the classes around it.
+            let mut class = enclosing.and_then(|e| self.class_of(e));
+            while let Some(c) = class {
                 let found: Vec<u32> =
                     self.member(c, name, true).into_iter().filter(|&i| ok_any(&self.syms[i as usize])).collect();
                 if !found.is_empty() {
                     return Some((Rung::Receiver, found));
                 }
+                if lang != Lang::Java {
+                    break;
+                }
+                class = self.syms[c as usize]
+                    .parent
+                    .and_then(|p| self.by_id.get(&p).copied())
+                    .and_then(|p| self.class_of(p));
             }
         }
+        // Top level: no parent, or (Java) only the package declaration around it.
+        let top_level = |i: u32| match self.syms[i as usize].parent {
+            None => true,
+            Some(p) => {
+                lang == Lang::Java
+                    && self.by_id.get(&p).is_some_and(|&p| self.syms[p as usize].kind == SymbolKind::Module)
+            }
+        };
         // Same file, top level first.
         let in_file: Vec<u32> = self.top_level_in(&[file], name, ok);
-        let top: Vec<u32> = in_file.iter().copied().filter(|&i| self.syms[i as usize].parent.is_none()).collect();
+        let top: Vec<u32> = in_file.iter().copied().filter(|&i| top_level(i)).collect();
         if !top.is_empty() {
             return Some((Rung::SameFile, top));
         }
@@ -499,38 +1071,92 @@ impl<'a> Tables<'a> {
                 continue;
             }
             let member = imp.member.map(|m| split_segments(m).last().copied().unwrap_or(m)).unwrap_or(name);
-            let found = self.top_level_in(&imp.files, member, &same_lang);
+            if lang == Lang::Rust && imp.member.is_some() {
+                let segs: Vec<&str> = imp.module.split("::").map(str::trim).collect();
+                if let Some(abs) = self.rust_abs(file, enclosing, &segs, 0) {
+                    let found = self.rust_item(&abs, member, &same_lang);
+                    if !found.is_empty() {
+                        return Some((Rung::Import, found));
+                    }
+                }
+            }
+            let found = if strict(lang) {
+                self.exported(&imp.files, member, &same_lang, 0)
+            } else {
+                self.top_level_in(&imp.files, member, &same_lang)
+            };
             if !found.is_empty() {
                 return Some((Rung::Import, found));
             }
+            if strict(lang) {
+                // `import X from "./m"`: the module's default export.
+                let default: Vec<u32> = imp
+                    .files
+                    .iter()
+                    .filter_map(|f| {
+                        let d = self.default_exports.get(f)?;
+                        Some(self.exported(&[*f], d, &same_lang, 0))
+                    })
+                    .flatten()
+                    .collect();
+                if !default.is_empty() {
+                    return Some((Rung::Import, default));
+                }
+                // `import static a.b.C.m`, `from m import Class` used as a value: a member
+                // of the class the module's last segment names.
+                if lang == Lang::Java {
+                    let cls = split_segments(&imp.module).last().copied().unwrap_or("");
+                    for c in self.top_level_in(&imp.files, cls, &|s| s.kind.is_type_like()) {
+                        let found: Vec<u32> = self
+                            .member(c, member, true)
+                            .into_iter()
+                            .filter(|&i| ok_any(&self.syms[i as usize]))
+                            .collect();
+                        if !found.is_empty() {
+                            return Some((Rung::Import, found));
+                        }
+                    }
+                }
+            }
         }
-        // Whole-module imports.
+        // Whole-module imports that bring names into scope: `from m import *`,
+        // `use m::*`, Go's `import . "m"`, Java's `import a.b.*`; (other languages) any.
         let star: Vec<u32> = self.imports[file as usize]
             .iter()
-            .filter(|i| i.member.is_none() || i.member == Some("*"))
+            .filter(|i| match lang {
+                Lang::Python | Lang::Rust => i.member == Some("*"),
+                Lang::Go => i.binding == ".",
+                Lang::TypeScript | Lang::Tsx => false,
+                _ => i.member.is_none() || i.member == Some("*"),
+            })
             .flat_map(|i| i.files.iter().copied())
             .collect();
         if !star.is_empty() {
-            let found = self.top_level_in(&star, name, &same_lang);
+            let found = if strict(lang) {
+                self.exported(&star, name, &same_lang, 0)
+            } else {
+                self.top_level_in(&star, name, &same_lang)
+            };
             if !found.is_empty() {
                 return Some((Rung::Import, found));
             }
         }
-        // Same package (directory), MATLAB functions by file name.
-        let path = &self.files[file as usize].path;
-        let dir = self.dir_files.get(dir_of(path)).cloned().unwrap_or_default();
-        let found: Vec<u32> = self
-            .top_level_in(&dir, name, &same_lang)
-            .into_iter()
-            .filter(|&i| self.syms[i as usize].parent.is_none())
-            .collect();
-        if !found.is_empty() {
-            return Some((Rung::Package, found));
+        // Same package (directory), MATLAB functions by file name. Python, TypeScript and
+        // Rust modules see nothing of their siblings without an import.
+        if !matches!(lang, Lang::Python | Lang::TypeScript | Lang::Tsx | Lang::Rust) {
+            let path = &self.files[file as usize].path;
+            let dir = self.dir_files.get(dir_of(path)).cloned().unwrap_or_default();
+            let found: Vec<u32> =
+                self.top_level_in(&dir, name, &same_lang).into_iter().filter(|&i| top_level(i)).collect();
+            if !found.is_empty() {
+                return Some((Rung::Package, found));
+            }
         }
-        if !in_file.is_empty() {
+        if !in_file.is_empty() && (!strict(lang) || lang == Lang::Java) {
             return Some((Rung::SameFile, in_file));
         }
-        // Unique global name.
+        // Unique global name: not in the strict languages, where a name comes into scope
+        // only by the rungs above (but Rust macros are textually global in a crate).
         let global: Vec<u32> = self
             .by_name
             .get(name)
@@ -538,7 +1164,19 @@ impl<'a> Tables<'a> {
             .flatten()
             .copied()
             .filter(|&i| same_lang(&self.syms[i as usize]))
+            .filter(|&i| !strict(lang) || (lang == Lang::Rust && self.syms[i as usize].kind == SymbolKind::Macro))
             .collect();
+        // Rust: a macro only when no function has that name (the reference does not say
+        // whether it was `name!(…)` or `name(…)`).
+        let global = if lang == Lang::Rust
+            && self.by_name.get(name).into_iter().flatten().any(|&i| {
+                let s = &self.syms[i as usize];
+                s.lang == Lang::Rust && matches!(s.kind, SymbolKind::Function | SymbolKind::Method)
+            }) {
+            Vec::new()
+        } else {
+            global
+        };
         match global.len() {
             0 => None,
             1 => Some((Rung::Global, global)),
@@ -550,10 +1188,15 @@ impl<'a> Tables<'a> {
     /// Resolves one call or callback reference of file `file`.
     pub fn resolve(&self, file: u32, r: &Reference) -> Resolution {
         let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
+        let lang = self.lang_of(file);
         let callable = |s: &Sym<'_>| s.kind.is_callable() || s.kind.is_type_like() || s.kind == SymbolKind::Label;
-        let found = match r.receiver.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-            Some(rcv) => self.resolve_with_receiver(file, enclosing, rcv, &r.name, &callable),
-            None => self.lookup_name(file, enclosing, &r.name, callable),
+        let line = r.span.start_line;
+        let receiver = r.receiver.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        let found = match receiver {
+            Some(rcv) => self.resolve_with_receiver(file, enclosing, rcv, &r.name, &callable, line, 0),
+            None => self
+                .special_call(lang, enclosing, &r.name)
+                .unwrap_or_else(|| self.lookup_name(file, enclosing, &r.name, callable)),
         };
         let external = || {
             let full = match &r.receiver {
@@ -565,24 +1208,93 @@ impl<'a> Tables<'a> {
         let Some((rung, targets)) = found else {
             return external();
         };
-        // Callbacks only count when they name something callable.
+        // TypeScript overloads: the implementation stands for its signatures.
+        let targets: Vec<u32> = if matches!(lang, Lang::TypeScript | Lang::Tsx) && targets.len() > 1 {
+            let bodied = |i: u32| !self.syms[i as usize].signature.trim_end().ends_with(';');
+            targets
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    bodied(i)
+                        || !targets.iter().any(|&j| {
+                            j != i && bodied(j) && self.syms[j as usize].qualified == self.syms[i as usize].qualified
+                        })
+                })
+                .collect()
+        } else {
+            targets
+        };
+        // Callbacks only count when they name something callable (a class passed by
+        // name, `Foo::new`, means its constructor).
         let mut ids: Vec<SymbolId> = Vec::with_capacity(targets.len());
+        let mut many = false;
         for t in targets {
             let s = &self.syms[t as usize];
-            if r.kind == RefKind::Callback && !s.kind.is_callable() {
+            if r.kind == RefKind::Callback && !s.kind.is_callable() && !strict(lang) {
                 continue;
             }
-            let target = if s.kind.is_type_like() { self.constructor(t).unwrap_or(t) } else { t };
-            ids.push(self.syms[target as usize].id);
+            // (An interface or trait has no constructor of its own to run.)
+            let target = if s.kind.is_type_like()
+                && !(strict(lang) && matches!(s.kind, SymbolKind::Interface | SymbolKind::Trait))
+            {
+                self.constructor(t).unwrap_or(t)
+            } else {
+                t
+            };
+            if r.kind == RefKind::Callback && !self.syms[target as usize].kind.is_callable() {
+                continue;
+            }
+            // An abstract method runs as its implementation.
+            match self.implementations(target) {
+                Implementations::None => ids.push(self.syms[target as usize].id),
+                Implementations::Some(v) => ids.extend(v.iter().map(|&i| self.syms[i as usize].id)),
+                Implementations::Many => {
+                    ids.push(self.syms[target as usize].id);
+                    many = true;
+                }
+            }
         }
         ids.sort_unstable();
         ids.dedup();
         if ids.is_empty() {
             return external();
         }
-        let rung = if ids.len() > 1 { Rung::Ambiguous } else { rung };
+        let rung = if ids.len() > 1 || many { Rung::Ambiguous } else { rung };
         // A single candidate found only by an unknown receiver stays ambiguous.
         Resolution { targets: ids, rung, external: None }
+    }
+
+    /// Calls that name a constructor by keyword: `super(…)` (TypeScript, Java),
+    /// `this(…)` (Java), `cls(…)` (Python).
+    fn special_call(&self, lang: Lang, enclosing: Option<u32>, name: &str) -> Option<Option<(Rung, Vec<u32>)>> {
+        let class = || enclosing.and_then(|e| self.class_of(e));
+        let ctor = |c: u32| self.constructor(c).unwrap_or(c);
+        match (lang, name) {
+            (Lang::Python, "cls") => Some(class().map(|c| (Rung::Receiver, vec![ctor(c)]))),
+            (Lang::TypeScript | Lang::Tsx | Lang::Java, "super") => {
+                let c = class()?;
+                let v: Vec<u32> = self
+                    .bases
+                    .get(&c)
+                    .into_iter()
+                    .flatten()
+                    .filter(|&&b| self.syms[b as usize].kind != SymbolKind::Interface)
+                    .map(|&b| ctor(b))
+                    .collect();
+                Some((!v.is_empty()).then_some((Rung::Receiver, v)))
+            }
+            (Lang::Java, "this") => {
+                let c = class()?;
+                let cs = &self.syms[c as usize];
+                let v: Vec<u32> = self
+                    .member(c, cs.name, true)
+                    .into_iter()
+                    .filter(|&i| Some(i) != enclosing && self.syms[i as usize].kind.is_callable())
+                    .collect();
+                Some((!v.is_empty()).then_some((Rung::Receiver, v)))
+            }
+            _ => None,
+        }
     }
 
     fn constructor(&self, class: u32) -> Option<u32> {
@@ -592,16 +1304,497 @@ impl<'a> Tables<'a> {
             .find_map(|n| self.member(class, n, true).into_iter().find(|&i| self.syms[i as usize].kind.is_callable()))
     }
 
+    /// Whether `m` is a method without a body that implementations provide: an
+    /// interface method, an abstract method, a trait method without a default.
+    fn is_abstract(&self, m: u32) -> bool {
+        let s = &self.syms[m as usize];
+        if s.kind != SymbolKind::Method {
+            return false;
+        }
+        let parent_kind = s.parent.and_then(|p| self.by_id.get(&p)).map(|&p| self.syms[p as usize].kind);
+        let sig = s.signature.trim_end();
+        match s.lang {
+            Lang::Go | Lang::TypeScript | Lang::Tsx => {
+                parent_kind == Some(SymbolKind::Interface) || sig.starts_with("abstract ") || sig.contains(" abstract ")
+            }
+            Lang::Java => sig.ends_with(';'),
+            Lang::Rust => parent_kind == Some(SymbolKind::Trait) && sig.ends_with(';'),
+            _ => false,
+        }
+    }
+
+    /// The implementations an abstract method `m` dispatches to.
+    fn implementations(&self, m: u32) -> Implementations {
+        if !self.is_abstract(m) {
+            return Implementations::None;
+        }
+        if let Some(v) = self.impl_cache.lock().expect("cache").get(&m) {
+            return v.clone();
+        }
+        let v = self.find_implementations(m);
+        let v = match v.len() {
+            0 => Implementations::None,
+            n if n > MAX_CANDIDATES => Implementations::Many,
+            _ => Implementations::Some(v),
+        };
+        self.impl_cache.lock().expect("cache").insert(m, v.clone());
+        v
+    }
+
+    fn find_implementations(&self, m: u32) -> Vec<u32> {
+        let s = &self.syms[m as usize];
+        let Some(&owner) = s.parent.as_ref().and_then(|p| self.by_id.get(p)) else {
+            return Vec::new();
+        };
+        let mut classes: Vec<u32> = Vec::new();
+        if s.lang == Lang::Go && self.syms[owner as usize].kind == SymbolKind::Interface {
+            // Structural: every type with all of the interface's methods.
+            let wanted: Vec<&str> =
+                self.children.get(&owner).into_iter().flatten().map(|&x| self.syms[x as usize].name).collect();
+            let candidates: Vec<u32> = self
+                .by_name
+                .get(s.name)
+                .into_iter()
+                .flatten()
+                .filter_map(|&i| {
+                    let x = &self.syms[i as usize];
+                    (x.lang == Lang::Go && x.kind == SymbolKind::Method && i != m)
+                        .then(|| x.parent.and_then(|p| self.by_id.get(&p).copied()))
+                        .flatten()
+                })
+                .filter(|&c| {
+                    let k = self.syms[c as usize].kind;
+                    k.is_type_like() && k != SymbolKind::Interface
+                })
+                .collect();
+            for c in candidates {
+                if wanted.iter().all(|w| !self.member(c, w, true).is_empty()) {
+                    classes.push(c);
+                }
+            }
+        } else {
+            let mut queue: Vec<u32> = self.derived.get(&owner).cloned().unwrap_or_default();
+            let mut seen = HashSet::new();
+            while let Some(c) = queue.pop() {
+                if !seen.insert(c) {
+                    continue;
+                }
+                classes.push(c);
+                queue.extend(self.derived.get(&c).into_iter().flatten().copied());
+            }
+        }
+        let mut out: Vec<u32> = Vec::new();
+        for c in classes {
+            if let Some(i) = self
+                .member(c, s.name, true)
+                .into_iter()
+                .find(|&i| self.syms[i as usize].kind.is_callable() && !self.is_abstract(i))
+            {
+                out.push(i);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The binding of the variable `alias` visible from `enclosing` (the innermost; the
+    /// last one before `line` among several). Class scopes count only with
+    /// `class_scopes` (Java fields are in scope in methods; elsewhere `this.` is needed).
+    fn binding(
+        &self,
+        file: u32,
+        enclosing: Option<u32>,
+        alias: &str,
+        line: u32,
+        class_scopes: bool,
+    ) -> Option<&Binding<'a>> {
+        let mut cur = enclosing;
+        loop {
+            let skip = cur.is_some_and(|c| self.syms[c as usize].kind.is_type_like()) && !class_scopes;
+            if !skip {
+                let mut best: Option<&Binding<'a>> = None;
+                for &i in self.binding_index[file as usize].get(alias).into_iter().flatten() {
+                    let b = &self.bindings[file as usize][i];
+                    if b.enclosing != cur {
+                        continue;
+                    }
+                    match best {
+                        None => best = Some(b),
+                        Some(x) if b.line <= line && (x.line > line || b.line >= x.line) => best = Some(b),
+                        _ => {}
+                    }
+                }
+                if best.is_some() {
+                    return best;
+                }
+            }
+            let c = cur?;
+            let p = self.syms[c as usize].parent;
+            cur = p.and_then(|p| self.by_id.get(&p).copied());
+            if p.is_some() && cur.is_none() {
+                return None;
+            }
+        }
+    }
+
+    /// The type a binding gives its variable.
+    fn type_from_binding(&self, file: u32, b: &Binding<'a>, depth: u8) -> Option<Vec<u32>> {
+        if depth > 8 {
+            return None;
+        }
+        if !b.call {
+            return self.type_named(file, b.enclosing, b.receiver, b.name, b.line, depth + 1);
+        }
+        // Initialised by a call: a class (its constructor) or a function's declared result.
+        let callable = |s: &Sym<'_>| s.kind.is_callable() || s.kind.is_type_like();
+        let found = match b.receiver {
+            None => self.lookup_name(file, b.enclosing, b.name, callable),
+            Some(q) => self.resolve_with_receiver(file, b.enclosing, q, b.name, &callable, b.line, depth + 1),
+        };
+        match found {
+            Some((rung, v)) if rung != Rung::Ambiguous && v.len() == 1 => self.result_type(v[0], depth + 1),
+            _ => None,
+        }
+    }
+
+    /// The type-like symbol `qualifier.name` means in `file` (one, or none).
+    fn type_named(
+        &self,
+        file: u32,
+        enclosing: Option<u32>,
+        qualifier: Option<&str>,
+        name: &str,
+        line: u32,
+        depth: u8,
+    ) -> Option<Vec<u32>> {
+        if depth > 8 {
+            return None;
+        }
+        let is_type = |s: &Sym<'_>| s.kind.is_type_like();
+        match qualifier {
+            None => {
+                if let Some((rung, v)) = self.lookup_name(file, enclosing, name, is_type) {
+                    return (rung != Rung::Ambiguous && v.len() == 1).then_some(v);
+                }
+                // A type parameter: its bound (`T: Shape`, `T extends Shape`).
+                let b = self.binding(file, enclosing, name, line, true)?;
+                if b.name == name {
+                    return None;
+                }
+                self.type_from_binding(file, b, depth + 1)
+            }
+            Some(q) => {
+                let lang = self.lang_of(file);
+                let sep = lang.spec().qualifier;
+                let full = format!("{q}{sep}{name}");
+                let v: Vec<u32> = self
+                    .by_qualified
+                    .get(full.as_str())
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|&i| is_type(&self.syms[i as usize]))
+                    .collect();
+                if v.len() == 1 {
+                    return Some(v);
+                }
+                match self.resolve_with_receiver(file, enclosing, q, name, &is_type, line, depth + 1) {
+                    Some((rung, v)) if rung != Rung::Ambiguous && v.len() == 1 => Some(v),
+                    _ => None,
+                }
+            }
+        }
+    }
+
+    /// The type of what calling `t` gives: a class for a class or constructor, else
+    /// what its signature declares it returns.
+    fn result_type(&self, t: u32, depth: u8) -> Option<Vec<u32>> {
+        let s = &self.syms[t as usize];
+        if s.kind.is_type_like() {
+            return Some(vec![t]);
+        }
+        let class =
+            s.parent.and_then(|p| self.by_id.get(&p).copied()).filter(|&c| self.syms[c as usize].kind.is_type_like());
+        if let Some(c) = class {
+            if s.lang != Lang::Rust && constructor_names(self.syms[c as usize].name).contains(&s.name) {
+                return Some(vec![c]);
+            }
+        }
+        let (q, name) = return_type(s.lang, s.signature, s.name)?;
+        if name == "Self" || (name == "this" && s.lang != Lang::Rust) {
+            return self.class_of(t).map(|c| vec![c]);
+        }
+        self.type_named(s.file, Some(t), q.as_deref(), &name, u32::MAX, depth + 1)
+    }
+
+    /// The type of field `field` of `class` (or of its bases): a declared field, an
+    /// attribute assigned in a method (`self.x = …`, `this.x = …`), or a TypeScript
+    /// constructor parameter property.
+    fn field_type(&self, class: u32, field: &str, depth: u8) -> Option<Vec<u32>> {
+        let mut queue = std::collections::VecDeque::from([class]);
+        let mut seen = HashSet::new();
+        while let Some(c) = queue.pop_front() {
+            if !seen.insert(c) {
+                continue;
+            }
+            let f = self.syms[c as usize].file;
+            let lang = self.syms[c as usize].lang;
+            let dotted = [format!("self.{field}"), format!("this.{field}")];
+            let mut found: Vec<Vec<u32>> = Vec::new();
+            let index = &self.binding_index[f as usize];
+            let candidates = [field, dotted[0].as_str(), dotted[1].as_str()]
+                .into_iter()
+                .flat_map(|k| index.get(k).into_iter().flatten())
+                .map(|&i| &self.bindings[f as usize][i]);
+            for b in candidates {
+                let Some(e) = b.enclosing else { continue };
+                let hit = if e == c {
+                    b.alias == field
+                } else {
+                    let es = &self.syms[e as usize];
+                    let in_class = es.parent.and_then(|p| self.by_id.get(&p).copied()) == Some(c);
+                    // `self.x = …`/`this.x = …` in a method; a constructor parameter of
+                    // the field's name (TypeScript parameter properties, and the
+                    // `self.repo = repo` of injected dependencies).
+                    in_class
+                        && (dotted.iter().any(|d| d == b.alias)
+                            || (matches!(es.name, "constructor" | "__init__") && b.alias == field && !b.call))
+                };
+                if hit {
+                    if let Some(t) = self.type_from_binding(f, b, depth + 1) {
+                        found.push(t);
+                    }
+                }
+            }
+            // Assigned different types (`if …: self.x = A() else: self.x = B()`): unknown.
+            found.sort_unstable();
+            found.dedup();
+            match found.len() {
+                0 => {}
+                1 => return found.pop(),
+                _ => return None,
+            }
+            // Go: an embedded field is named by its type (`c.Animal.Sound()`).
+            if lang == Lang::Go {
+                if let Some(&b) =
+                    self.bases.get(&c).into_iter().flatten().find(|&&b| self.syms[b as usize].name == field)
+                {
+                    return Some(vec![b]);
+                }
+            }
+            queue.extend(self.bases.get(&c).into_iter().flatten().copied());
+        }
+        None
+    }
+
+    /// The classes a receiver expression is an instance of, when the code says so: a
+    /// variable with a binding, `self`/`this` and their fields, `new Foo(…)`, or a call
+    /// whose target declares its result.
+    fn receiver_type(&self, file: u32, enclosing: Option<u32>, rcv: &str, line: u32, depth: u8) -> Option<Vec<u32>> {
+        if depth > 8 {
+            return None;
+        }
+        let lang = self.lang_of(file);
+        let mut rcv = rcv.trim();
+        loop {
+            let before = rcv;
+            rcv = rcv.trim_end_matches(['?', '!']).trim();
+            for p in ["&mut ", "&", "*", "await "] {
+                rcv = rcv.strip_prefix(p).unwrap_or(rcv).trim_start();
+            }
+            if rcv.starts_with('(') && call_open(rcv) == Some(0) {
+                rcv = rcv[1..rcv.len() - 1].trim();
+            }
+            if rcv == before {
+                break;
+            }
+        }
+        if let Some(rest) = rcv.strip_prefix("new ") {
+            let ty = rest.split(['(', '<']).next()?.trim();
+            let (q, n) = split_last(ty);
+            return self.type_named(file, enclosing, q, n, line, depth + 1);
+        }
+        if let Some(open) = call_open(rcv) {
+            let callee = strip_generics(&rcv[..open]);
+            if callee.is_empty() || super_word(callee) {
+                return None;
+            }
+            // Rust: what `Option`/`Result`/a smart pointer holds is what `?` (stripped
+            // above) and these give (`find(1).unwrap().query()`).
+            if lang == Lang::Rust {
+                if let (Some(q), n) = split_last(callee) {
+                    if matches!(
+                        n,
+                        "unwrap"
+                            | "expect"
+                            | "unwrap_or_default"
+                            | "unwrap_or"
+                            | "unwrap_or_else"
+                            | "clone"
+                            | "as_ref"
+                            | "as_mut"
+                            | "borrow"
+                            | "borrow_mut"
+                            | "lock"
+                            | "to_owned"
+                    ) {
+                        return self.receiver_type(file, enclosing, q, line, depth + 1);
+                    }
+                }
+            }
+            let callable = |s: &Sym<'_>| s.kind.is_callable() || s.kind.is_type_like();
+            let found = match split_last(callee) {
+                (None, n) => self
+                    .special_call(lang, enclosing, n)
+                    .unwrap_or_else(|| self.lookup_name(file, enclosing, n, callable)),
+                (Some(q), n) => self.resolve_with_receiver(file, enclosing, q, n, &callable, line, depth + 1),
+            };
+            let (rung, v) = found?;
+            if rung == Rung::Ambiguous || v.len() != 1 {
+                return None;
+            }
+            return self.result_type(v[0], depth + 1);
+        }
+        let segs: Vec<&str> = rcv.split('.').map(str::trim).collect();
+        if !segs.iter().all(|s| is_ident(s)) {
+            return None;
+        }
+        let head = segs[0];
+        let mut cur: Vec<u32> = if self_word(head) {
+            vec![enclosing.and_then(|e| self.class_of(e))?]
+        } else {
+            let b = self.binding(file, enclosing, head, line, lang == Lang::Java)?;
+            self.type_from_binding(file, b, depth + 1)?
+        };
+        for seg in &segs[1..] {
+            if cur.len() != 1 {
+                return None;
+            }
+            cur = self.field_type(cur[0], seg, depth + 1)?;
+        }
+        Some(cur)
+    }
+
+    /// Rust: the absolute module path (`crate::a::b`) a path written in `file` means,
+    /// or `None` when it leaves the repository (`std::…`).
+    fn rust_abs(&self, file: u32, enclosing: Option<u32>, segs: &[&str], depth: u8) -> Option<String> {
+        let segs: Vec<&str> = segs.iter().map(|s| strip_generics(s)).filter(|s| !s.is_empty()).collect();
+        let head = *segs.first()?;
+        let cur: Vec<&str> = self.rust_mod[file as usize].split("::").collect();
+        let (mut out, rest): (Vec<String>, &[&str]) = match head {
+            "crate" => (vec![cur[0].to_string()], &segs[1..]),
+            "self" => (cur.iter().map(|s| s.to_string()).collect(), &segs[1..]),
+            "super" => {
+                let mut o: Vec<String> = cur.iter().map(|s| s.to_string()).collect();
+                let mut i = 0;
+                while segs.get(i) == Some(&"super") {
+                    if o.len() > 1 {
+                        o.pop();
+                    }
+                    i += 1;
+                }
+                (o, &segs[i..])
+            }
+            "Self" => {
+                let c = enclosing.and_then(|e| self.class_of(e))?;
+                (self.syms[c as usize].qualified.split("::").map(str::to_string).collect(), &segs[1..])
+            }
+            _ => {
+                let own = format!("{}::{head}", cur.join("::"));
+                let imp = self.imports[file as usize]
+                    .iter()
+                    .find(|i| i.binding == head && i.member != Some("*") && !(i.member.is_none() && i.module == head));
+                if let Some(imp) = imp.filter(|_| depth < 4) {
+                    let mut msegs: Vec<&str> = imp.module.split("::").map(str::trim).collect();
+                    if let Some(m) = imp.member {
+                        msegs.push(m);
+                    }
+                    let a = self.rust_abs(file, enclosing, &msegs, depth + 1)?;
+                    (a.split("::").map(str::to_string).collect(), &segs[1..])
+                } else if self.rust_prefixes.contains(&own) {
+                    (own.split("::").map(str::to_string).collect(), &segs[1..])
+                } else if self.rust_crates.contains(head) && self.rust_prefixes.contains(head) {
+                    (vec![head.to_string()], &segs[1..])
+                } else {
+                    let (rung, v) = self.lookup_name(file, enclosing, head, |s| {
+                        s.kind.is_type_like() || s.kind == SymbolKind::Module
+                    })?;
+                    if rung == Rung::Ambiguous || v.len() != 1 {
+                        return None;
+                    }
+                    (self.syms[v[0] as usize].qualified.split("::").map(str::to_string).collect(), &segs[1..])
+                }
+            }
+        };
+        out.extend(rest.iter().map(|s| s.to_string()));
+        Some(out.join("::"))
+    }
+
+    /// Rust: the item `name` of the module or type at absolute path `abs` (a function
+    /// of a module, an associated function or method of a type or trait, or what the
+    /// module re-exports).
+    fn rust_item(&self, abs: &str, name: &str, ok: &dyn Fn(&Sym<'_>) -> bool) -> Vec<u32> {
+        let q = format!("{abs}::{name}");
+        let found: Vec<u32> = self
+            .by_qualified
+            .get(q.as_str())
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&i| ok(&self.syms[i as usize]))
+            .collect();
+        if !found.is_empty() {
+            return found;
+        }
+        let types: Vec<u32> = self
+            .by_qualified
+            .get(abs)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&i| self.syms[i as usize].kind.is_type_like())
+            .collect();
+        for t in types {
+            let found: Vec<u32> =
+                self.member(t, name, true).into_iter().filter(|&i| ok(&self.syms[i as usize])).collect();
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        match self.rust_mod_files.get(abs) {
+            Some(files) => self.exported(files, name, ok, 1),
+            None => Vec::new(),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn resolve_with_receiver(
         &self,
         file: u32,
         enclosing: Option<u32>,
-        rcv: &str,
+        rcv_written: &str,
         name: &str,
         ok: &dyn Fn(&Sym<'_>) -> bool,
+        line: u32,
+        depth: u8,
     ) -> Option<(Rung, Vec<u32>)> {
-        let rcv = rcv.trim_end_matches("()").trim_start_matches('&').trim_start_matches('*');
+        if depth > 8 {
+            return None;
+        }
+        let lang = self.lang_of(file);
+        let rcv = rcv_written.trim().trim_end_matches("()").trim_start_matches('&').trim_start_matches('*');
         let filter = |v: Vec<u32>| -> Vec<u32> { v.into_iter().filter(|&i| ok(&self.syms[i as usize])).collect() };
+        // Rust paths: `crate::m::f`, `super::f`, `self::m::f`, `m::f`, `Type::f`.
+        if lang == Lang::Rust && !rcv.contains(['.', '(']) && rcv != "self" {
+            let segs: Vec<&str> = rcv.split("::").map(str::trim).collect();
+            if let Some(abs) = self.rust_abs(file, enclosing, &segs, 0) {
+                let found = self.rust_item(&abs, name, ok);
+                if !found.is_empty() {
+                    return Some((Rung::Import, found));
+                }
+            }
+        }
         if self_word(rcv) {
             let c = enclosing.and_then(|e| self.class_of(e))?;
             let found = filter(self.member(c, name, true));
@@ -612,11 +1805,27 @@ impl<'a> Tables<'a> {
             let found = filter(self.member(c, name, false));
             return (!found.is_empty()).then_some((Rung::Receiver, found));
         }
+        // A receiver whose type the code states: a typed variable, a field, `new C()`,
+        // a call whose target declares its result.
+        if strict(lang) {
+            if let Some(classes) = self.receiver_type(file, enclosing, rcv_written, line, depth + 1) {
+                let mut found = Vec::new();
+                for c in classes {
+                    found.extend(filter(self.member(c, name, true)));
+                }
+                found.sort_unstable();
+                found.dedup();
+                // A known type without that member (a library base class): external.
+                return (!found.is_empty()).then_some((Rung::Receiver, found));
+            }
+        }
         let segs = split_segments(rcv);
         let head = *segs.first()?;
+        // A parameter or local variable of unknown type: not a module or a class.
+        let local = strict(lang) && lang != Lang::Java && self.shadowed(file, enclosing, head);
         // An import binding: a module (member of its files) or an imported class.
         for imp in &self.imports[file as usize] {
-            if imp.binding != head {
+            if imp.binding != head || local {
                 continue;
             }
             match imp.member {
@@ -629,7 +1838,11 @@ impl<'a> Tables<'a> {
                             files = deeper;
                         }
                     }
-                    let found = filter(self.top_level_in(&files, name, &|_| true));
+                    let found = if strict(lang) {
+                        self.exported(&files, name, ok, 0)
+                    } else {
+                        filter(self.top_level_in(&files, name, &|_| true))
+                    };
                     if !found.is_empty() {
                         return Some((Rung::Import, found));
                     }
@@ -646,20 +1859,40 @@ impl<'a> Tables<'a> {
                 }
                 Some(member) => {
                     let member = split_segments(member).last().copied().unwrap_or(member);
-                    for c in self.top_level_in(&imp.files, member, &|s| s.kind.is_type_like()) {
-                        let found = filter(self.member(c, name, true));
-                        if !found.is_empty() {
-                            return Some((Rung::Import, found));
-                        }
+                    let classes = if strict(lang) {
+                        self.exported(&imp.files, member, &|s| s.kind.is_type_like(), 0)
+                    } else {
+                        self.top_level_in(&imp.files, member, &|s| s.kind.is_type_like())
+                    };
+                    // Several classes (re-exports under `cfg`s): candidates of all of them.
+                    let mut found: Vec<u32> =
+                        classes.into_iter().flat_map(|c| filter(self.member(c, name, true))).collect();
+                    found.sort_unstable();
+                    found.dedup();
+                    if !found.is_empty() {
+                        return Some((Rung::Import, found));
+                    }
+                    // An import from outside the repository (`java.nio.file.Files`).
+                    if strict(lang) && imp.files.is_empty() {
+                        return None;
                     }
                 }
             }
         }
         // A class (or module) by name: a static call.
         let last = *segs.last()?;
-        if let Some((rung, classes)) =
-            self.lookup_name(file, enclosing, last, |s| s.kind.is_type_like() || s.kind == SymbolKind::Module)
-        {
+        let by_name = if local {
+            None
+        } else {
+            self.lookup_name(file, enclosing, last, |s| {
+                s.kind.is_type_like()
+                    || s.kind == SymbolKind::Module
+                    // TypeScript: an object literal of functions (`api.load()`).
+                    || (matches!(s.lang, Lang::TypeScript | Lang::Tsx)
+                        && matches!(s.kind, SymbolKind::Variable | SymbolKind::Constant))
+            })
+        };
+        if let Some((rung, classes)) = by_name {
             let mut found = Vec::new();
             for c in &classes {
                 found.extend(filter(self.member(*c, name, true)));
@@ -671,7 +1904,6 @@ impl<'a> Tables<'a> {
         }
         // An expression whose type is unknown (`obj.save()`): methods of that name
         // anywhere in the language, kept as ambiguous candidates.
-        let lang = self.lang_of(file);
         let methods: Vec<u32> = self
             .by_name
             .get(name)

@@ -50,6 +50,15 @@
   (#match? @_equ "^(?i)equ$"))
 
 ; ---------------------------------------------------------------------------
+; Imports: `.include "lib/io.s"` (GAS)
+; ---------------------------------------------------------------------------
+
+((meta
+  kind: (meta_ident) @_include
+  (string) @name @import.module) @reference.import
+  (#eq? @_include ".include"))
+
+; ---------------------------------------------------------------------------
 ; Calls and jumps to labels (the target is the last operand: `call f`, `bl f`,
 ; `jne .L2`, `cbz x0, done`, `beq a0, a1, loop`)
 ; ---------------------------------------------------------------------------

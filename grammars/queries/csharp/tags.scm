@@ -203,6 +203,19 @@
     name: (identifier) @name)) @reference.callback
   (#match? @name "^[A-Z]"))
 
+; Event subscriptions: `Click += OnClick`, `bus.Changed -= this.OnChanged`
+((assignment_expression
+  operator: ["+=" "-="]
+  right: (identifier) @name) @reference.callback
+  (#match? @name "^[A-Z]"))
+
+((assignment_expression
+  operator: ["+=" "-="]
+  right: (member_access_expression
+    expression: _ @receiver
+    name: (identifier) @name)) @reference.callback
+  (#match? @name "^[A-Z]"))
+
 ; ---------------------------------------------------------------------------
 ; Imports: `using` names a namespace (or, with `static` / an alias, a type)
 ; ---------------------------------------------------------------------------

@@ -147,6 +147,94 @@
   path: (_) @name @import.module) @reference.import
 
 ; ---------------------------------------------------------------------------
+; Bindings: a type reference whose @import.alias is the variable it types (a method
+; receiver, a parameter, a variable, a struct field, a composite literal's variable),
+; so that calls on the variable find the type. They come before the other type
+; references, which match the same names. (A variable initialised by a call is the
+; call's alias, under Calls.)
+; ---------------------------------------------------------------------------
+
+; func (c *Circle) M(), func f(s Shape, p *pkg.T)
+(parameter_declaration
+  name: (identifier) @import.alias
+  type: [
+      (type_identifier) @name
+      (pointer_type (type_identifier) @name)
+      (qualified_type package: (_) @receiver name: (type_identifier) @name)
+      (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+      (generic_type type: (type_identifier) @name)
+      (pointer_type (generic_type type: (type_identifier) @name))
+      (generic_type type: (qualified_type package: (_) @receiver name: (type_identifier) @name))
+    ]
+  (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr|any)$")) @reference.type
+
+; var s Stack
+(var_spec
+  name: (identifier) @import.alias
+  type: [
+      (type_identifier) @name
+      (pointer_type (type_identifier) @name)
+      (qualified_type package: (_) @receiver name: (type_identifier) @name)
+      (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+      (generic_type type: (type_identifier) @name)
+      (pointer_type (generic_type type: (type_identifier) @name))
+      (generic_type type: (qualified_type package: (_) @receiver name: (type_identifier) @name))
+    ]
+  (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr|any)$")) @reference.type
+
+; struct fields: store *Store
+(field_declaration
+  name: (field_identifier) @import.alias
+  type: [
+      (type_identifier) @name
+      (pointer_type (type_identifier) @name)
+      (qualified_type package: (_) @receiver name: (type_identifier) @name)
+      (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+      (generic_type type: (type_identifier) @name)
+      (pointer_type (generic_type type: (type_identifier) @name))
+      (generic_type type: (qualified_type package: (_) @receiver name: (type_identifier) @name))
+    ]
+  (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr|any)$")) @reference.type
+
+; c := Circle{…}, p := &Square{…}, var c = Circle{…}
+(short_var_declaration
+  left: (expression_list . (identifier) @import.alias)
+  right: (expression_list . [
+      (composite_literal
+        type: [
+          (type_identifier) @name
+          (qualified_type package: (_) @receiver name: (type_identifier) @name)
+          (generic_type type: (type_identifier) @name)
+        ])
+      (unary_expression
+        operand: (composite_literal
+          type: [
+            (type_identifier) @name
+            (qualified_type package: (_) @receiver name: (type_identifier) @name)
+            (generic_type type: (type_identifier) @name)
+          ]))
+    ])) @reference.type
+
+(var_spec
+  name: (identifier) @import.alias
+  !type
+  value: (expression_list . [
+      (composite_literal
+        type: [
+          (type_identifier) @name
+          (qualified_type package: (_) @receiver name: (type_identifier) @name)
+          (generic_type type: (type_identifier) @name)
+        ])
+      (unary_expression
+        operand: (composite_literal
+          type: [
+            (type_identifier) @name
+            (qualified_type package: (_) @receiver name: (type_identifier) @name)
+            (generic_type type: (type_identifier) @name)
+          ]))
+    ])) @reference.type
+
+; ---------------------------------------------------------------------------
 ; Type references: embedded structs and interfaces (Go's inheritance)
 ; ---------------------------------------------------------------------------
 
@@ -183,6 +271,30 @@
 ; ---------------------------------------------------------------------------
 ; Calls
 ; ---------------------------------------------------------------------------
+
+; `c := NewCircle(…)`, `conn, err := db.Open(…)`, `var c = pkg.New(…)`: the call's
+; @import.alias is the (first) variable that holds its result (the resolver types calls
+; on it). Same names and receivers as the generic patterns below, which they precede.
+([
+  (short_var_declaration
+    left: (expression_list . (identifier) @import.alias)
+    right: (expression_list
+      .
+      (call_expression
+        function: [
+          (identifier) @name
+          (selector_expression operand: (_) @receiver field: (field_identifier) @name)
+        ]) @reference.call))
+  (var_spec
+    name: (identifier) @import.alias
+    value: (expression_list
+      .
+      (call_expression
+        function: [
+          (identifier) @name
+          (selector_expression operand: (_) @receiver field: (field_identifier) @name)
+        ]) @reference.call))
+])
 
 ; `obj.M()`, `pkg.F()`, `c.Base.M()`
 (call_expression

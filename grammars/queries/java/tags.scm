@@ -86,6 +86,28 @@
 ; Calls
 ; ---------------------------------------------------------------------------
 
+; var c = new Circle(); var c = make(); var c = a.make(): the call's @import.alias is
+; the variable that holds its result (the resolver types calls on it). Same names and
+; receivers as the generic patterns below, which they precede.
+((local_variable_declaration
+  type: (type_identifier) @_var
+  declarator: (variable_declarator
+    name: (identifier) @import.alias
+    value: [
+      (object_creation_expression
+        type: [
+          (type_identifier) @name
+          (generic_type (type_identifier) @name)
+        ]) @reference.call
+      (method_invocation
+        object: (_) @receiver
+        name: (identifier) @name) @reference.call
+      (method_invocation
+        !object
+        name: (identifier) @name) @reference.call
+    ]))
+  (#eq? @_var "var"))
+
 ; obj.m(), this.m(), super.m(), Type.m(), a.b.m()
 (method_invocation
   object: (_) @receiver
@@ -159,6 +181,51 @@
 
 (import_declaration
   (identifier) @name @import.module .) @reference.import
+
+; ---------------------------------------------------------------------------
+; Bindings: a type reference whose @import.alias is the variable it types (a local,
+; a parameter, a field, a loop variable), so that calls on the variable find the type.
+; ---------------------------------------------------------------------------
+
+; Circle c = …;
+(local_variable_declaration
+  type: [
+    (type_identifier) @name
+    (generic_type (type_identifier) @name)
+    (scoped_type_identifier (_) @receiver . (type_identifier) @name .)
+    (generic_type (scoped_type_identifier (_) @receiver . (type_identifier) @name .))
+  ]
+  declarator: (variable_declarator
+    name: (identifier) @import.alias)
+  (#not-eq? @name "var")) @reference.type
+
+(formal_parameter
+  type: [
+    (type_identifier) @name
+    (generic_type (type_identifier) @name)
+    (scoped_type_identifier (_) @receiver . (type_identifier) @name .)
+    (generic_type (scoped_type_identifier (_) @receiver . (type_identifier) @name .))
+  ]
+  name: (identifier) @import.alias) @reference.type
+
+(field_declaration
+  type: [
+    (type_identifier) @name
+    (generic_type (type_identifier) @name)
+    (scoped_type_identifier (_) @receiver . (type_identifier) @name .)
+    (generic_type (scoped_type_identifier (_) @receiver . (type_identifier) @name .))
+  ]
+  declarator: (variable_declarator
+    name: (identifier) @import.alias)) @reference.type
+
+(enhanced_for_statement
+  type: [
+    (type_identifier) @name
+    (generic_type (type_identifier) @name)
+    (scoped_type_identifier (_) @receiver . (type_identifier) @name .)
+    (generic_type (scoped_type_identifier (_) @receiver . (type_identifier) @name .))
+  ]
+  name: (identifier) @import.alias) @reference.type
 
 ; ---------------------------------------------------------------------------
 ; Type uses: superclasses and implemented / extended interfaces

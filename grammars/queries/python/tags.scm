@@ -116,14 +116,39 @@
     name: (dotted_name) @name
     alias: (identifier) @import.alias)) @reference.import
 
-; from a.b import *
+; from a.b import *: the name is `*`
 (import_from_statement
-  module_name: (_) @name @import.module
-  (wildcard_import)) @reference.import
+  module_name: (_) @import.module
+  (wildcard_import) @name) @reference.import
 
 ; ---------------------------------------------------------------------------
 ; Calls
 ; ---------------------------------------------------------------------------
+
+; x = f(…), x = mod.Class(…), self.x = Class(…): the call's @import.alias is the
+; variable that holds its result (the resolver types calls on it). Same names and
+; receivers as the generic patterns below, which they precede.
+(assignment
+  left: [
+    (identifier) @import.alias
+    (attribute object: (identifier) @_self) @import.alias
+  ]
+  right: (call
+    function: (attribute
+      object: (_) @receiver
+      attribute: (identifier) @name)) @reference.call
+  (#not-match? @receiver "^super\\(")
+  (#any-of? @_self "self" "cls"))
+
+(assignment
+  left: [
+    (identifier) @import.alias
+    (attribute object: (identifier) @_self) @import.alias
+  ]
+  right: (call
+    function: (identifier) @name) @reference.call
+  (#not-eq? @name "super")
+  (#any-of? @_self "self" "cls"))
 
 ; super().method(): the receiver is `super`
 (call
@@ -189,6 +214,32 @@
 ; ---------------------------------------------------------------------------
 ; Types
 ; ---------------------------------------------------------------------------
+
+; Bindings: a type reference whose @import.alias is the variable it types (a
+; parameter, an annotated variable or `self.attr`), so that calls on the variable find
+; the type. They come first: the generic annotation patterns below match the same
+; names. (A variable initialised by a call is the call's alias, under Calls.)
+
+; def f(c: Circle), def f(c: Circle = None)
+(typed_parameter
+  (identifier) @import.alias
+  type: (type (identifier) @name)
+  (#not-match? @name "^(int|str|float|bool|bytes|object|list|dict|set|tuple|type|complex|Any)$")) @reference.type
+
+(typed_default_parameter
+  name: (identifier) @import.alias
+  type: (type (identifier) @name)
+  (#not-match? @name "^(int|str|float|bool|bytes|object|list|dict|set|tuple|type|complex|Any)$")) @reference.type
+
+; c: Circle = …, self.c: Circle = …
+(assignment
+  left: [
+    (identifier) @import.alias
+    (attribute object: (identifier) @_self) @import.alias
+  ]
+  type: (type (identifier) @name)
+  (#not-match? @name "^(int|str|float|bool|bytes|object|list|dict|set|tuple|type|complex|Any)$")
+  (#any-of? @_self "self" "cls")) @reference.type
 
 ; base classes
 (class_definition

@@ -57,6 +57,206 @@
   ]) @scope
 
 ; ---------------------------------------------------------------------------
+; Bindings: a type reference whose @import.alias is the variable it types (a
+; parameter, a `let`, a struct field, a type parameter's bound), so that calls on the
+; variable find the type. They come before the struct-literal type references. (A
+; variable initialised by a call is the call's alias, under Calls.)
+; ---------------------------------------------------------------------------
+
+; fn f(c: &Circle, s: &dyn Shape, t: impl Shape)
+(parameter
+  pattern: (identifier) @import.alias
+  type: [
+      (type_identifier) @name
+      (generic_type type: (type_identifier) @name)
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+      (abstract_type trait: (type_identifier) @name)
+      (dynamic_type trait: (type_identifier) @name)
+      (generic_type
+        type: (type_identifier) @_wrap
+        type_arguments: (type_arguments
+          .
+          [
+            (type_identifier) @name
+            (dynamic_type trait: (type_identifier) @name)
+            (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+            (generic_type
+              type: (type_identifier) @_wrap2
+              type_arguments: (type_arguments
+                .
+                [
+                  (type_identifier) @name
+                  (dynamic_type trait: (type_identifier) @name)
+                ]))
+          ]))
+      (reference_type type: [
+        (type_identifier) @name
+        (generic_type type: (type_identifier) @name)
+        (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+        (abstract_type trait: (type_identifier) @name)
+        (dynamic_type trait: (type_identifier) @name)
+        (generic_type
+        type: (type_identifier) @_wrap
+        type_arguments: (type_arguments
+          .
+          [
+            (type_identifier) @name
+            (dynamic_type trait: (type_identifier) @name)
+            (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+            (generic_type
+              type: (type_identifier) @_wrap2
+              type_arguments: (type_arguments
+                .
+                [
+                  (type_identifier) @name
+                  (dynamic_type trait: (type_identifier) @name)
+                ]))
+          ]))
+      ])
+    ]
+  (#not-any-of? @name "Box" "Rc" "Arc" "Mutex" "RwLock" "RefCell" "Cell" "Option" "Vec" "HashMap" "String")
+  (#any-of? @_wrap "Box" "Rc" "Arc" "Mutex" "RwLock" "RefCell" "Option")
+  (#any-of? @_wrap2 "Mutex" "RwLock" "RefCell" "Box" "Option")) @reference.type
+
+; let c: Circle = …
+(let_declaration
+  pattern: (identifier) @import.alias
+  type: [
+      (type_identifier) @name
+      (generic_type type: (type_identifier) @name)
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+      (abstract_type trait: (type_identifier) @name)
+      (dynamic_type trait: (type_identifier) @name)
+      (generic_type
+        type: (type_identifier) @_wrap
+        type_arguments: (type_arguments
+          .
+          [
+            (type_identifier) @name
+            (dynamic_type trait: (type_identifier) @name)
+            (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+            (generic_type
+              type: (type_identifier) @_wrap2
+              type_arguments: (type_arguments
+                .
+                [
+                  (type_identifier) @name
+                  (dynamic_type trait: (type_identifier) @name)
+                ]))
+          ]))
+      (reference_type type: [
+        (type_identifier) @name
+        (generic_type type: (type_identifier) @name)
+        (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+        (abstract_type trait: (type_identifier) @name)
+        (dynamic_type trait: (type_identifier) @name)
+        (generic_type
+        type: (type_identifier) @_wrap
+        type_arguments: (type_arguments
+          .
+          [
+            (type_identifier) @name
+            (dynamic_type trait: (type_identifier) @name)
+            (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+            (generic_type
+              type: (type_identifier) @_wrap2
+              type_arguments: (type_arguments
+                .
+                [
+                  (type_identifier) @name
+                  (dynamic_type trait: (type_identifier) @name)
+                ]))
+          ]))
+      ])
+    ]
+  (#not-any-of? @name "Box" "Rc" "Arc" "Mutex" "RwLock" "RefCell" "Cell" "Option" "Vec" "HashMap" "String")
+  (#any-of? @_wrap "Box" "Rc" "Arc" "Mutex" "RwLock" "RefCell" "Option")
+  (#any-of? @_wrap2 "Mutex" "RwLock" "RefCell" "Box" "Option")) @reference.type
+
+; let c = Circle { … }
+(let_declaration
+  pattern: (identifier) @import.alias
+  !type
+  value: [
+    (struct_expression
+      name: [
+        (type_identifier) @name
+        (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+        (generic_type type: (type_identifier) @name)
+      ])
+    (reference_expression
+      value: (struct_expression
+        name: [
+          (type_identifier) @name
+          (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+        ]))
+  ]) @reference.type
+
+; struct fields: store: Store
+(field_declaration
+  name: (field_identifier) @import.alias
+  type: [
+      (type_identifier) @name
+      (generic_type type: (type_identifier) @name)
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+      (abstract_type trait: (type_identifier) @name)
+      (dynamic_type trait: (type_identifier) @name)
+      (generic_type
+        type: (type_identifier) @_wrap
+        type_arguments: (type_arguments
+          .
+          [
+            (type_identifier) @name
+            (dynamic_type trait: (type_identifier) @name)
+            (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+            (generic_type
+              type: (type_identifier) @_wrap2
+              type_arguments: (type_arguments
+                .
+                [
+                  (type_identifier) @name
+                  (dynamic_type trait: (type_identifier) @name)
+                ]))
+          ]))
+      (reference_type type: [
+        (type_identifier) @name
+        (generic_type type: (type_identifier) @name)
+        (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+        (abstract_type trait: (type_identifier) @name)
+        (dynamic_type trait: (type_identifier) @name)
+        (generic_type
+        type: (type_identifier) @_wrap
+        type_arguments: (type_arguments
+          .
+          [
+            (type_identifier) @name
+            (dynamic_type trait: (type_identifier) @name)
+            (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+            (generic_type
+              type: (type_identifier) @_wrap2
+              type_arguments: (type_arguments
+                .
+                [
+                  (type_identifier) @name
+                  (dynamic_type trait: (type_identifier) @name)
+                ]))
+          ]))
+      ])
+    ]
+  (#not-any-of? @name "Box" "Rc" "Arc" "Mutex" "RwLock" "RefCell" "Cell" "Option" "Vec" "HashMap" "String")
+  (#any-of? @_wrap "Box" "Rc" "Arc" "Mutex" "RwLock" "RefCell" "Option")
+  (#any-of? @_wrap2 "Mutex" "RwLock" "RefCell" "Box" "Option")) @reference.type
+
+; <T: Shape>
+(type_parameter
+  name: (type_identifier) @import.alias
+  bounds: (trait_bounds . [
+    (type_identifier) @name
+    (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+    (generic_type type: (type_identifier) @name)
+  ])) @reference.type
+
+; ---------------------------------------------------------------------------
 ; Type references: implemented traits and supertraits (inheritance)
 ; ---------------------------------------------------------------------------
 
@@ -131,7 +331,8 @@
     (crate)
     (super)
     (self)
-  ] @import.module) @reference.import
+  ] @import.module
+  "*" @name) @reference.import
 
 ; Groups `use a::b::{self, C, D as E, f::G};`: the module is the group's path.
 (scoped_use_list
@@ -178,6 +379,28 @@
 ; ---------------------------------------------------------------------------
 ; Calls
 ; ---------------------------------------------------------------------------
+
+; `let c = Circle::new(…)`, `let c = open(…)?`, `let c = self.pool.get()`: the call's
+; @import.alias is the variable that holds its result (the resolver types calls on it).
+; Same names and receivers as the generic patterns below, which they precede.
+(let_declaration
+  pattern: (identifier) @import.alias
+  !type
+  value: [
+    (call_expression
+      function: [
+        (identifier) @name
+        (scoped_identifier path: (_) @receiver name: (identifier) @name)
+        (field_expression value: (_) @receiver field: (field_identifier) @name)
+      ]) @reference.call
+    (try_expression
+      (call_expression
+        function: [
+          (identifier) @name
+          (scoped_identifier path: (_) @receiver name: (identifier) @name)
+          (field_expression value: (_) @receiver field: (field_identifier) @name)
+        ]) @reference.call)
+  ])
 
 ; `self.m()`, `obj.field.m()`, `x.iter().map(f)`
 (call_expression

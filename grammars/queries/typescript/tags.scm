@@ -214,6 +214,22 @@
 ]
   (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
 
+; const api = { load() {…}, save: () => … } at the top level: an object whose
+; functions nest in it (`api.load`), not module-level functions
+([
+  (program
+    (lexical_declaration
+      (variable_declarator
+        name: (identifier) @name
+        value: (object))) @definition.variable)
+  (program
+    (export_statement
+      declaration: (lexical_declaration
+        (variable_declarator
+          name: (identifier) @name
+          value: (object))) @definition.variable))
+])
+
 ; ---------------------------------------------------------------------------
 ; Imports and re-exports
 ; ---------------------------------------------------------------------------
@@ -275,10 +291,26 @@
     (_) @import.alias)
   source: (string (string_fragment) @name @import.module)) @reference.import
 
-; export * from "m"
+; export * from "m": the name is `*`
 (export_statement
-  .
-  source: (string (string_fragment) @name @import.module)) @reference.import
+  "*" @name
+  source: (string (string_fragment) @import.module)) @reference.import
+
+; export default function log() {}, export default class C {}, export default log:
+; the file's default export, `export { log as default }` in effect (alias `default`,
+; no module)
+(export_statement
+  "default" @import.alias
+  declaration: [
+    (function_declaration name: (identifier) @name)
+    (generator_function_declaration name: (identifier) @name)
+    (class_declaration name: (type_identifier) @name)
+    (abstract_class_declaration name: (type_identifier) @name)
+  ]) @reference.import
+
+(export_statement
+  "default" @import.alias
+  value: (identifier) @name) @reference.import
 
 ; const x = require("m")
 (variable_declarator
@@ -351,6 +383,51 @@
 ; Calls
 ; ---------------------------------------------------------------------------
 
+; const x = f(…), const x = await obj.m(…), x = new Foo(…) in a declaration, a class
+; field or `this.x = …`: the call's @import.alias is the variable that holds its
+; result (the resolver types calls on it). Same names and receivers as the generic
+; patterns below, which they precede.
+([
+  (variable_declarator
+    name: (identifier) @import.alias
+    !type
+    value: [
+      (call_expression
+        function: [
+          (identifier) @name
+          (member_expression object: (_) @receiver property: (property_identifier) @name)
+        ]) @reference.call
+      (await_expression
+        (call_expression
+          function: [
+            (identifier) @name
+            (member_expression object: (_) @receiver property: (property_identifier) @name)
+          ]) @reference.call)
+    ])
+]
+  (#not-eq? @name "require"))
+
+[
+  (variable_declarator
+    name: (identifier) @import.alias
+    value: (new_expression constructor: [
+        (identifier) @name
+        (member_expression object: (_) @receiver property: (property_identifier) @name)
+      ]) @reference.call)
+  (public_field_definition
+    name: (property_identifier) @import.alias
+    value: (new_expression constructor: [
+        (identifier) @name
+        (member_expression object: (_) @receiver property: (property_identifier) @name)
+      ]) @reference.call)
+  (assignment_expression
+    left: (member_expression object: (this) property: (property_identifier)) @import.alias
+    right: (new_expression constructor: [
+        (identifier) @name
+        (member_expression object: (_) @receiver property: (property_identifier) @name)
+      ]) @reference.call)
+]
+
 ; f(), Foo()
 (call_expression
   function: (identifier) @name
@@ -405,6 +482,56 @@
 ; ---------------------------------------------------------------------------
 ; Types
 ; ---------------------------------------------------------------------------
+
+; Bindings: a type reference whose @import.alias is the variable it types (a
+; parameter, a variable, a field, a type parameter's bound), so that calls on the
+; variable find the type. They come first: the generic type patterns below match the
+; same names. (A variable initialised by a call or `new` is the call's alias, under
+; Calls.)
+
+; (c: Circle), (private repo: Repo), (s?: Shape)
+(required_parameter
+  pattern: (identifier) @import.alias
+  type: (type_annotation [
+    (type_identifier) @name
+    (generic_type name: (type_identifier) @name)
+    (generic_type name: (nested_type_identifier module: (_) @receiver name: (type_identifier) @name))
+    (nested_type_identifier module: (_) @receiver name: (type_identifier) @name)
+  ])) @reference.type
+
+(optional_parameter
+  pattern: (identifier) @import.alias
+  type: (type_annotation [
+    (type_identifier) @name
+    (generic_type name: (type_identifier) @name)
+    (generic_type name: (nested_type_identifier module: (_) @receiver name: (type_identifier) @name))
+    (nested_type_identifier module: (_) @receiver name: (type_identifier) @name)
+  ])) @reference.type
+
+; let c: Circle = …
+(variable_declarator
+  name: (identifier) @import.alias
+  type: (type_annotation [
+    (type_identifier) @name
+    (generic_type name: (type_identifier) @name)
+    (generic_type name: (nested_type_identifier module: (_) @receiver name: (type_identifier) @name))
+    (nested_type_identifier module: (_) @receiver name: (type_identifier) @name)
+  ])) @reference.type
+
+; class fields: repo: Repo
+(public_field_definition
+  name: (property_identifier) @import.alias
+  type: (type_annotation [
+    (type_identifier) @name
+    (generic_type name: (type_identifier) @name)
+    (generic_type name: (nested_type_identifier module: (_) @receiver name: (type_identifier) @name))
+    (nested_type_identifier module: (_) @receiver name: (type_identifier) @name)
+  ])) @reference.type
+
+; <T extends Shape>
+(type_parameter
+  name: (type_identifier) @import.alias
+  constraint: (constraint (type_identifier) @name)) @reference.type
 
 ; class A extends B, extends ns.B, extends B<T>
 (extends_clause

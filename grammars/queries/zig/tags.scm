@@ -179,6 +179,15 @@
 ;; Calls
 ;; ---------------------------------------------------------------------------
 
+;; `!s.isBlank(x)`: the grammar reads `!s` as an error union type, so the receiver is
+;; its `ok` side (this pattern must come before the generic one).
+(call_expression
+  function: (field_expression
+    object: (error_union_type
+      !error
+      ok: (_) @receiver)
+    member: (identifier) @name)) @reference.call
+
 ;; `c.area()`, `std.debug.print()`, `Circle.init()`
 (call_expression
   function: (field_expression

@@ -185,8 +185,12 @@ fn first_use_of_a_bound_repository_indexes_it_with_progress() {
     let repo = tmp.path().join("proj");
     std::fs::create_dir_all(repo.join("src")).unwrap();
     for i in 0..20 {
-        std::fs::write(repo.join(format!("src/m{i}.py")), format!("def f{i}():\n    return f{}()\n", (i + 1) % 20))
-            .unwrap();
+        let j = (i + 1) % 20;
+        std::fs::write(
+            repo.join(format!("src/m{i}.py")),
+            format!("from src.m{j} import f{j}\n\ndef f{i}():\n    return f{j}()\n"),
+        )
+        .unwrap();
     }
     let data = DataDir::new(tmp.path().join("data"));
     let store = cc_server::serve::open_store(&data).unwrap();
