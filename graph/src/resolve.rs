@@ -428,8 +428,8 @@ pub(crate) fn implicit_this(lang: Lang) -> bool {
     matches!(lang, Lang::Java | Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart | Lang::Cpp | Lang::Ruby)
 }
 
-fn constructor_names(class: &str) -> [&str; 6] {
-    ["__init__", "constructor", "init", "initialize", "new", class]
+fn constructor_names(class: &str) -> [&str; 7] {
+    ["__init__", "constructor", "init", "initialize", "new", "__construct", class]
 }
 
 fn split_segments(s: &str) -> Vec<&str> {
@@ -442,7 +442,7 @@ fn dir_of(path: &str) -> &str {
 
 const KNOWN_EXTS: &[&str] = &[
     "py", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "h", "hpp", "hh", "c", "cc", "cpp", "rb", "php", "dart", "go",
-    "rs", "zig", "r", "R", "m", "swift", "kt", "java", "cs", "adb", "ads",
+    "rs", "zig", "r", "R", "m", "swift", "kt", "java", "cs", "adb", "ads", "s", "S", "asm",
 ];
 
 /// Path segments of a file without its extension, plus the variant without an index
@@ -452,7 +452,8 @@ fn file_keys(path: &str) -> Vec<Vec<String>> {
         Some((s, ext)) if !ext.contains('/') => s,
         _ => path,
     };
-    let segs: Vec<String> = stem.split('/').map(str::to_string).collect();
+    // MATLAB package (`+pkg`) and class (`@cls`) folders name their module without the sigil.
+    let segs: Vec<String> = stem.split('/').map(|s| s.trim_start_matches(['+', '@']).to_string()).collect();
     let mut keys = vec![segs.clone()];
     if let Some(last) = segs.last() {
         if matches!(last.as_str(), "__init__" | "index" | "mod" | "lib" | "main") && segs.len() > 1 {
