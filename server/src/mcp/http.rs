@@ -223,6 +223,12 @@ pub async fn serve(
         crate::signals::wait().await;
         stop.cancel();
     });
+    // No Nagle: a response is several small writes (SSE framing), and waiting for the
+    // peer's delayed ACK between them costs ~40 ms a call.
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, router.into_make_service())
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await?;
