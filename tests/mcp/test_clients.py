@@ -282,9 +282,18 @@ async def test_code_tools(transport, version, endpoints):
         assert m["kind"] == "function" and m["lang"] == "rust"
         assert "apply_discount(*x)" in m["source"]
 
-        got = await ok(s, version, "code_symbol", name="normalize", **ws)
+        res = await s.call_tool("code_symbol", {"name": "normalize", **ws})
+        got = payload(res, version)
         [norm] = got["matches"]
         assert norm["location"] == f"{cfg}:{line_of(cfg, 'def normalize')}"
+        # From 2025-06-18 on, the symbol's cc:// address also comes as a resource link
+        # (older clients only get it in the JSON: they may not know the block type).
+        links = [c for c in res.content if c.type == "resource_link"]
+        if version >= "2025-06-18":
+            assert [str(l.uri) for l in links] == [norm["uri"]], res.content
+            assert links[0].name == norm["qualified_name"]
+        else:
+            assert links == [], res.content
 
         # code_callers: who calls normalize, with the call site.
         got = await ok(s, version, "code_callers", symbol="normalize", **ws)

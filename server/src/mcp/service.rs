@@ -176,7 +176,23 @@ impl ServerHandler for Session {
             // handler that leaked a clone into a task of its own does not hold the result.
             let _ = tokio::time::timeout(std::time::Duration::from_secs(2), d).await;
         }
-        result_of(outcome).map(Into::into)
+        // Clients from 2025-06-18 on read `resource_link` blocks: give them a link to every
+        // cc:// address the result names (older clients get the same addresses in the JSON).
+        let links = context
+            .protocol_version()
+            .and_then(|v| serde_json::to_value(v).ok())
+            .and_then(|v| v.as_str().map(|s| s >= "2025-06-18"))
+            .unwrap_or(false);
+        result_of(outcome)
+            .map(|mut r| {
+                if links && r.is_error != Some(true) {
+                    if let Some(v) = &r.structured_content {
+                        r.content.extend(resource_links(v));
+                    }
+                }
+                r
+            })
+            .map(Into::into)
     }
 
     async fn list_resource_templates(
@@ -294,6 +310,43 @@ impl Session {
             None => Err(ErrorData::method_not_found::<M>()),
         }
     }
+}
+
+/// At most this many resource links per result.
+const MAX_LINKS: usize = 20;
+
+/// Every object in a result with a `cc://` `uri`, as a `resource_link` block named by its
+/// qualified name (or path).
+pub fn resource_links(v: &serde_json::Value) -> Vec<ContentBlock> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<ContentBlock>, seen: &mut std::collections::HashSet<String>) {
+        if out.len() >= MAX_LINKS {
+            return;
+        }
+        match v {
+            serde_json::Value::Object(o) => {
+                if let Some(uri) = o.get("uri").and_then(|u| u.as_str()).filter(|u| u.starts_with("cc://")) {
+                    if seen.insert(uri.to_string()) {
+                        let name = ["qualified_name", "path", "name"]
+                            .iter()
+                            .find_map(|k| o.get(*k).and_then(|x| x.as_str()))
+                            .unwrap_or(uri);
+                        let mut r = rmcp::model::Resource::new(uri, name);
+                        r.mime_type = Some("text/plain".into());
+                        r.description = o.get("location").and_then(|x| x.as_str()).map(str::to_string);
+                        out.push(ContentBlock::resource_link(r));
+                    }
+                }
+                for x in o.values() {
+                    walk(x, out, seen);
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out, seen)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, &mut out, &mut std::collections::HashSet::new());
+    out
 }
 
 /// Reads a `cc://` resource: the same text `code_read` returns.
