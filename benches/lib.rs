@@ -1,1 +1,148 @@
 //! Criterion benches and the peer comparison harness.
+//!
+//! - `benches/extract.rs`: parse, parse + tags query, and parse + extract throughput per
+//!   language, on the indexer's fixture files repeated to a useful size.
+//! - `benches/tokenize.rs`: the code tokenizer.
+//! - `benches/graph.rs`: call-graph build and callers / callees / impact on the records
+//!   of a real repository indexed beforehand (`CC_BENCH_DATA`, `CC_BENCH_REPO`).
+//! - `peers.sh`: `cc-server index` side by side with pure tree-sitter parsing of the same
+//!   files (`parse_only`), parse + tags, and universal-ctags; plus `graph_bench` (graph
+//!   build time, memory and query latency percentiles).
+//!
+//! This library holds what they share: fixtures, a seeded RNG, percentiles, RSS.
+
+use std::path::{Path, PathBuf};
+
+use cc_grammars::Lang;
+
+/// One source file held in memory.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+/// `indexer/tests/fixtures/`.
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../indexer/tests/fixtures")
+}
+
+/// The fixture files of every language (language detected from the file name, as the
+/// indexer does), sorted by language then path.
+pub fn fixtures() -> Vec<(Lang, Vec<Source>)> {
+    let mut by_lang: std::collections::BTreeMap<Lang, Vec<Source>> = Default::default();
+    let mut stack = vec![fixtures_dir()];
+    while let Some(dir) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let Some(lang) = cc_grammars::detect_by_name(&p) else { continue };
+            let bytes = std::fs::read(&p).expect("fixture readable");
+            let rel = p.strip_prefix(fixtures_dir()).unwrap_or(&p).to_string_lossy().replace('\\', "/");
+            by_lang.entry(lang).or_default().push(Source { path: rel, bytes });
+        }
+    }
+    by_lang
+        .into_iter()
+        .map(|(l, mut v)| {
+            v.sort_by(|a, b| a.path.cmp(&b.path));
+            (l, v)
+        })
+        .collect()
+}
+
+/// `files` repeated (as separate files, so each stays valid source) until they hold at
+/// least `min_bytes`.
+pub fn repeat_to(files: &[Source], min_bytes: usize) -> Vec<Source> {
+    let mut out = Vec::new();
+    let mut total = 0;
+    let mut round = 0;
+    while total < min_bytes && !files.is_empty() {
+        for f in files {
+            out.push(Source { path: format!("r{round}/{}", f.path), bytes: f.bytes.clone() });
+            total += f.bytes.len();
+        }
+        round += 1;
+    }
+    out
+}
+
+pub fn total_bytes(files: &[Source]) -> u64 {
+    files.iter().map(|f| f.bytes.len() as u64).sum()
+}
+
+/// xorshift64*: a small seeded generator, so sampled symbols are the same every run.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// The `p`-th percentile (0..=100) of sorted values, nearest rank.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// (current RSS, peak RSS) of this process in KiB, from `/proc/self/status`.
+pub fn rss_kib() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&v, 50.0), 50.0);
+        assert_eq!(percentile(&v, 99.0), 99.0);
+        assert_eq!(percentile(&v, 100.0), 100.0);
+    }
+
+    #[test]
+    fn every_language_has_fixtures() {
+        let f = fixtures();
+        assert_eq!(f.len(), Lang::all().count(), "{:?}", f.iter().map(|x| x.0).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn rng_is_seeded() {
+        let a: Vec<u64> = (0..4).scan(Rng::new(7), |r, _| Some(r.next_u64())).collect();
+        let b: Vec<u64> = (0..4).scan(Rng::new(7), |r, _| Some(r.next_u64())).collect();
+        assert_eq!(a, b);
+    }
+}

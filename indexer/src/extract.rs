@@ -274,6 +274,8 @@ impl Extractor {
         let owner: Vec<Option<SymbolId>> = (0..defs.len())
             .map(|i| if defs[i].is_scope { types.get(qualified[i].as_str()).copied() } else { ids[i] })
             .collect();
+        // Exact capacities: the records of every file stay in memory for the whole run.
+        out.symbols.reserve_exact(ids.iter().flatten().count());
         for (i, d) in defs.iter().enumerate() {
             let Some(id) = ids[i] else { continue };
             let parent = ancestors(&parents, i).find_map(|a| owner[a]);
@@ -294,6 +296,7 @@ impl Extractor {
 
         // Enclosing symbol of each reference: the same sweep over reference positions.
         refs.sort_by_key(|r| r.start);
+        out.references.reserve_exact(refs.len());
         let mut stack: Vec<usize> = Vec::new();
         let mut next = 0;
         for r in refs {
@@ -366,8 +369,9 @@ fn first_error(node: Node<'_>) -> Option<Node<'_>> {
     None
 }
 
-fn node_text(node: Node<'_>, source: &[u8]) -> String {
-    String::from_utf8_lossy(&source[node.byte_range()]).into_owned()
+/// A node's text, borrowed when it is valid UTF-8.
+fn node_text<'s>(node: Node<'_>, source: &'s [u8]) -> std::borrow::Cow<'s, str> {
+    String::from_utf8_lossy(&source[node.byte_range()])
 }
 
 /// Names as written, minus the quotes around string-valued names (imports, R

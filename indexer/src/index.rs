@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -82,7 +82,10 @@ impl IndexReport {
 }
 
 enum Outcome {
-    Reused(FileRecord),
+    /// The previous record stands; `retimed`: with this new (mtime, size).
+    Reused {
+        retimed: Option<(u128, u64)>,
+    },
     Parsed(FileRecord),
     Skipped(SkipReason, Option<Diagnostic>),
 }
@@ -144,31 +147,35 @@ pub fn index_repository_records(
     let total_bytes: u64 = walked.files.iter().map(|f| f.size).sum();
     progress.start(walked.files.len() as u64, total_bytes);
 
-    let outcomes: Vec<Outcome> = walked
-        .files
-        .par_iter()
-        .map_init(Extractor::new, |ex, f| {
-            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                return None;
-            }
-            let prev = old.get(&f.rel).filter(|p| p.lang == f.lang);
-            let out = process(ex, f, prev);
-            progress.advance(f.size);
-            Some(out)
-        })
-        .collect::<Option<Vec<_>>>()
-        .ok_or(Error::Cancelled)?;
+    // Search index: a full rebuild re-adds every file's symbols; otherwise only changed
+    // files' documents are replaced, and deleted files' removed. Documents are added in
+    // path order (deterministic ids and ranks) while the workers parse, so tantivy's
+    // indexing thread overlaps parsing; the writer is opened only when there is
+    // something to write.
+    let full = old.is_empty() || !dir.join("tantivy").join("meta.json").is_file();
+    let mut search = SearchSink { dir: dir.join("tantivy"), full, writer: None, error: None };
+    if full {
+        search.open()?;
+    }
+    let outcomes = parse_all(&walked.files, &old, progress, cancel, &mut search)?;
 
-    // Merge.
+    // Merge. Reused records move out of `old`; what remains there afterwards was changed or deleted.
     let mut files: Vec<FileRecord> = Vec::with_capacity(outcomes.len());
     let mut changed_paths: Vec<String> = Vec::new();
     let mut skipped = walked.skipped.clone();
     let mut diagnostics = walked.diagnostics.clone();
     let (mut parsed, mut parsed_bytes, mut unchanged, mut added, mut changed) = (0, 0, 0, 0, 0);
-    for o in outcomes {
+    let mut touched = false;
+    for (o, f) in outcomes.into_iter().zip(&walked.files) {
         match o {
-            Outcome::Reused(r) => {
+            Outcome::Reused { retimed } => {
                 unchanged += 1;
+                let mut r = old.remove(&f.rel).expect("a reused file has a previous record");
+                if let Some((mtime_ns, size)) = retimed {
+                    r.mtime_ns = mtime_ns;
+                    r.size = size;
+                    touched = true;
+                }
                 files.push(r);
             }
             Outcome::Parsed(r) => {
@@ -192,6 +199,7 @@ pub fn index_repository_records(
     let kept: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     let mut deleted_paths: Vec<String> = old.keys().filter(|p| !kept.contains(p.as_str())).cloned().collect();
     deleted_paths.sort();
+    drop(old);
     let changed_set: std::collections::HashSet<&str> = changed_paths.iter().map(String::as_str).collect();
     // A reused file may still carry diagnostics from the run that parsed it.
     for f in &files {
@@ -206,24 +214,33 @@ pub fn index_repository_records(
         return Err(Error::Cancelled);
     }
 
-    // Search index: replace the documents of changed and deleted files.
-    let full = old.is_empty() || !dir.join("tantivy").join("meta.json").is_file();
-    let (index, fields) = search::open_or_create(&dir.join("tantivy"))?;
-    let mut writer = search::Writer::new(&index, fields)?;
-    if full {
-        writer.delete_all()?;
-    }
-    for p in changed_paths.iter().chain(&deleted_paths) {
-        writer.delete_path(p);
-    }
-    for f in files.iter().filter(|f| full || changed_set.contains(f.path.as_str())) {
-        for s in &f.symbols {
-            writer.add(s)?;
+    if !deleted_paths.is_empty() {
+        let w = search.open()?;
+        for p in &deleted_paths {
+            w.delete_path(p);
         }
     }
-    writer.commit()?;
-
-    store::write_records(&dir, &files)?;
+    // Nothing changed at all: the records and the search index on disk are current.
+    let dirty = full || touched || parsed > 0 || !deleted_paths.is_empty() || !dir.join("records.bin").is_file();
+    // The records are written (to a temporary file) while tantivy commits; they replace
+    // the previous ones only once the commit succeeded, so the two never disagree.
+    let pending = if dirty {
+        std::thread::scope(|ts| -> Result<Option<store::Pending>> {
+            let records = ts.spawn(|| store::write_records_pending(&dir, &files));
+            let committed = search.commit();
+            let records = records.join().map_err(|_| Error::Corrupt {
+                path: dir.join("records.bin"),
+                reason: "writing the records panicked".into(),
+            })?;
+            committed?;
+            records.map(Some)
+        })?
+    } else {
+        None
+    };
+    if let Some(p) = pending {
+        p.commit()?;
+    }
 
     let mut stats = IndexStats { skipped, diagnostics: diagnostics.len() as u64, ..Default::default() };
     let mut languages: BTreeMap<Lang, LangStats> = BTreeMap::new();
@@ -270,6 +287,134 @@ pub fn index_repository_records(
     Ok((report, files))
 }
 
+/// The search index writer of one run, opened on first use.
+struct SearchSink {
+    dir: PathBuf,
+    full: bool,
+    writer: Option<search::Writer>,
+    /// The first error while adding documents; the run fails with it.
+    error: Option<Error>,
+}
+
+impl SearchSink {
+    fn open(&mut self) -> Result<&mut search::Writer> {
+        if self.writer.is_none() {
+            let (index, fields) = search::open_or_create(&self.dir)?;
+            let mut w = search::Writer::new(&index, fields)?;
+            if self.full {
+                w.delete_all()?;
+            }
+            self.writer = Some(w);
+        }
+        Ok(self.writer.as_mut().expect("opened"))
+    }
+
+    /// A file's outcome, in path order: its documents replace the file's previous ones
+    /// (every file's documents are added on a full rebuild).
+    fn feed(&mut self, outcome: &Outcome, f: &walk::WalkedFile, old: &HashMap<String, FileRecord>) {
+        if self.error.is_some() {
+            return;
+        }
+        let record = match outcome {
+            Outcome::Parsed(r) => r,
+            Outcome::Reused { .. } if self.full => &old[&f.rel],
+            _ => return,
+        };
+        let full = self.full;
+        let result = self.open().and_then(|w| {
+            if !full {
+                w.delete_path(&record.path);
+            }
+            record.symbols.iter().try_for_each(|s| w.add(s))
+        });
+        if let Err(e) = result {
+            self.error = Some(e);
+        }
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        match self.writer.take() {
+            Some(w) => w.commit(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Reads, hashes and parses `files` in parallel (one [`Extractor`] per worker), handing
+/// each outcome to `search` in path order as soon as it and every file before it are done.
+/// Workers take files in path order from a shared counter, so outcomes arrive nearly in
+/// order and the search index is fed while parsing goes on.
+fn parse_all(
+    files: &[walk::WalkedFile],
+    old: &HashMap<String, FileRecord>,
+    progress: &dyn Progress,
+    cancel: Option<&AtomicBool>,
+    search: &mut SearchSink,
+) -> Result<Vec<Outcome>> {
+    let prev = |f: &walk::WalkedFile| old.get(&f.rel).filter(|p| p.lang == f.lang);
+    let is_cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    if rayon::current_thread_index().is_some() {
+        // Called from inside a rayon pool: blocking this worker on a channel could
+        // starve the pool, so parse first and feed afterwards.
+        let outcomes = files
+            .par_iter()
+            .map_init(Worker::new, |w, f| {
+                if is_cancelled() {
+                    return None;
+                }
+                let out = process(w, f, prev(f));
+                progress.advance(f.size);
+                Some(out)
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or(Error::Cancelled)?;
+        for (o, f) in outcomes.iter().zip(files) {
+            search.feed(o, f, old);
+        }
+        return Ok(outcomes);
+    }
+    let n = files.len();
+    let next = AtomicUsize::new(0);
+    let workers = rayon::current_num_threads().clamp(1, n.max(1));
+    let mut slots: Vec<Option<Outcome>> = std::iter::repeat_with(|| None).take(n).collect();
+    std::thread::scope(|ts| {
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Outcome)>();
+        let (next, prev, is_cancelled) = (&next, &prev, &is_cancelled);
+        ts.spawn(move || {
+            rayon::scope(|s| {
+                for _ in 0..workers {
+                    let tx = tx.clone();
+                    s.spawn(move |_| {
+                        let mut w = Worker::new();
+                        while !is_cancelled() {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(f) = files.get(i) else { break };
+                            let out = process(&mut w, f, prev(f));
+                            progress.advance(f.size);
+                            if tx.send((i, out)).is_err() {
+                                break;
+                            }
+                        }
+                    });
+                }
+                drop(tx);
+            });
+        });
+        let mut emitted = 0;
+        for (i, out) in rx {
+            slots[i] = Some(out);
+            while let Some(Some(o)) = slots.get(emitted) {
+                search.feed(o, &files[emitted], old);
+                emitted += 1;
+            }
+        }
+    });
+    slots.into_iter().collect::<Option<Vec<_>>>().ok_or(Error::Cancelled)
+}
+
 fn check_root(root: &Path) -> Result<PathBuf> {
     let meta = match std::fs::metadata(root) {
         Ok(m) => m,
@@ -283,33 +428,57 @@ fn check_root(root: &Path) -> Result<PathBuf> {
     std::fs::canonicalize(root).map_err(|e| Error::RootUnreadable { path: root.to_path_buf(), source: e })
 }
 
-fn process(ex: &mut Extractor, f: &walk::WalkedFile, prev: Option<&FileRecord>) -> Outcome {
+/// One worker's state: its parser and query cursor, and the buffer files are read into
+/// (reused, so reading a file allocates nothing).
+struct Worker {
+    ex: Extractor,
+    buf: Vec<u8>,
+}
+
+impl Worker {
+    fn new() -> Worker {
+        Worker { ex: Extractor::new(), buf: Vec::new() }
+    }
+}
+
+fn read_into(path: &Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    use std::io::Read;
+    buf.clear();
+    let mut file = std::fs::File::open(path)?;
+    if let Ok(m) = file.metadata() {
+        buf.reserve(m.len() as usize);
+    }
+    file.read_to_end(buf)?;
+    Ok(())
+}
+
+fn process(w: &mut Worker, f: &walk::WalkedFile, prev: Option<&FileRecord>) -> Outcome {
     if let Some(p) = prev {
         if p.size == f.size && p.mtime_ns == f.mtime_ns && f.mtime_ns != 0 {
-            return Outcome::Reused(p.clone());
+            return Outcome::Reused { retimed: None };
         }
     }
-    let bytes = match std::fs::read(&f.abs) {
-        Ok(b) => b,
+    let Worker { ex, buf } = w;
+    let bytes: &[u8] = match read_into(&f.abs, buf) {
+        Ok(()) => buf,
         Err(e) => {
             let d = Diagnostic { path: f.rel.clone(), line: None, message: format!("cannot read: {e}") };
             return Outcome::Skipped(SkipReason::Unreadable, Some(d));
         }
     };
-    let hash = *blake3::hash(&bytes).as_bytes();
+    let hash = *blake3::hash(bytes).as_bytes();
     if let Some(p) = prev {
         if p.hash == hash {
-            let mut r = p.clone();
-            r.mtime_ns = f.mtime_ns;
-            r.size = bytes.len() as u64;
-            return Outcome::Reused(r);
+            let retimed =
+                (p.mtime_ns != f.mtime_ns || p.size != bytes.len() as u64).then_some((f.mtime_ns, bytes.len() as u64));
+            return Outcome::Reused { retimed };
         }
     }
-    if let Some(reason) = walk::classify_content(&f.rel, &bytes) {
+    if let Some(reason) = walk::classify_content(&f.rel, bytes) {
         return Outcome::Skipped(reason, None);
     }
-    let mut out = ex.extract(f.lang, &f.rel, &bytes);
-    if std::str::from_utf8(&bytes).is_err() {
+    let mut out = ex.extract(f.lang, &f.rel, bytes);
+    if std::str::from_utf8(bytes).is_err() {
         out.diagnostics.push(Diagnostic {
             path: f.rel.clone(),
             line: None,

@@ -186,18 +186,43 @@ pub(crate) fn write_meta(dir: &Path, meta: &RepoMeta) -> Result<()> {
     write_atomic(&dir.join("meta.json"), &json)
 }
 
-pub(crate) fn write_records(dir: &Path, files: &[FileRecord]) -> Result<()> {
+/// `records.bin`, written and synced under a temporary name; [`Pending::commit`]
+/// puts it in place.
+pub(crate) struct Pending {
+    tmp: PathBuf,
+    path: PathBuf,
+}
+
+impl Pending {
+    pub(crate) fn commit(self) -> Result<()> {
+        std::fs::rename(&self.tmp, &self.path).at(&self.path)
+    }
+}
+
+/// Serializes the records straight into the LZ4 frame and the file (no buffer of the
+/// whole index in memory), synced, under a temporary name.
+pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord]) -> Result<Pending> {
     #[derive(Serialize)]
     struct Borrowed<'a> {
         format_version: u32,
         files: &'a [FileRecord],
     }
-    let bytes = postcard::to_stdvec(&Borrowed { format_version: FORMAT_VERSION, files })
-        .map_err(|e| Error::Corrupt { path: dir.join("records.bin"), reason: e.to_string() })?;
-    let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::with_capacity(bytes.len() / 3));
-    enc.write_all(&bytes).expect("in-memory write");
-    let compressed = enc.finish().expect("in-memory lz4");
-    write_atomic(&dir.join("records.bin"), &compressed)
+    let path = dir.join("records.bin");
+    let tmp = path.with_extension("tmp");
+    let file = std::fs::File::create(&tmp).at(&tmp)?;
+    let enc = lz4_flex::frame::FrameEncoder::new(std::io::BufWriter::with_capacity(1 << 20, file));
+    // Whole blocks to the encoder: it compresses what each write hands it.
+    let buffered = std::io::BufWriter::with_capacity(1 << 20, enc);
+    let buffered = postcard::to_io(&Borrowed { format_version: FORMAT_VERSION, files }, buffered)
+        .map_err(|e| Error::Corrupt { path: path.clone(), reason: e.to_string() })?;
+    let enc = buffered.into_inner().map_err(|e| Error::Io { path: tmp.clone(), source: e.into_error() })?;
+    let file = enc
+        .finish()
+        .map_err(|e| Error::Io { path: tmp.clone(), source: e.into() })?
+        .into_inner()
+        .map_err(|e| Error::Io { path: tmp.clone(), source: e.into_error() })?;
+    file.sync_all().at(&tmp)?;
+    Ok(Pending { tmp, path })
 }
 
 /// Reads `records.bin`. A missing file is an empty index.

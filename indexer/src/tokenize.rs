@@ -17,36 +17,71 @@ const MAX_TOKEN: usize = 64;
 /// Splits `text` into (byte offset, token) pairs, in order: each identifier-like run
 /// (letters, digits, `_`) yields itself lower-cased and, when it has parts, its parts.
 pub fn tokens(text: &str, mut emit: impl FnMut(usize, usize, String)) {
+    for_each_token(text, |from, to, t| emit(from, to, t.to_string()));
+}
+
+/// [`tokens`] without an allocation per token: each token is lent as `&str`.
+pub fn for_each_token(text: &str, mut emit: impl FnMut(usize, usize, &str)) {
     let bytes = text.as_bytes();
+    let mut whole = String::new();
+    let mut part = String::new();
+    let mut parts: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        let c = text[i..].chars().next().expect("char boundary");
+        // ASCII fast path; other characters decoded.
+        let (c, len) = char_at(text, i);
         if !is_word_char(c) {
-            i += c.len_utf8();
+            i += len;
             continue;
         }
         let start = i;
         while i < bytes.len() {
-            let c = text[i..].chars().next().expect("char boundary");
+            let (c, len) = char_at(text, i);
             if !is_word_char(c) {
                 break;
             }
-            i += c.len_utf8();
+            i += len;
         }
         let word = &text[start..i];
         let trimmed = word.trim_matches('_');
         if trimmed.is_empty() || trimmed.len() > MAX_TOKEN {
             continue;
         }
-        let parts = split_identifier(word);
-        let whole = trimmed.to_lowercase();
-        let single = parts.len() == 1 && parts[0].1 == whole;
-        emit(start, i, whole);
+        split_ranges(word, &mut parts);
+        lower_into(&mut whole, trimmed);
+        let single = parts.len() == 1 && {
+            lower_into(&mut part, &word[parts[0].0..parts[0].1]);
+            part == whole
+        };
+        emit(start, i, &whole);
         if !single {
-            for (off, part) in parts {
-                emit(start + off, start + off + part.len(), part);
+            for &(from, to) in &parts {
+                lower_into(&mut part, &word[from..to]);
+                emit(start + from, start + from + part.len(), &part);
             }
         }
+    }
+}
+
+#[inline]
+fn char_at(text: &str, i: usize) -> (char, usize) {
+    let b = text.as_bytes()[i];
+    if b.is_ascii() {
+        (b as char, 1)
+    } else {
+        let c = text[i..].chars().next().expect("char boundary");
+        (c, c.len_utf8())
+    }
+}
+
+/// `s` lower-cased into `buf` (as `str::to_lowercase` does).
+fn lower_into(buf: &mut String, s: &str) {
+    buf.clear();
+    if s.is_ascii() {
+        buf.push_str(s);
+        buf.make_ascii_lowercase();
+    } else {
+        buf.push_str(&s.to_lowercase());
     }
 }
 
@@ -56,6 +91,13 @@ fn is_word_char(c: char) -> bool {
 
 /// The sub-words of one identifier with their byte offsets, lower-cased.
 pub fn split_identifier(word: &str) -> Vec<(usize, String)> {
+    let mut parts = Vec::new();
+    split_ranges(word, &mut parts);
+    parts.into_iter().map(|(from, to)| (from, word[from..to].to_lowercase())).collect()
+}
+
+/// The byte ranges of the sub-words of one identifier, into `out`.
+fn split_ranges(word: &str, out: &mut Vec<(usize, usize)>) {
     #[derive(PartialEq, Clone, Copy)]
     enum Class {
         Lower,
@@ -64,6 +106,14 @@ pub fn split_identifier(word: &str) -> Vec<(usize, String)> {
         Other,
     }
     fn class(c: char) -> Class {
+        if c.is_ascii() {
+            return match c {
+                'a'..='z' => Class::Lower,
+                'A'..='Z' => Class::Upper,
+                '0'..='9' => Class::Digit,
+                _ => Class::Other,
+            };
+        }
         if c.is_lowercase() {
             Class::Lower
         } else if c.is_uppercase() {
@@ -74,25 +124,27 @@ pub fn split_identifier(word: &str) -> Vec<(usize, String)> {
             Class::Other
         }
     }
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
-    let mut out = Vec::new();
+    out.clear();
     let mut start: Option<usize> = None;
-    for k in 0..chars.len() {
-        let (off, c) = chars[k];
+    // (offset, class) of the previous character.
+    let mut prev: Option<Class> = None;
+    let mut it = word.char_indices().peekable();
+    while let Some((off, c)) = it.next() {
         if c == '_' {
             if let Some(s) = start.take() {
-                out.push((s, word[s..off].to_lowercase()));
+                out.push((s, off));
             }
+            prev = Some(class(c));
             continue;
         }
+        let cur = class(c);
         let Some(s) = start else {
             start = Some(off);
+            prev = Some(cur);
             continue;
         };
-        let prev = class(chars[k - 1].1);
-        let cur = class(c);
-        let next = chars.get(k + 1).map(|&(_, n)| class(n));
-        let boundary = match (prev, cur) {
+        let next = it.peek().map(|&(_, n)| class(n));
+        let boundary = match (prev.expect("a previous character"), cur) {
             (Class::Lower, Class::Upper) => true,
             (Class::Digit, Class::Upper | Class::Lower) | (Class::Upper | Class::Lower, Class::Digit) => true,
             // `JSONValue`: the boundary is before the `V` that starts `Value`.
@@ -100,14 +152,14 @@ pub fn split_identifier(word: &str) -> Vec<(usize, String)> {
             _ => false,
         };
         if boundary {
-            out.push((s, word[s..off].to_lowercase()));
+            out.push((s, off));
             start = Some(off);
         }
+        prev = Some(cur);
     }
     if let Some(s) = start {
-        out.push((s, word[s..].to_lowercase()));
+        out.push((s, word.len()));
     }
-    out
 }
 
 /// Lower-cased sub-word tokens of `text` (the same as indexing produces), deduplicated,
@@ -137,13 +189,23 @@ impl Tokenizer for CodeTokenizer {
     type TokenStream<'a> = CodeTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
-        self.buf.clear();
+        // Tokens of earlier calls are reused, their text buffers too.
         let buf = &mut self.buf;
-        tokens(text, |from, to, t| {
-            let position = buf.len();
-            buf.push(Token { offset_from: from, offset_to: to, position, text: t, position_length: 1 });
+        let mut n = 0;
+        for_each_token(text, |from, to, t| {
+            let token =
+                Token { offset_from: from, offset_to: to, position: n, text: String::new(), position_length: 1 };
+            if n == buf.len() {
+                buf.push(token);
+            } else {
+                let old = std::mem::replace(&mut buf[n], token);
+                buf[n].text = old.text;
+            }
+            buf[n].text.clear();
+            buf[n].text.push_str(t);
+            n += 1;
         });
-        CodeTokenStream { tokens: &mut self.buf[..], next: 0 }
+        CodeTokenStream { tokens: &mut self.buf[..n], next: 0 }
     }
 }
 

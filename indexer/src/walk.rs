@@ -69,7 +69,10 @@ pub struct WalkOptions {
 
 impl Default for WalkOptions {
     fn default() -> Self {
-        WalkOptions { max_file_size: DEFAULT_MAX_FILE_SIZE, threads: rayon::current_num_threads() }
+        // Not `rayon::current_num_threads()`: that would initialise rayon's global pool
+        // before a caller could size it (`cc-server index --threads`).
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        WalkOptions { max_file_size: DEFAULT_MAX_FILE_SIZE, threads }
     }
 }
 

@@ -320,12 +320,17 @@ fn dispatch(cli: Cli) -> Result<()> {
 }
 
 fn index(data: &DataDir, a: IndexArgs, quiet: bool) -> Result<()> {
+    if let Some(t) = a.threads {
+        anyhow::ensure!(t >= 1, "--threads must be at least 1 (got {t})");
+        // The parse pool follows --threads too; it must be sized before anything uses rayon.
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .context("--threads: the worker pool was already started")?;
+    }
     let mut walk = WalkOptions { max_file_size: a.max_file_size, ..WalkOptions::default() };
     if let Some(t) = a.threads {
-        anyhow::ensure!(t >= 1, "--threads must be at least 1");
         walk.threads = t;
-        // The parse pool follows --threads too.
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(t).build_global();
     }
     let opts = IndexOptions { root: a.path.clone(), name: a.name.clone(), walk };
     let cancel = Arc::new(AtomicBool::new(false));
