@@ -1,24 +1,29 @@
 //! The call graph: built from records, updated incrementally, persisted, queried.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 use cc_indexer::{FileRecord, Lang, RefKind, Span, SymbolId, SymbolKind};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::Direction;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::resolve::{Resolution, Rung, Tables};
 use crate::{Error, Result};
 
 /// Version of `graph.bin`. Bump when [`Stored`] or resolution changes.
-pub const GRAPH_FORMAT_VERSION: u32 = 2;
+/// 3: resolutions only; the symbols are read from `records.bin`, sites without paths.
+/// (3 is also zstd; 2 was LZ4.)
+pub const GRAPH_FORMAT_VERSION: u32 = 3;
 
 /// A place in the source where one symbol uses another.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Site {
-    pub path: String,
+    /// Shared by every site of one file.
+    pub path: Arc<str>,
     pub line: u32,
     pub column: u32,
 }
@@ -57,25 +62,31 @@ pub struct EdgeData {
 }
 
 /// One reference's resolution, kept per file so an update replaces a file's edges.
+/// Its site is in the file the entry belongs to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RefEdge {
     pub source: Option<SymbolId>,
-    pub site: Site,
+    pub line: u32,
+    pub column: u32,
     pub kind: RefKind,
     pub resolution: Resolution,
 }
 
+/// One file's part of the graph: the content hash and symbol names it was resolved
+/// with (an update re-resolves what refers to the names a changed file had), and its
+/// references' resolutions. The symbols' details live once, in [`CallGraph`]'s symbol
+/// table, read from the records; `graph.bin` does not repeat them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct FileEntry {
     hash: [u8; 32],
-    symbols: Vec<SymbolInfo>,
+    names: Vec<String>,
     refs: Vec<RefEdge>,
 }
 
 #[derive(Serialize, Deserialize)]
 struct Stored {
     format_version: u32,
-    files: BTreeMap<String, FileEntry>,
+    files: Vec<(String, FileEntry)>,
 }
 
 /// What changed in an update.
@@ -87,7 +98,7 @@ pub struct UpdateStats {
 
 /// The call graph of one repository.
 pub struct CallGraph {
-    files: BTreeMap<String, FileEntry>,
+    files: BTreeMap<Arc<str>, FileEntry>,
     graph: DiGraph<NodeRef, EdgeData>,
     nodes: HashMap<NodeRef, NodeIndex>,
     symbols: HashMap<SymbolId, SymbolInfo>,
@@ -115,21 +126,26 @@ fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
         .filter(|r| matches!(r.kind, RefKind::Call | RefKind::Callback))
         .map(|r| RefEdge {
             source: r.enclosing,
-            site: Site { path: f.path.clone(), line: r.span.start_line, column: r.span.start_col },
+            line: r.span.start_line,
+            column: r.span.start_col,
             kind: r.kind,
             resolution: tables.resolve(fi, r),
         })
         .collect();
-    FileEntry { hash: f.hash, symbols: f.symbols.iter().map(info).collect(), refs }
+    let mut names: Vec<String> = f.symbols.iter().map(|s| s.name.clone()).collect();
+    names.sort_unstable();
+    names.dedup();
+    FileEntry { hash: f.hash, names, refs }
 }
 
 impl CallGraph {
-    /// Resolves every reference of every file.
+    /// Resolves every reference of every file (files in parallel).
     pub fn build(records: &[FileRecord]) -> CallGraph {
         let tables = Tables::new(records);
-        let files =
-            records.iter().enumerate().map(|(i, f)| (f.path.clone(), resolve_file(&tables, i as u32, f))).collect();
-        CallGraph::from_files(files)
+        let entries: Vec<FileEntry> =
+            records.par_iter().enumerate().map(|(i, f)| resolve_file(&tables, i as u32, f)).collect();
+        let files = records.iter().map(|f| Arc::<str>::from(f.path.as_str())).zip(entries).collect();
+        CallGraph::from_files(files, records)
     }
 
     /// Brings the graph up to date with `records`: files whose hash changed (or that were
@@ -140,22 +156,23 @@ impl CallGraph {
         let mut changed: HashSet<&str> = HashSet::new();
         let mut names: HashSet<String> = HashSet::new();
         let current: HashSet<&str> = records.iter().map(|f| f.path.as_str()).collect();
+        let old_names = |e: &FileEntry| e.names.clone();
         for f in records {
-            match self.files.get(&f.path) {
+            match self.files.get(f.path.as_str()) {
                 Some(e) if e.hash == f.hash => {}
                 old => {
                     changed.insert(&f.path);
                     names.extend(f.symbols.iter().map(|s| s.name.clone()));
                     if let Some(e) = old {
-                        names.extend(e.symbols.iter().map(|s| s.name.clone()));
+                        names.extend(old_names(e));
                     }
                 }
             }
         }
-        let deleted: Vec<String> = self.files.keys().filter(|p| !current.contains(p.as_str())).cloned().collect();
+        let deleted: Vec<Arc<str>> = self.files.keys().filter(|p| !current.contains(&***p)).cloned().collect();
         for p in &deleted {
             if let Some(e) = self.files.remove(p) {
-                names.extend(e.symbols.iter().map(|s| s.name.clone()));
+                names.extend(old_names(&e));
             }
         }
         if changed.is_empty() && deleted.is_empty() {
@@ -191,10 +208,10 @@ impl CallGraph {
             if changed.contains(f.path.as_str()) {
                 let entry = resolve_file(&tables, i as u32, f);
                 stats.refs_resolved += entry.refs.len();
-                files.insert(f.path.clone(), entry);
+                files.insert(Arc::from(f.path.as_str()), entry);
                 continue;
             }
-            let Some(entry) = files.get_mut(&f.path) else {
+            let Some(entry) = files.get_mut(f.path.as_str()) else {
                 continue;
             };
             // A name this file imports can change meaning with any other file (a module's
@@ -209,20 +226,21 @@ impl CallGraph {
             if !affected {
                 continue;
             }
-            let mut k = 0;
-            for r in f.references.iter().filter(|r| matches!(r.kind, RefKind::Call | RefKind::Callback)) {
+            let calls = f.references.iter().filter(|r| matches!(r.kind, RefKind::Call | RefKind::Callback));
+            for (k, r) in calls.enumerate() {
                 if hit(r) {
                     entry.refs[k].resolution = tables.resolve(i as u32, r);
                     stats.refs_resolved += 1;
                 }
-                k += 1;
             }
         }
-        *self = CallGraph::from_files(files);
+        *self = CallGraph::from_files(files, records);
         stats
     }
 
-    fn from_files(files: BTreeMap<String, FileEntry>) -> CallGraph {
+    /// The graph of `files`, with the symbols of `records` (in their order, so node
+    /// numbers are deterministic).
+    fn from_files(files: BTreeMap<Arc<str>, FileEntry>, records: &[FileRecord]) -> CallGraph {
         let mut g = CallGraph {
             files: BTreeMap::new(),
             graph: DiGraph::new(),
@@ -231,20 +249,18 @@ impl CallGraph {
             by_name: HashMap::new(),
             by_qualified: HashMap::new(),
         };
-        for e in files.values() {
-            for s in &e.symbols {
-                g.symbols.insert(s.id, s.clone());
-                g.by_name.entry(s.name.clone()).or_default().push(s.id);
-                g.by_qualified.entry(s.qualified_name.clone()).or_default().push(s.id);
-                g.node(NodeRef::Symbol(s.id));
-            }
+        for s in records.iter().flat_map(|f| &f.symbols) {
+            g.symbols.insert(s.id, info(s));
+            g.by_name.entry(s.name.clone()).or_default().push(s.id);
+            g.by_qualified.entry(s.qualified_name.clone()).or_default().push(s.id);
+            g.node(NodeRef::Symbol(s.id));
         }
         let mut edges: HashMap<(NodeIndex, NodeIndex), EdgeData> = HashMap::new();
         for (path, e) in &files {
             for r in &e.refs {
                 let from = match r.source {
                     Some(id) if g.symbols.contains_key(&id) => g.node(NodeRef::Symbol(id)),
-                    _ => g.node(NodeRef::File(path.clone())),
+                    _ => g.node(NodeRef::File(path.to_string())),
                 };
                 let res = &r.resolution;
                 let n = res.targets.len();
@@ -264,7 +280,7 @@ impl CallGraph {
                         ambiguous: true,
                         rung: res.rung,
                     });
-                    ed.sites.push(r.site.clone());
+                    ed.sites.push(Site { path: path.clone(), line: r.line, column: r.column });
                     let c = res.rung.confidence(n);
                     if c > ed.confidence {
                         ed.confidence = c;
@@ -445,21 +461,32 @@ impl CallGraph {
         #[derive(Serialize)]
         struct Borrowed<'a> {
             format_version: u32,
-            files: &'a BTreeMap<String, FileEntry>,
+            files: Vec<(&'a str, &'a FileEntry)>,
         }
-        let bytes = postcard::to_stdvec(&Borrowed { format_version: GRAPH_FORMAT_VERSION, files: &self.files })
+        let files = self.files.iter().map(|(p, e)| (&**p, e)).collect();
+        let bytes = postcard::to_stdvec(&Borrowed { format_version: GRAPH_FORMAT_VERSION, files })
             .map_err(|e| Error::Corrupt(e.to_string()))?;
-        let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::new());
-        enc.write_all(&bytes).expect("in-memory write");
-        let data = enc.finish().expect("in-memory lz4");
+        let data =
+            zstd::bulk::compress(&bytes, cc_indexer::store::ZSTD_LEVEL).map_err(|e| Error::Corrupt(e.to_string()))?;
         let path = dir.join("graph.bin");
         let tmp = dir.join("graph.bin.tmp");
         std::fs::write(&tmp, data).map_err(|e| Error::Io { path: tmp.clone(), source: e })?;
         std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, source: e })
     }
 
-    /// Reads `graph.bin` from `dir`.
+    /// Reads `graph.bin` from `dir`, with the symbols of its `records.bin`.
     pub fn load(dir: &Path) -> Result<CallGraph> {
+        if !dir.join("graph.bin").is_file() || !dir.join("records.bin").is_file() {
+            return Err(Error::Missing);
+        }
+        let records = cc_indexer::store::read_records(dir).map_err(|e| Error::Corrupt(e.to_string()))?;
+        CallGraph::load_with(dir, &records)
+    }
+
+    /// Reads `graph.bin` from `dir`, with the symbols of `records`. When `records` are
+    /// newer than the graph (an index run that has not updated it yet), the graph holds
+    /// what it was resolved with until [`CallGraph::update`] brings it up to date.
+    pub fn load_with(dir: &Path, records: &[FileRecord]) -> Result<CallGraph> {
         let path = dir.join("graph.bin");
         let data = match std::fs::read(&path) {
             Ok(d) => d,
@@ -467,15 +494,16 @@ impl CallGraph {
             Err(e) => return Err(Error::Io { path, source: e }),
         };
         let mut bytes = Vec::new();
-        lz4_flex::frame::FrameDecoder::new(&data[..])
-            .read_to_end(&mut bytes)
+        zstd::stream::Decoder::new(&data[..])
+            .and_then(|mut d| d.read_to_end(&mut bytes))
             .map_err(|e| Error::Corrupt(e.to_string()))?;
         let (version, _) = postcard::take_from_bytes::<u32>(&bytes).map_err(|e| Error::Corrupt(e.to_string()))?;
         if version != GRAPH_FORMAT_VERSION {
             return Err(Error::Version { found: version, expected: GRAPH_FORMAT_VERSION });
         }
         let stored: Stored = postcard::from_bytes(&bytes).map_err(|e| Error::Corrupt(e.to_string()))?;
-        Ok(CallGraph::from_files(stored.files))
+        let files = stored.files.into_iter().map(|(p, e)| (Arc::from(p), e)).collect();
+        Ok(CallGraph::from_files(files, records))
     }
 }
 

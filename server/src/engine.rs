@@ -38,7 +38,7 @@ pub fn index(
     let (report, records) = cc_indexer::index_repository_records(data, opts, progress, cancel)?;
     let started = Instant::now();
     let dir = data.repo_dir(&report.name);
-    let (graph, full, refs_resolved) = match CallGraph::load(&dir) {
+    let (graph, full, refs_resolved) = match CallGraph::load_with(&dir, &records) {
         Ok(mut g) if report.rebuilt.is_none() => {
             let s = g.update(&records);
             (g, false, s.refs_resolved)

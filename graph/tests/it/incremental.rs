@@ -95,8 +95,27 @@ fn save_and_load_round_trip() {
     let g = CallGraph::build(&r);
     let dir = tempfile::tempdir().unwrap();
     g.save(dir.path()).unwrap();
-    let back = CallGraph::load(dir.path()).unwrap();
+    // graph.bin holds the resolutions; the symbols come from the records.
+    let back = CallGraph::load_with(dir.path(), &r).unwrap();
     assert_eq!(g.edges(), back.edges());
+    assert_eq!(g.symbols().count(), back.symbols().count());
+    // Without records.bin beside it there is no graph to load.
+    assert!(matches!(CallGraph::load(dir.path()), Err(cc_graph::Error::Missing)));
     std::fs::write(dir.path().join("graph.bin"), b"garbage").unwrap();
-    assert!(CallGraph::load(dir.path()).is_err());
+    assert!(CallGraph::load_with(dir.path(), &r).is_err());
+}
+
+/// What `cc-server index` does: the records on disk are already the new ones when the
+/// saved graph is loaded; the graph still knows what it was resolved with (hashes,
+/// symbol names) and the update equals a full build.
+#[test]
+fn a_saved_graph_loaded_with_newer_records_updates_to_a_rebuild() {
+    let before = records(BEFORE);
+    let after = records(AFTER);
+    let dir = tempfile::tempdir().unwrap();
+    CallGraph::build(&before).save(dir.path()).unwrap();
+    let mut g = CallGraph::load_with(dir.path(), &after).unwrap();
+    let stats = g.update(&after);
+    assert!(stats.files_changed >= 3, "{stats:?}");
+    assert_eq!(g.edges(), CallGraph::build(&after).edges());
 }
