@@ -196,6 +196,7 @@ pub fn markdown(tools: &[&ToolDef]) -> String {
             t.description.replace('|', "\\|")
         ));
     }
+    s.push_str(&policy_markdown());
     for t in tools {
         s.push_str(&format!("\n## `{}`\n\n{}\n\nArguments:\n\n", t.name, t.description));
         let props = t.input_schema.get("properties").and_then(|p| p.as_object());
@@ -253,6 +254,60 @@ pub fn approvals(data: &DataDir, a: ApprovalsArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The policy tables as Markdown (part of docs/mcp-tools.md): modes, guardrails, approvals.
+fn policy_markdown() -> String {
+    use crate::mcp::policy::{Mode, ALWAYS_ALLOWED, GUARDRAILS, MODE_ALLOWLISTS, SPEC_NOT_YET_REGISTERED};
+    let code = |names: &[&str]| {
+        if names.is_empty() {
+            "—".to_string()
+        } else {
+            names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+        }
+    };
+    let mut s = String::from(
+        "\n## Policy\n\nA conversation (an MCP session) opens in the server's `--mode` (default chat) or the `Cc-Mode` header's; `set_mode` and `exit_plan_mode` change it, asking for an approval when they leave a restricted mode. A blocked call is refused with the reason.\n\n| Mode | Allowed tools (besides the always-allowed ones) |\n|---|---|\n| chat | every served tool |\n",
+    );
+    for (m, names) in MODE_ALLOWLISTS {
+        s.push_str(&format!("| {m} | {} |\n", code(names)));
+    }
+    s.push_str("\n| Always allowed | Tools |\n|---|---|\n");
+    for (set, names) in ALWAYS_ALLOWED {
+        s.push_str(&format!("| {set} | {} |\n", code(names)));
+    }
+    s.push_str("\nAction-class guardrails (prompt = asked through the confirmation port; denied when no approver is connected):\n\n| Class |");
+    for m in Mode::ALL {
+        s.push_str(&format!(" {m} |"));
+    }
+    s.push_str(" Hints |\n|---|---|---|---|---|---|\n");
+    for row in GUARDRAILS {
+        let class =
+            serde_json::to_value(row.class).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        s.push_str(&format!("| {class} |"));
+        for d in row.by_mode {
+            s.push_str(&format!(
+                " {} |",
+                serde_json::to_value(d).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+            ));
+        }
+        let mut hints = Vec::new();
+        if row.destructive {
+            hints.push("destructive");
+        }
+        if row.open_world {
+            hints.push("open world");
+        }
+        s.push_str(&format!(" {} |\n", if hints.is_empty() { "—".to_string() } else { hints.join(", ") }));
+    }
+    s.push_str(&format!(
+        "\nTools that require an approval: {}.\n\nNamed by the spec, joining these tables when they are registered:\n\n",
+        code(crate::mcp::registry::APPROVALS)
+    ));
+    for (table, names) in SPEC_NOT_YET_REGISTERED {
+        s.push_str(&format!("- {table}: {}\n", code(names)));
+    }
+    s
 }
 
 pub fn tools(a: ToolsArgs) -> Result<()> {

@@ -192,7 +192,9 @@ pub const SPEC_NOT_YET_REGISTERED: &[(&str, &[&str])] = &[
             "update_skill",
         ],
     ),
-    // spec "Enclosure (rig) tools": their action classes, for when they are registered.
+    // spec "Enclosure (rig) tools", for when they are registered: the four `*_use` tools
+    // declare enclosureControl, networkEgress and processSpawn (mobile_use and ios_use also
+    // packageInstall, hence a prompt in chat); rig_close enclosureControl; rig_list none.
     ("enclosure", &["computer_use", "browser_use", "mobile_use", "ios_use", "rig_close", "rig_list"]),
 ];
 
