@@ -420,6 +420,9 @@ async def test_a_2026_client_gets_the_pending_path_not_elicitation(policy_server
         with operator(policy_server) as op:
             assert op.post(f"/approvals/{e['data']['approval_id']}/approve").status_code == 200
         assert (await call_ok(s, "test_approval_counter", key=k))["count"] == 1
+        # Stateless: no session holds a mode, so changing it is refused, saying why.
+        e = await call_err(s, "set_mode", mode="plan")
+        assert e["error"] == "mode" and "stateless" in e["message"], e
 
 
 async def test_no_approver_means_denied(bare_server):

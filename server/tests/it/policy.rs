@@ -339,6 +339,12 @@ fn argument_and_result_sizes_are_bounded() {
     // Just under the limit, the schema speaks (query is at most 1000 characters).
     let e = err(call_as(&f.app, &c, "search_code", json!({"workspace_id": "default", "query": "y".repeat(5000)})));
     assert_eq!(e.pointer.as_deref(), Some("/query"));
+    // A file too big to read is refused before it is read (a sparse file: no disk used).
+    let huge = f._tmp.path().join("shop/huge.log");
+    std::fs::File::create(&huge).unwrap().set_len(cc_server::mcp::tools::code::MAX_READ_BYTES + 1).unwrap();
+    let e = err(call_as(&f.app, &c, "code_read", json!({"workspace_id": "default", "path": "huge.log"})));
+    assert_eq!((e.error, e.pointer.as_deref()), ("invalid_input", Some("/path")));
+    assert!(e.message.contains("files up to"), "{}", e.message);
 
     // A result past the limit is an error saying so, not a giant message.
     #[derive(serde::Deserialize, schemars::JsonSchema)]
