@@ -376,3 +376,23 @@ fn argument_and_result_sizes_are_bounded() {
     assert_eq!(e.error, "result_too_large");
     assert!(e.message.contains(&format!("larger than {limit} bytes")), "{}", e.message);
 }
+
+#[test]
+fn a_principal_cannot_flood_the_operator_queue() {
+    let f = fixture(true);
+    // The same app with a queue of two per principal.
+    let app = cc_server::serve::build_app_with(f.app.data.clone(), None, |app| {
+        app.approvals = ApprovalConfig { queue: true, max_pending: 2, ..ApprovalConfig::default() };
+    })
+    .unwrap();
+    let c = Caller::local(Mode::Chat);
+    for k in ["a", "b"] {
+        assert_eq!(err(call_as(&app, &c, "test_approval_counter", json!({"key": k}))).error, "approval_pending");
+    }
+    let e = err(call_as(&app, &c, "test_approval_counter", json!({"key": "c"})));
+    assert_eq!(e.error, "approval_denied");
+    assert_eq!(e.data.unwrap()["status"], "too_many_pending");
+    // Another principal has its own allowance.
+    let other = Caller { principal: Principal::new("carol", None), ..Caller::local(Mode::Chat) };
+    assert_eq!(err(call_as(&app, &other, "test_approval_counter", json!({"key": "c"}))).error, "approval_pending");
+}
