@@ -8,8 +8,11 @@
 //! is answered, with its own id, and the session keeps serving; what the layer accepts
 //! serializes back to a message it accepts again.
 //!
-//! Cases per property: `CC_FUZZ_CASES` (default 500, as CI runs it). The closing note of
-//! the policy issue records a run with `CC_FUZZ_CASES=1000000`.
+//! Cases per property: `CC_FUZZ_CASES` (default 500, as CI runs it; the session property
+//! runs a tenth of it). Recorded run (commit dbd6523, debug build, `CC_FUZZ_CASES=1000000
+//! <it binary> fuzz:: --test-threads 1`): 1,000,000 cases each of the two JSON-RPC layer
+//! properties and of the tool-argument property, 100,000 session round trips — 3.1 million
+//! executions in 734 s; no panic, no internal error, no request left unanswered.
 
 use std::sync::Arc;
 use std::time::Duration;
