@@ -9,7 +9,9 @@ use anyhow::Result;
 use cc_indexer::DataDir;
 
 use crate::engine::Loaded;
+use crate::mcp::approvals::ApprovalConfig;
 use crate::mcp::dispatch::Dispatcher;
+use crate::mcp::policy::Mode;
 use crate::store::Store;
 
 pub struct App {
@@ -18,6 +20,10 @@ pub struct App {
     pub dispatcher: Dispatcher,
     /// The repository the server was started in (`cc-server mcp` inside a checkout).
     pub bound_repo: Option<String>,
+    /// How approvals are decided (elicitation, the operator's queue, nobody).
+    pub approvals: ApprovalConfig,
+    /// The mode a conversation opens in when its connection names none.
+    pub default_mode: Mode,
     bound_root: std::sync::Mutex<Option<std::path::PathBuf>>,
     loaded: RwLock<HashMap<String, (SystemTime, Arc<Loaded>)>>,
 }
@@ -29,6 +35,8 @@ impl App {
             store,
             dispatcher,
             bound_repo,
+            approvals: ApprovalConfig::default(),
+            default_mode: Mode::Chat,
             bound_root: std::sync::Mutex::new(None),
             loaded: RwLock::new(HashMap::new()),
         }

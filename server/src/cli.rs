@@ -75,11 +75,67 @@ pub enum Command {
     Mcp(McpArgs),
     /// Print the MCP tool surface: every tool with its sets, scope and input schema
     Tools(ToolsArgs),
+    /// The operator's approval queue: list, approve or reject pending tool calls
+    ///
+    /// A tool call that needs an approval, from a client that cannot be asked by
+    /// elicitation, waits here when the server runs with --approval-queue (or
+    /// --operator-token). Works on the data directory, for `serve` and `mcp` alike; an
+    /// approved call runs when the client makes it again with the same arguments.
+    Approvals(ApprovalsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ApprovalsArgs {
+    #[command(subcommand)]
+    pub command: ApprovalsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ApprovalsCommand {
+    /// The pending approvals (with --all, the decided ones too), newest first
+    List {
+        /// Decided and used approvals too
+        #[arg(long)]
+        all: bool,
+        /// JSON output
+        #[arg(long)]
+        json: bool,
+    },
+    /// Approve a pending call: the client's next identical call runs (once)
+    Approve {
+        id: String,
+        /// Why (recorded with the decision)
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Reject a pending call: the client's next identical call is told so
+    Reject {
+        id: String,
+        /// Why (shown to the client)
+        #[arg(long)]
+        reason: Option<String>,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PolicyArgs {
+    /// The mode a conversation opens in when its connection names none (HTTP clients
+    /// may name one with the `Cc-Mode` header when the session opens)
+    #[arg(long, default_value = "chat", value_parser = crate::mcp::policy::Mode::parse)]
+    pub mode: crate::mcp::policy::Mode,
+    /// Keep calls that need an approval in an operator's queue (`cc-server approvals`)
+    /// when the client cannot be asked by elicitation; without it (and without
+    /// --operator-token) such calls are denied
+    #[arg(long, env = "CC_APPROVAL_QUEUE")]
+    pub approval_queue: bool,
+    /// Seconds a client is given to answer an approval asked by elicitation
+    #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub approval_timeout: u64,
 }
 
 #[derive(Args, Debug, Clone)]
 pub struct SurfaceArgs {
-    /// Serve these tool sets (comma-separated; `default` = discovery,workspace,code)
+    /// Serve these tool sets (comma-separated; `default` = discovery,conversation,workspace,code)
     #[arg(long, value_name = "SETS")]
     pub tools: Option<String>,
     /// Serve every tool set (except fixtures such as `conformance`, which must be named)
@@ -95,9 +151,21 @@ pub struct ServeArgs {
     /// Port to listen on (0 picks a free one)
     #[arg(long, default_value_t = 9030)]
     pub port: u16,
-    /// Require this bearer token on every request
-    #[arg(long, env = "CC_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    /// Require a bearer token on every request: SECRET (principal `default`), or
+    /// NAME=SECRET for a named principal; repeatable. Each principal sees every workspace
+    /// unless a --tokens-file line restricts it
+    #[arg(long, env = "CC_TOKEN", hide_env_values = true, value_name = "[NAME=]SECRET")]
+    pub token: Vec<String>,
+    /// Principals from a file, one a line: `NAME SECRET [WORKSPACE,...|*]` (the
+    /// workspaces the principal may see; `*` or none: all)
+    #[arg(long, env = "CC_TOKENS_FILE", value_name = "PATH")]
+    pub tokens_file: Option<PathBuf>,
+    /// The operator's bearer token: serves the approval queue at /approvals (list,
+    /// approve, reject) and turns the queue on
+    #[arg(long, env = "CC_OPERATOR_TOKEN", hide_env_values = true, value_name = "SECRET")]
+    pub operator_token: Option<String>,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
     /// Also accept this Host name (for a server reached by a name other than loopback)
     #[arg(long = "allowed-host", value_name = "HOST")]
     pub allowed_hosts: Vec<String>,
@@ -118,6 +186,8 @@ pub struct McpArgs {
     pub project: Option<PathBuf>,
     #[command(flatten)]
     pub surface: SurfaceArgs,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
 }
 
 #[derive(Args, Debug)]
@@ -316,6 +386,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Serve(a) => crate::serve::serve(data, a, quiet),
         Command::Mcp(a) => crate::serve::mcp(data, a),
         Command::Tools(a) => crate::serve::tools(a),
+        Command::Approvals(a) => crate::serve::approvals(&data, a),
     }
 }
 

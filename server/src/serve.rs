@@ -11,9 +11,11 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::app::App;
-use crate::cli::{McpArgs, ServeArgs, SurfaceArgs, ToolsArgs};
+use crate::cli::{ApprovalsArgs, ApprovalsCommand, McpArgs, PolicyArgs, ServeArgs, SurfaceArgs, ToolsArgs};
+use crate::mcp::approvals::ApprovalConfig;
 use crate::mcp::dispatch::Dispatcher;
 use crate::mcp::http::{HttpOptions, MAX_BODY};
+use crate::mcp::principal::{Principal, Principals};
 use crate::mcp::registry::{Surface, ToolDef};
 use crate::mcp::service::Session;
 use crate::store::{SqliteStore, Store, DEFAULT_WORKSPACE};
@@ -41,11 +43,27 @@ fn surface(a: &SurfaceArgs) -> Result<Surface> {
 }
 
 pub fn build_app(data: DataDir, bound_repo: Option<String>) -> Result<Arc<App>> {
+    build_app_with(data, bound_repo, |_| {})
+}
+
+/// [`build_app`], with its policy settings adjusted by `configure` before it is shared.
+pub fn build_app_with(data: DataDir, bound_repo: Option<String>, configure: impl FnOnce(&mut App)) -> Result<Arc<App>> {
     let store = open_store(&data)?;
     let registry = crate::mcp::tools::registry();
     let unknown = registry.unknown_names_in_tables();
     anyhow::ensure!(unknown.is_empty(), "tool tables name unregistered tools: {unknown:?}");
-    Ok(Arc::new(App::new(data, store, Dispatcher::new(registry), bound_repo)))
+    let mut app = App::new(data, store, Dispatcher::new(registry), bound_repo);
+    configure(&mut app);
+    Ok(Arc::new(app))
+}
+
+fn apply_policy(app: &mut App, p: &PolicyArgs, operator: bool) {
+    app.default_mode = p.mode;
+    app.approvals = ApprovalConfig {
+        queue: p.approval_queue || operator,
+        timeout: std::time::Duration::from_secs(p.approval_timeout),
+        ..ApprovalConfig::default()
+    };
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -63,15 +81,31 @@ pub fn serve(data: DataDir, a: ServeArgs, quiet: bool) -> Result<()> {
         }
     }
     drop(store);
-    let app = build_app(data, None)?;
+    let mut principals = Principals::default();
+    for t in a.token.iter().filter(|t| !t.is_empty()) {
+        principals.add_flag(t).context("--token")?;
+    }
+    if let Some(f) = &a.tokens_file {
+        principals.add_file(f).context("--tokens-file")?;
+    }
+    let operator_token = a.operator_token.filter(|t| !t.is_empty());
+    if let Some(op) = &operator_token {
+        anyhow::ensure!(op.len() >= 8, "--operator-token: shorter than 8 characters");
+        anyhow::ensure!(
+            principals.authenticate(op).is_none(),
+            "--operator-token: the same secret as a principal's token (an agent would approve its own calls)"
+        );
+    }
+    let app = build_app_with(data, None, |app| apply_policy(app, &a.policy, operator_token.is_some()))?;
     let opts = HttpOptions {
         addr: std::net::SocketAddr::new(a.listen, a.port),
-        token: a.token.filter(|t| !t.is_empty()),
+        principals,
+        operator_token,
         allowed_hosts: a.allowed_hosts,
         allowed_origins: a.allowed_origins,
         max_body: MAX_BODY,
     };
-    if !a.listen.is_loopback() && opts.token.is_none() {
+    if !a.listen.is_loopback() && opts.principals.is_empty() {
         eprintln!("warning: listening on {} without --token: anyone who can reach it can use every tool", a.listen);
     }
     runtime()?.block_on(crate::mcp::http::serve(app, surface, opts, CancellationToken::new()))
@@ -110,12 +144,12 @@ pub fn mcp(data: DataDir, a: McpArgs) -> Result<()> {
         }
         None => None,
     };
-    let app = build_app(data, bound.as_ref().map(|(n, _)| n.clone()))?;
+    let app = build_app_with(data, bound.as_ref().map(|(n, _)| n.clone()), |app| apply_policy(app, &a.policy, false))?;
     if let Some((name, root)) = bound {
         app.set_bound_root(root, name);
     }
     runtime()?.block_on(async move {
-        let session = Session::new(app, surface);
+        let session = Session::new(app, surface).with_principal(Principal::local());
         let running = session.serve(rmcp::transport::stdio()).await.context("MCP over stdio")?;
         tokio::select! {
             r = running.waiting() => { r.context("MCP session")?; }
@@ -162,6 +196,7 @@ pub fn markdown(tools: &[&ToolDef]) -> String {
             t.description.replace('|', "\\|")
         ));
     }
+    s.push_str(&policy_markdown());
     for t in tools {
         s.push_str(&format!("\n## `{}`\n\n{}\n\nArguments:\n\n", t.name, t.description));
         let props = t.input_schema.get("properties").and_then(|p| p.as_object());
@@ -182,6 +217,95 @@ pub fn markdown(tools: &[&ToolDef]) -> String {
             }
             _ => s.push_str("- none\n"),
         }
+    }
+    s
+}
+
+/// `cc-server approvals list|approve|reject`: the operator's queue, on the data directory.
+pub fn approvals(data: &DataDir, a: ApprovalsArgs) -> Result<()> {
+    let store = open_store(data)?;
+    match a.command {
+        ApprovalsCommand::List { all, json } => {
+            let list = store.approvals(!all)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&json!({ "approvals": list }))?);
+            } else if list.is_empty() {
+                println!("{}", if all { "no approvals" } else { "no pending approvals" });
+            } else {
+                for ap in list {
+                    let ws = ap.workspace.as_deref().unwrap_or("-");
+                    let spent = if ap.consumed_at.is_some() { " (used)" } else { "" };
+                    println!(
+                        "{}  {}{spent}  {}  workspace={ws}  principal={}",
+                        ap.id, ap.status, ap.tool, ap.principal
+                    );
+                    println!("    why: {}", ap.why);
+                    println!("    arguments: {}", ap.arguments);
+                }
+            }
+        }
+        ApprovalsCommand::Approve { id, reason } => {
+            let ap = store.decide_approval(&id, true, "operator (cli)", reason.as_deref())?;
+            println!("approved {} ({}); the client's next identical call runs", ap.id, ap.tool);
+        }
+        ApprovalsCommand::Reject { id, reason } => {
+            let ap = store.decide_approval(&id, false, "operator (cli)", reason.as_deref())?;
+            println!("rejected {} ({})", ap.id, ap.tool);
+        }
+    }
+    Ok(())
+}
+
+/// The policy tables as Markdown (part of docs/mcp-tools.md): modes, guardrails, approvals.
+fn policy_markdown() -> String {
+    use crate::mcp::policy::{Mode, ALWAYS_ALLOWED, GUARDRAILS, MODE_ALLOWLISTS, SPEC_NOT_YET_REGISTERED};
+    let code = |names: &[&str]| {
+        if names.is_empty() {
+            "—".to_string()
+        } else {
+            names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+        }
+    };
+    let mut s = String::from(
+        "\n## Policy\n\nA conversation (an MCP session) opens in the server's `--mode` (default chat) or the `Cc-Mode` header's; `set_mode` and `exit_plan_mode` change it, asking for an approval when they leave a restricted mode. A blocked call is refused with the reason.\n\n| Mode | Allowed tools (besides the always-allowed ones) |\n|---|---|\n| chat | every served tool |\n",
+    );
+    for (m, names) in MODE_ALLOWLISTS {
+        s.push_str(&format!("| {m} | {} |\n", code(names)));
+    }
+    s.push_str("\n| Always allowed | Tools |\n|---|---|\n");
+    for (set, names) in ALWAYS_ALLOWED {
+        s.push_str(&format!("| {set} | {} |\n", code(names)));
+    }
+    s.push_str("\nAction-class guardrails (prompt = asked through the confirmation port; denied when no approver is connected):\n\n| Class |");
+    for m in Mode::ALL {
+        s.push_str(&format!(" {m} |"));
+    }
+    s.push_str(" Hints |\n|---|---|---|---|---|---|\n");
+    for row in GUARDRAILS {
+        let class =
+            serde_json::to_value(row.class).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        s.push_str(&format!("| {class} |"));
+        for d in row.by_mode {
+            s.push_str(&format!(
+                " {} |",
+                serde_json::to_value(d).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+            ));
+        }
+        let mut hints = Vec::new();
+        if row.destructive {
+            hints.push("destructive");
+        }
+        if row.open_world {
+            hints.push("open world");
+        }
+        s.push_str(&format!(" {} |\n", if hints.is_empty() { "—".to_string() } else { hints.join(", ") }));
+    }
+    s.push_str(&format!(
+        "\nTools that require an approval: {}.\n\nNamed by the spec, joining these tables when they are registered:\n\n",
+        code(crate::mcp::registry::APPROVALS)
+    ));
+    for (table, names) in SPEC_NOT_YET_REGISTERED {
+        s.push_str(&format!("- {table}: {}\n", code(names)));
     }
     s
 }

@@ -1,7 +1,8 @@
 //! The dispatcher: every `tools/call`, on every transport, passes through [`Dispatcher::call`]:
-//! surface check, argument validation against the input schema, workspace scoping,
-//! the policy hook (modes, approvals, guardrails: the next issue), then the handler,
-//! isolated so a panic becomes that call's error.
+//! surface check, the argument size limit, validation against the input schema, workspace
+//! scoping (by the principal's workspaces), the policy gate (conversation mode allow-list,
+//! action-class guardrails, then approvals through the confirmation port), then the
+//! handler, isolated so a panic becomes that call's error, and the result size limit.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -11,8 +12,89 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::approvals::{self, ApprovalPayload, Approvers};
+use super::policy::{self, Gate, Mode};
+use super::principal::Principal;
 use super::registry::{Output, Registry, Scope, Surface, ToolDef, NEVER_SERVED};
 use crate::app::App;
+
+/// Largest arguments object a call may carry, as JSON bytes.
+pub const MAX_ARGS_BYTES: usize = 1 << 20;
+/// Largest result a tool may answer with, as JSON bytes (its content blocks included).
+pub const MAX_RESULT_BYTES: usize = 4 << 20;
+
+/// A conversation: one MCP session (stdio, an HTTP session, an SSE stream), or one
+/// stateless request. It holds the mode; no call's arguments can change it.
+#[derive(Debug)]
+pub struct Conversation {
+    pub id: String,
+    mode: Mutex<Option<Mode>>,
+    default: Mode,
+    /// One stateless request (protocol 2026-07-28 over HTTP): nothing outlives it.
+    ephemeral: std::sync::atomic::AtomicBool,
+}
+
+impl Conversation {
+    pub fn new(default: Mode) -> Arc<Conversation> {
+        Arc::new(Conversation {
+            id: uuid::Uuid::new_v4().to_string(),
+            mode: Mutex::new(None),
+            default,
+            ephemeral: Default::default(),
+        })
+    }
+
+    pub fn ephemeral(&self) -> bool {
+        self.ephemeral.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn mark_ephemeral(&self) {
+        self.ephemeral.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode.lock().expect("mode").unwrap_or(self.default)
+    }
+
+    /// Sets the mode the conversation opens in (from the connection), once.
+    pub fn open_in(&self, mode: Mode) {
+        let mut m = self.mode.lock().expect("mode");
+        if m.is_none() {
+            *m = Some(mode);
+        }
+    }
+
+    /// Whether the opening mode was set (or the mode changed) already.
+    pub fn opened(&self) -> bool {
+        self.mode.lock().expect("mode").is_some()
+    }
+
+    /// Changes the mode; returns the previous one.
+    pub fn set_mode(&self, mode: Mode) -> Mode {
+        let mut m = self.mode.lock().expect("mode");
+        let before = m.unwrap_or(self.default);
+        *m = Some(mode);
+        before
+    }
+}
+
+/// Who makes a call: the conversation, the authenticated principal, and the client.
+#[derive(Clone)]
+pub struct Caller {
+    pub conversation: Arc<Conversation>,
+    pub principal: Principal,
+    /// The client, for server-to-client requests (elicitation, sampling, logging).
+    pub peer: Option<rmcp::Peer<rmcp::RoleServer>>,
+    /// The client declared `elicitation` and its protocol has server-to-client requests.
+    pub can_elicit: bool,
+}
+
+impl Caller {
+    /// A caller without a client (tests, the CLI).
+    pub fn local(mode: Mode) -> Caller {
+        Caller { conversation: Conversation::new(mode), principal: Principal::local(), peer: None, can_elicit: false }
+    }
+}
 
 /// A tool's failure, shown to the caller as an `isError` result.
 #[derive(Debug, Clone, Serialize)]
@@ -60,16 +142,37 @@ pub type ProgressFn = Arc<dyn Fn(f64, Option<f64>, Option<String>) + Send + Sync
 #[derive(Clone)]
 pub struct CallCtx {
     pub app: Arc<App>,
+    /// The tool being called.
+    pub tool: &'static str,
     /// The checked workspace, for scoped tools.
     pub workspace: Option<String>,
     /// The conversation (MCP session) the call belongs to.
-    pub conversation: String,
+    pub conversation: Arc<Conversation>,
+    pub principal: Principal,
     /// The tools this conversation is served (for discovery tools).
     pub surface: Surface,
     pub cancel: CancellationToken,
     pub progress: Option<ProgressFn>,
     /// The client, for server-to-client requests (elicitation, sampling, logging).
     pub peer: Option<rmcp::Peer<rmcp::RoleServer>>,
+    pub can_elicit: bool,
+}
+
+impl CallCtx {
+    /// Asks the confirmation port to approve this call (`arguments` as the client sent
+    /// them, without workspace_id); `Ok(())` when it may go on.
+    pub async fn confirm(&self, arguments: &Value, why: String) -> Result<(), ToolError> {
+        let payload = ApprovalPayload {
+            tool: self.tool.to_string(),
+            arguments: arguments.clone(),
+            workspace: self.workspace.clone(),
+            conversation: self.conversation.id.clone(),
+            principal: self.principal.name.to_string(),
+            why,
+        };
+        let who = Approvers { elicit: self.peer.as_ref().filter(|_| self.can_elicit) };
+        approvals::confirm(&*self.app.store, &self.app.approvals, payload, who).await
+    }
 }
 
 /// The result of a call, ready for the wire.
@@ -115,38 +218,63 @@ impl Dispatcher {
         &self,
         app: Arc<App>,
         surface: &Surface,
-        conversation: &str,
+        caller: &Caller,
         name: &str,
         args: Option<Map<String, Value>>,
         cancel: CancellationToken,
         progress: Option<ProgressFn>,
-        peer: Option<rmcp::Peer<rmcp::RoleServer>>,
     ) -> CallOutcome {
         let Some(tool) = self.registry.get(name).filter(|t| surface.serves(t) && !NEVER_SERVED.contains(&t.name))
         else {
             return CallOutcome::Unknown(name.to_string());
         };
         let args = Value::Object(args.unwrap_or_default());
+        if let Err(e) = check_args_size(&args) {
+            return CallOutcome::Err(e);
+        }
         if let Err(e) = self.validate(tool, &args) {
             return CallOutcome::Err(e);
         }
         let mut args = args;
-        let workspace = match self.scope(&app, tool, &mut args) {
+        let workspace = match self.scope(&app, &caller.principal, tool, &mut args) {
             Ok(w) => w,
             Err(e) => return CallOutcome::Err(e),
         };
-        // Policy (conversation modes, approvals, action-class guardrails) goes here: it
-        // sees the tool's value, the checked workspace and the conversation.
+        // Policy: the conversation's mode allow-list and the guardrails refuse; a
+        // requires-approval tool or a prompted action class asks the confirmation port.
+        let mode = caller.conversation.mode();
+        let approval = match policy::gate(mode, tool) {
+            Gate::Allowed => None,
+            Gate::NeedsApproval { why } => Some(why),
+            Gate::Blocked { error, reason, allowed_in } => {
+                return CallOutcome::Err(ToolError {
+                    error,
+                    pointer: None,
+                    message: reason,
+                    data: Some(json!({"mode": mode, "allowed_in": allowed_in})),
+                });
+            }
+        };
         let ctx = CallCtx {
             app,
+            tool: tool.name,
             workspace,
-            conversation: conversation.to_string(),
+            conversation: caller.conversation.clone(),
+            principal: caller.principal.clone(),
             surface: surface.clone(),
             cancel: cancel.clone(),
             progress,
-            peer,
+            peer: caller.peer.clone(),
+            can_elicit: caller.can_elicit,
         };
-        let fut = std::panic::AssertUnwindSafe((tool.handler)(ctx, args)).catch_unwind();
+        let handler = tool.handler.clone();
+        let run = async move {
+            if let Some(why) = approval {
+                ctx.confirm(&args, why).await?;
+            }
+            handler(ctx, args).await
+        };
+        let fut = std::panic::AssertUnwindSafe(run).catch_unwind();
         let result = tokio::select! {
             r = fut => r,
             _ = cancel.cancelled() => {
@@ -154,7 +282,10 @@ impl Dispatcher {
             }
         };
         match result {
-            Ok(Ok(out)) => CallOutcome::Ok(out),
+            Ok(Ok(out)) => match check_result_size(&out) {
+                Ok(()) => CallOutcome::Ok(out),
+                Err(e) => CallOutcome::Err(e),
+            },
             Ok(Err(e)) => CallOutcome::Err(e),
             Err(panic) => {
                 let msg = panic
@@ -224,7 +355,13 @@ impl Dispatcher {
 
     /// Workspace scoping from the registry data; removes `workspace_id` from the
     /// arguments the handler sees.
-    fn scope(&self, app: &App, tool: &ToolDef, args: &mut Value) -> Result<Option<String>, ToolError> {
+    fn scope(
+        &self,
+        app: &App,
+        principal: &Principal,
+        tool: &ToolDef,
+        args: &mut Value,
+    ) -> Result<Option<String>, ToolError> {
         let given = args.as_object_mut().and_then(|o| o.remove("workspace_id"));
         let given = match given {
             None => None,
@@ -238,8 +375,12 @@ impl Dispatcher {
                 "/workspace_id: required by {}; call list_workspaces for the ids",
                 tool.name
             ))),
+            // A workspace the principal may not see is answered as one that does not exist.
             (_, Some(id)) => match app.store.workspace(&id) {
-                Ok(Some(_)) => Ok(Some(id)),
+                Ok(Some(_)) if principal.sees(&id) => Ok(Some(id)),
+                Ok(Some(_)) => Err(ToolError::workspace(format!(
+                    "/workspace_id: no workspace '{id}'; call list_workspaces for the ids"
+                ))),
                 Ok(None) => Err(ToolError::workspace(format!(
                     "/workspace_id: no workspace '{id}'; call list_workspaces for the ids"
                 ))),
@@ -248,6 +389,59 @@ impl Dispatcher {
             (Scope::Optional, None) => Ok(None),
         }
     }
+}
+
+/// The arguments must fit [`MAX_ARGS_BYTES`] (checked before anything else reads them).
+pub fn check_args_size(args: &Value) -> Result<(), ToolError> {
+    let n = json_len(args, MAX_ARGS_BYTES);
+    if n > MAX_ARGS_BYTES {
+        return Err(ToolError::invalid(
+            "/",
+            format!("/: the arguments are larger than {MAX_ARGS_BYTES} bytes (the limit); send less"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_result_size(out: &Output) -> Result<(), ToolError> {
+    let mut n = json_len(&out.value, MAX_RESULT_BYTES);
+    for block in &out.extra {
+        n += serde_json::to_vec(block).map_or(0, |v| v.len());
+    }
+    if n > MAX_RESULT_BYTES {
+        return Err(ToolError {
+            error: "result_too_large",
+            pointer: None,
+            message: format!(
+                "the result is larger than {MAX_RESULT_BYTES} bytes (the limit); ask for less (a smaller limit, a line range)"
+            ),
+            data: None,
+        });
+    }
+    Ok(())
+}
+
+/// The JSON length of `v`, counting no further than just past `cap` (a writer that stops).
+pub fn json_len(v: &Value, cap: usize) -> usize {
+    struct Counter {
+        n: usize,
+        cap: usize,
+    }
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.n += buf.len();
+            if self.n > self.cap {
+                return Err(std::io::Error::other("over the limit"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Counter { n: 0, cap };
+    let _ = serde_json::to_writer(&mut c, v);
+    c.n
 }
 
 fn global_takes_none(tool: &ToolDef) -> ToolError {

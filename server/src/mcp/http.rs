@@ -1,11 +1,14 @@
 //! The HTTP server: Streamable HTTP at `/mcp` (rmcp), the legacy HTTP+SSE pair at
-//! `/sse` + `/messages`, one guard in front of every route (Host and Origin against DNS
-//! rebinding, the bearer token, the body limit), and graceful shutdown.
+//! `/sse` + `/messages`, the operator's approval queue at `/approvals`, one guard in
+//! front of every route (Host and Origin against DNS rebinding, the bearer token of a
+//! principal — or the operator's on `/approvals` —, the body limit), MCP sessions bound
+//! to the principal that opened them, and graceful shutdown.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use axum::extract::{Request, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -14,6 +17,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use super::principal::{constant_time_eq, Principal, Principals};
 use super::registry::Surface;
 use super::service::Session;
 use crate::app::App;
@@ -24,8 +28,11 @@ pub const MAX_BODY: usize = 4 << 20;
 #[derive(Clone, Debug)]
 pub struct HttpOptions {
     pub addr: SocketAddr,
-    /// Bearer token required on every request, when set.
-    pub token: Option<String>,
+    /// Bearer tokens and the principals they name; when any is set, every MCP request
+    /// needs one.
+    pub principals: Principals,
+    /// The operator's bearer token: required on `/approvals` (which is off without it).
+    pub operator_token: Option<String>,
     /// Extra Host names accepted besides loopback (for a server bound beyond it).
     pub allowed_hosts: Vec<String>,
     /// Extra Origins accepted besides loopback ones (`https://app.example.com`).
@@ -36,7 +43,8 @@ pub struct HttpOptions {
 /// What every route checks.
 #[derive(Clone)]
 pub struct Guard {
-    token: Option<Arc<str>>,
+    principals: Arc<Principals>,
+    operator: Option<Arc<str>>,
     hosts: Arc<Vec<String>>,
     origins: Arc<Vec<String>>,
     max_body: usize,
@@ -47,7 +55,8 @@ const LOOPBACK: &[&str] = &["localhost", "127.0.0.1", "[::1]", "::1"];
 impl Guard {
     pub fn new(opts: &HttpOptions) -> Guard {
         Guard {
-            token: opts.token.as_deref().map(Arc::from),
+            principals: Arc::new(opts.principals.clone()),
+            operator: opts.operator_token.as_deref().map(Arc::from),
             hosts: Arc::new(opts.allowed_hosts.clone()),
             origins: Arc::new(opts.allowed_origins.clone()),
             max_body: opts.max_body,
@@ -87,6 +96,34 @@ fn jsonrpc_error(status: StatusCode, code: i64, message: &str, id: serde_json::V
     (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
+/// Why a body is not a JSON-RPC message a client may send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonRpcReject {
+    /// -32700 (not JSON) or -32600 (not a client JSON-RPC message).
+    pub code: i64,
+    pub message: String,
+    /// The request's id when it could be read (JSON-RPC 2.0 §5), else null.
+    pub id: serde_json::Value,
+}
+
+/// The JSON-RPC layer of both HTTP transports: a body is JSON, and a client message.
+pub fn parse_jsonrpc(body: &[u8]) -> Result<rmcp::model::ClientJsonRpcMessage, JsonRpcReject> {
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| JsonRpcReject {
+        code: -32700,
+        message: format!("Parse error: {e}"),
+        id: serde_json::Value::Null,
+    })?;
+    let id = match value.get("id") {
+        Some(id @ (serde_json::Value::String(_) | serde_json::Value::Number(_))) => id.clone(),
+        _ => serde_json::Value::Null,
+    };
+    serde_json::from_value(value).map_err(|e| JsonRpcReject {
+        code: -32600,
+        message: format!("Invalid Request: {e}"),
+        id,
+    })
+}
+
 /// In front of `/mcp`: a JSON POST body must be JSON (else 400 with -32700, parse error)
 /// and a JSON-RPC message (else 400 with -32600, invalid request). rmcp answers both with
 /// 415 and plain text, which no JSON-RPC client reads as what went wrong. The body is read
@@ -112,30 +149,30 @@ async fn jsonrpc_body(State(max_body): State<usize>, req: Request, next: Next) -
         }
         buf.extend_from_slice(&chunk);
     }
-    let value: serde_json::Value = match serde_json::from_slice(&buf) {
-        Ok(v) => v,
-        Err(e) => {
-            return jsonrpc_error(
-                StatusCode::BAD_REQUEST,
-                -32700,
-                &format!("Parse error: {e}"),
-                serde_json::Value::Null,
-            )
-        }
-    };
-    if let Err(e) = <rmcp::model::ClientJsonRpcMessage as serde::Deserialize>::deserialize(&value) {
-        // Echo the id when it could be read (JSON-RPC 2.0 §5), else null.
-        let id = match value.get("id") {
-            Some(id @ (serde_json::Value::String(_) | serde_json::Value::Number(_))) => id.clone(),
-            _ => serde_json::Value::Null,
-        };
-        return jsonrpc_error(StatusCode::BAD_REQUEST, -32600, &format!("Invalid Request: {e}"), id);
+    if let Err(e) = parse_jsonrpc(&buf) {
+        return jsonrpc_error(StatusCode::BAD_REQUEST, e.code, &e.message, e.id);
     }
     next.run(Request::from_parts(parts, axum::body::Body::from(buf))).await
 }
 
-/// Host, Origin, token and size checks, in front of every route (the SSE pair too).
-pub async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response {
+fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+}
+
+fn unauthorized(message: &str) -> Response {
+    let mut r = deny(StatusCode::UNAUTHORIZED, message);
+    r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"cc-server\""));
+    r
+}
+
+/// Host, Origin, token and size checks, in front of every route (the SSE pair too). The
+/// authenticated principal goes into the request's extensions, where the MCP handlers
+/// read it (every request is authenticated; a session never is the authentication).
+pub async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Response {
     let headers = req.headers();
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
     if !g.host_ok(host) {
@@ -147,18 +184,26 @@ pub async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response
             return deny(StatusCode::FORBIDDEN, "Forbidden: Origin is not allowed (DNS rebinding protection)");
         }
     }
-    if let Some(token) = &g.token {
-        let given = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim);
-        if !given.is_some_and(|t| constant_time_eq(t.as_bytes(), token.as_bytes())) {
-            let mut r = deny(StatusCode::UNAUTHORIZED, "Unauthorized: a bearer token is required");
-            r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"cc-server\""));
-            return r;
+    let operator_route = req.uri().path() == "/approvals" || req.uri().path().starts_with("/approvals/");
+    let principal = if operator_route {
+        let Some(op) = &g.operator else {
+            return deny(
+                StatusCode::NOT_FOUND,
+                "Not Found: the approval queue is served only with --operator-token (or use `cc-server approvals`)",
+            );
+        };
+        if !bearer(headers).is_some_and(|t| constant_time_eq(t.as_bytes(), op.as_bytes())) {
+            return unauthorized("Unauthorized: /approvals needs the operator's bearer token");
         }
-    }
+        None
+    } else if g.principals.is_empty() {
+        Some(Principal::local())
+    } else {
+        match bearer(headers).and_then(|t| g.principals.authenticate(t)) {
+            Some(p) => Some(p.clone()),
+            None => return unauthorized("Unauthorized: a bearer token is required"),
+        }
+    };
     if let Some(len) =
         headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok())
     {
@@ -169,15 +214,75 @@ pub async fn guard(State(g): State<Guard>, req: Request, next: Next) -> Response
             );
         }
     }
+    if let Some(p) = principal {
+        req.extensions_mut().insert(p);
+    }
     next.run(req).await
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// Which principal opened each Streamable HTTP session.
+#[derive(Clone, Default)]
+pub struct Bindings {
+    sessions: Arc<Mutex<HashMap<String, Arc<str>>>>,
 }
 
-/// The router: `/mcp`, `/sse`, `/messages`, behind the guard.
+impl Bindings {
+    pub fn len(&self) -> usize {
+        self.sessions.lock().expect("bindings").len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// In front of `/mcp`: a request naming a session must come from the principal that
+/// opened it; another principal is answered as for a session that does not exist (404,
+/// so it learns nothing about it). The binding is made when rmcp answers an initialize
+/// with a new session id, and dropped when the session is deleted or gone.
+async fn bind_sessions(State(b): State<Bindings>, req: Request, next: Next) -> Response {
+    let who = req.extensions().get::<Principal>().map(|p| p.name.clone());
+    let sid = req.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let delete = req.method() == axum::http::Method::DELETE;
+    if let Some(sid) = &sid {
+        let owner = b.sessions.lock().expect("bindings").get(sid).cloned();
+        if let Some(owner) = owner {
+            if Some(&owner) != who.as_ref() {
+                return deny(StatusCode::NOT_FOUND, "Not Found: Session not found");
+            }
+        }
+    }
+    let resp = next.run(req).await;
+    let mut map = b.sessions.lock().expect("bindings");
+    match &sid {
+        None => {
+            if let (Some(new), Some(who)) = (resp.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()), who) {
+                map.insert(new.to_string(), who);
+            }
+        }
+        Some(sid) => {
+            if (delete && resp.status().is_success()) || resp.status() == StatusCode::NOT_FOUND {
+                map.remove(sid);
+            }
+        }
+    }
+    resp
+}
+
+/// The router: `/mcp`, `/sse`, `/messages`, `/approvals`, behind the guard.
 pub fn router(app: Arc<App>, surface: Surface, opts: &HttpOptions, shutdown: CancellationToken) -> Router {
+    router_with(app, surface, opts, shutdown).0
+}
+
+/// [`router`], and the session bindings (tests read them).
+pub fn router_with(
+    app: Arc<App>,
+    surface: Surface,
+    opts: &HttpOptions,
+    shutdown: CancellationToken,
+) -> (Router, Bindings) {
     let hosts: Vec<String> = LOOPBACK.iter().map(|s| s.to_string()).chain(opts.allowed_hosts.iter().cloned()).collect();
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
@@ -191,17 +296,119 @@ pub fn router(app: Arc<App>, surface: Surface, opts: &HttpOptions, shutdown: Can
         LocalSessionManager::default().into(),
         config,
     );
-    let sse = super::sse::SseState::new(app, surface, opts.max_body, shutdown);
+    let sse = super::sse::SseState::new(app.clone(), surface, opts.max_body, shutdown);
     let guard_state = Guard::new(opts);
+    let bindings = Bindings::default();
     let mcp = Router::new()
         .nest_service("/mcp", mcp)
-        .layer(axum::middleware::from_fn_with_state(opts.max_body, jsonrpc_body));
-    Router::new()
+        .layer(axum::middleware::from_fn_with_state(opts.max_body, jsonrpc_body))
+        .layer(axum::middleware::from_fn_with_state(bindings.clone(), bind_sessions));
+    let router = Router::new()
         .merge(mcp)
         .merge(super::sse::routes(sse))
-        .fallback(|| async { deny(StatusCode::NOT_FOUND, "Not Found: the MCP endpoints are /mcp, /sse and /messages") })
+        .merge(approval_routes(app))
+        .fallback(|| async {
+            deny(StatusCode::NOT_FOUND, "Not Found: the MCP endpoints are /mcp, /sse and /messages (and /approvals)")
+        })
         .layer(axum::extract::DefaultBodyLimit::max(opts.max_body))
-        .layer(axum::middleware::from_fn_with_state(guard_state, guard))
+        .layer(axum::middleware::from_fn_with_state(guard_state, guard));
+    (router, bindings)
+}
+
+// ---------------------------------------------------------------- the operator's approval queue
+
+fn approval_routes(app: Arc<App>) -> Router {
+    use axum::routing::{get, post};
+    Router::new()
+        .route("/approvals", get(list_approvals))
+        .route("/approvals/{id}", get(get_approval))
+        .route("/approvals/{id}/approve", post(approve))
+        .route("/approvals/{id}/reject", post(reject))
+        .with_state(app)
+}
+
+fn json_response(status: StatusCode, v: serde_json::Value) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], v.to_string()).into_response()
+}
+
+fn store_error(e: anyhow::Error) -> Response {
+    json_response(StatusCode::INTERNAL_SERVER_ERROR, serde_json::json!({"error": format!("{e:#}")}))
+}
+
+#[derive(serde::Deserialize)]
+struct ListQuery {
+    /// `all`: decided ones too.
+    status: Option<String>,
+}
+
+/// `GET /approvals` (pending), `GET /approvals?status=all`.
+async fn list_approvals(
+    State(app): State<Arc<App>>,
+    axum::extract::Query(q): axum::extract::Query<ListQuery>,
+) -> Response {
+    let pending_only = match q.status.as_deref() {
+        None | Some("pending") => true,
+        Some("all") => false,
+        Some(other) => {
+            return json_response(
+                StatusCode::BAD_REQUEST,
+                serde_json::json!({"error": format!("status: expected pending or all, got '{other}'")}),
+            )
+        }
+    };
+    match app.store.approvals(pending_only) {
+        Ok(list) => json_response(StatusCode::OK, serde_json::json!({ "approvals": list })),
+        Err(e) => store_error(e),
+    }
+}
+
+async fn get_approval(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    match app.store.approval(&id) {
+        Ok(Some(a)) => json_response(StatusCode::OK, serde_json::json!(a)),
+        Ok(None) => json_response(StatusCode::NOT_FOUND, serde_json::json!({"error": format!("no approval '{id}'")})),
+        Err(e) => store_error(e),
+    }
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct DecideBody {
+    reason: Option<String>,
+    /// Who decides (shown in the approval), default `operator (http)`.
+    by: Option<String>,
+}
+
+async fn decide(app: Arc<App>, id: String, approve: bool, body: axum::body::Bytes) -> Response {
+    let body: DecideBody = if body.is_empty() {
+        DecideBody::default()
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(b) => b,
+            Err(e) => {
+                return json_response(
+                    StatusCode::BAD_REQUEST,
+                    serde_json::json!({"error": format!("body: expected {{\"reason\"?: string, \"by\"?: string}}: {e}")}),
+                )
+            }
+        }
+    };
+    let by = body.by.unwrap_or_else(|| "operator (http)".into());
+    match app.store.decide_approval(&id, approve, &by, body.reason.as_deref()) {
+        Ok(a) => json_response(StatusCode::OK, serde_json::json!(a)),
+        Err(e) => {
+            let missing = app.store.approval(&id).ok().flatten().is_none();
+            let status = if missing { StatusCode::NOT_FOUND } else { StatusCode::CONFLICT };
+            json_response(status, serde_json::json!({"error": format!("{e:#}")}))
+        }
+    }
+}
+
+async fn approve(State(app): State<Arc<App>>, Path(id): Path<String>, body: axum::body::Bytes) -> Response {
+    decide(app, id, true, body).await
+}
+
+async fn reject(State(app): State<Arc<App>>, Path(id): Path<String>, body: axum::body::Bytes) -> Response {
+    decide(app, id, false, body).await
 }
 
 /// Serves until SIGINT/SIGTERM (or `shutdown`): stops accepting, cancels sessions, lets
@@ -242,7 +449,8 @@ mod tests {
     fn guard() -> Guard {
         Guard::new(&HttpOptions {
             addr: "127.0.0.1:0".parse().unwrap(),
-            token: None,
+            principals: Principals::default(),
+            operator_token: None,
             allowed_hosts: vec!["cc.internal".into()],
             allowed_origins: vec!["https://app.example.com".into()],
             max_body: MAX_BODY,

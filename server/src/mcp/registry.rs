@@ -30,7 +30,8 @@ pub enum Scope {
     Global,
 }
 
-/// What a tool may do to the world, for the guardrails (policy issue).
+/// What a tool may do to the world; the guardrails (`policy::GUARDRAILS`) decide per
+/// class and mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "camelCase")]
 pub enum ActionClass {
@@ -39,6 +40,16 @@ pub enum ActionClass {
     ProcessSpawn,
     PackageInstall,
     WorkspaceWrite,
+}
+
+impl ActionClass {
+    pub const ALL: [ActionClass; 5] = [
+        ActionClass::EnclosureControl,
+        ActionClass::NetworkEgress,
+        ActionClass::ProcessSpawn,
+        ActionClass::PackageInstall,
+        ActionClass::WorkspaceWrite,
+    ];
 }
 
 /// A tool's result: the JSON that becomes `structuredContent` (and its text), plus
@@ -86,6 +97,7 @@ impl std::fmt::Debug for ToolDef {
 /// named explicitly (never by `--all-tools`).
 pub const TOOLSETS: &[(&str, &[&str])] = &[
     ("discovery", &["search_tool_bm25", "list_my_tools"]),
+    ("conversation", &["set_mode", "exit_plan_mode"]),
     ("workspace", &["list_workspaces", "list_repos"]),
     ("code", &["search_code", "code_symbol", "code_callers", "code_callees", "code_impact", "code_read"]),
     (
@@ -105,18 +117,22 @@ pub const TOOLSETS: &[(&str, &[&str])] = &[
             "test_elicitation_sep1330_enums",
             "test_reconnection",
             "json_schema_2020_12_tool",
+            "test_approval_counter",
+            "test_action_class_prompt",
         ],
     ),
 ];
 
 /// Sets served when `--tools` is not given.
-pub const DEFAULT_TOOLSETS: &[&str] = &["discovery", "workspace", "code"];
+pub const DEFAULT_TOOLSETS: &[&str] = &["discovery", "conversation", "workspace", "code"];
 
 /// Sets `--all-tools` does not include: they must be named.
 pub const EXPLICIT_ONLY_TOOLSETS: &[&str] = &["conformance"];
 
-/// Tools that raise an approval before they run (spec: "Approval-gated tools").
-pub const APPROVALS: &[&str] = &[];
+/// Tools that raise an approval before they run (spec: "Approval-gated tools"; the
+/// spec's names not registered yet are in `policy::SPEC_NOT_YET_REGISTERED`). Today only
+/// the conformance set's `test_approval_counter`, served only when named.
+pub const APPROVALS: &[&str] = &["test_approval_counter"];
 
 /// Tools that would run caller-supplied code. Never served, under any flag; calling one
 /// answers "unknown tool". (None is registered; the table is the gate if one ever is.)
@@ -203,6 +219,11 @@ impl Registry {
         for t in APPROVALS {
             if !self.tools.contains_key(t) {
                 out.push(format!("APPROVALS: {t}"));
+            }
+        }
+        for (table, t) in super::policy::table_names() {
+            if !self.tools.contains_key(t) {
+                out.push(format!("{table}: {t}"));
             }
         }
         out

@@ -35,18 +35,50 @@ pub enum Address<'a> {
 
 /// Splits a `cc://` URI; `None` when it matches no template.
 pub fn parse(uri: &str) -> Option<Address<'_>> {
-    let rest = uri.strip_prefix("cc://")?;
-    let (workspace, rest) = rest.split_once('/')?;
-    let rest = rest.strip_prefix("repos/")?;
-    let (repo, rest) = rest.split_once('/')?;
+    parse_counting(uri, &mut 0)
+}
+
+/// [`parse`], adding to `steps` one for every byte it looks at: each byte is looked at
+/// a bounded number of times, whatever the URI holds (the tests check the count, not a
+/// clock: no backtracking, linear in the length).
+pub fn parse_counting<'a>(uri: &'a str, steps: &mut usize) -> Option<Address<'a>> {
+    let rest = strip(uri, "cc://", steps)?;
+    let (workspace, rest) = split_slash(rest, steps)?;
+    let rest = strip(rest, "repos/", steps)?;
+    let (repo, rest) = split_slash(rest, steps)?;
     if workspace.is_empty() || repo.is_empty() {
         return None;
     }
-    if let Some(path) = rest.strip_prefix("files/") {
+    if let Some(path) = strip(rest, "files/", steps) {
         return (!path.is_empty()).then_some(Address::File { workspace, repo, path });
     }
-    let id = rest.strip_prefix("symbols/")?;
-    (!id.is_empty() && !id.contains('/')).then_some(Address::Symbol { workspace, repo, id })
+    let id = strip(rest, "symbols/", steps)?;
+    (!id.is_empty() && !has_slash(id, steps)).then_some(Address::Symbol { workspace, repo, id })
+}
+
+fn strip<'a>(s: &'a str, prefix: &str, steps: &mut usize) -> Option<&'a str> {
+    *steps += prefix.len().min(s.len());
+    s.strip_prefix(prefix)
+}
+
+fn split_slash<'a>(s: &'a str, steps: &mut usize) -> Option<(&'a str, &'a str)> {
+    for (i, b) in s.bytes().enumerate() {
+        *steps += 1;
+        if b == b'/' {
+            return Some((&s[..i], &s[i + 1..]));
+        }
+    }
+    None
+}
+
+fn has_slash(s: &str, steps: &mut usize) -> bool {
+    for b in s.bytes() {
+        *steps += 1;
+        if b == b'/' {
+            return true;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -83,6 +115,38 @@ mod tests {
             assert!(ok, "unexpected split of a long symbol URI");
             assert!(parse(&format!("cc://{payload}")).is_none());
             assert!(parse(&format!("cc://w/repos/r/files/{payload}")).is_some());
+        }
+    }
+
+    /// Linear by operation count: over adversarial shapes of growing length, the bytes
+    /// looked at never exceed 2 per byte of input (plus the fixed prefixes), so doubling
+    /// the input at most doubles the work.
+    #[test]
+    fn template_matching_is_linear_by_operation_count() {
+        let shapes: &[(&str, &str, &str)] = &[
+            ("cc://w/repos/r/symbols/", ",", ""),
+            ("cc://w/repos/r/symbols/", "a", "/"),
+            ("cc://", "/", ""),
+            ("cc://", "a", ""),
+            ("cc://w/repos/", "r", "/files/x"),
+            ("cc://w/repos/r/files/", "a/", ""),
+            ("cc://", "repos/", ""),
+            ("", "cc://", ""),
+            ("cc://w/repos/r/", "symbols/", "x"),
+            ("cc://w/", "{+path}", "/repos/r/files/x"),
+        ];
+        for (head, unit, tail) in shapes {
+            let mut per_byte = Vec::new();
+            for k in [1usize << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20] {
+                let uri = format!("{head}{}{tail}", unit.repeat(k / unit.len().max(1)));
+                let mut steps = 0;
+                let _ = parse_counting(&uri, &mut steps);
+                assert!(steps <= 2 * uri.len() + 64, "{head}{unit}*{k}{tail}: {steps} steps for {} bytes", uri.len());
+                per_byte.push(steps as f64 / uri.len() as f64);
+            }
+            // Work per byte does not grow with the length (it would, for a backtracking matcher).
+            let (first, last) = (per_byte[0], per_byte[per_byte.len() - 1]);
+            assert!(last <= first + 0.01, "{head}{unit}{tail}: steps per byte grew from {first} to {last}");
         }
     }
 }

@@ -1,16 +1,18 @@
 //! The rmcp `ServerHandler`: one [`Session`] per MCP session (stdio, one HTTP session,
-//! one SSE stream), all sharing the [`App`] and its dispatcher.
+//! one SSE stream), all sharing the [`App`] and its dispatcher. A session is one
+//! conversation: it holds the mode (opened from the connection's `Cc-Mode` header or the
+//! server's `--mode`); every request names its principal (the HTTP guard authenticated it).
 
 use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestMethod, CompleteRequestParams,
     CompleteResult, ContentBlock, GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse, Implementation,
-    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult, ListToolsResult, MetaObject,
-    PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, SetLevelRequestMethod,
-    SubscribeRequestMethod, SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestMethod,
-    UnsubscribeRequestParams,
+    InitializeRequestParams, InitializeResult, ListPromptsRequestMethod, ListPromptsResult,
+    ListResourceTemplatesResult, ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+    ResourceTemplate, ServerCapabilities, ServerConfig, SetLevelRequestMethod, SubscribeRequestMethod,
+    SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestMethod, UnsubscribeRequestParams,
 };
 // Logging is deprecated in rmcp (SEP-2577); only the conformance fixtures have it.
 #[allow(deprecated)]
@@ -19,18 +21,26 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 
-use super::dispatch::{error_value, CallOutcome, ProgressFn, ToolError};
-use super::registry::{ActionClass, Surface, ToolDef};
+use super::dispatch::{error_value, CallOutcome, Caller, Conversation, ProgressFn, ToolError};
+use super::policy::{self, Mode};
+use super::principal::Principal;
+use super::registry::{Surface, ToolDef};
 use super::resources::{self, Address};
 use super::tools::conformance;
 use crate::app::App;
 
-/// One MCP session: its conversation id and the surface it is served.
+/// The HTTP header naming the mode a conversation opens in (read when the session opens;
+/// never from a call's arguments).
+pub const MODE_HEADER: &str = "cc-mode";
+
+/// One MCP session: its conversation and the surface it is served.
 #[derive(Clone)]
 pub struct Session {
     pub app: Arc<App>,
     pub surface: Surface,
-    pub conversation: String,
+    pub conversation: Arc<Conversation>,
+    /// The principal of a transport without per-request HTTP parts (stdio, SSE).
+    principal: Option<Principal>,
     /// With the conformance set: keeps the fixtures' per-session state (logging
     /// level, subscriptions) alive as long as the session.
     fixtures: Option<Arc<conformance::SessionGuard>>,
@@ -38,23 +48,69 @@ pub struct Session {
 
 impl Session {
     pub fn new(app: Arc<App>, surface: Surface) -> Session {
-        let conversation = uuid::Uuid::new_v4().to_string();
+        let conversation = Conversation::new(app.default_mode);
         let fixtures =
-            surface.sets.iter().any(|s| s == "conformance").then(|| conformance::SessionGuard::new(&conversation));
-        Session { app, surface, conversation, fixtures }
+            surface.sets.iter().any(|s| s == "conformance").then(|| conformance::SessionGuard::new(&conversation.id));
+        Session { app, surface, conversation, principal: None, fixtures }
+    }
+
+    /// A session whose every request comes from `principal` (stdio, one SSE stream).
+    pub fn with_principal(mut self, principal: Principal) -> Session {
+        self.principal = Some(principal);
+        self
+    }
+
+    /// The HTTP request of this call, when it came over Streamable HTTP.
+    fn parts(context: &RequestContext<RoleServer>) -> Option<&axum::http::request::Parts> {
+        context.extensions.get::<axum::http::request::Parts>()
+    }
+
+    /// Who sent this request: the principal the HTTP guard authenticated, else the
+    /// session's own, else the local one.
+    pub fn principal(&self, context: &RequestContext<RoleServer>) -> Principal {
+        Self::parts(context)
+            .and_then(|p| p.extensions.get::<Principal>().cloned())
+            .or_else(|| self.principal.clone())
+            .unwrap_or_else(Principal::local)
+    }
+
+    /// Opens the conversation in the connection's mode (the `Cc-Mode` header), once; a
+    /// stateless request (2026-07-28 over HTTP) is a conversation of its own.
+    fn open(&self, context: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        let parts = Self::parts(context);
+        if parts.is_some() && context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28) {
+            self.conversation.mark_ephemeral();
+        }
+        if self.conversation.opened() {
+            return Ok(());
+        }
+        let header = parts.and_then(|p| p.headers.get(MODE_HEADER));
+        let mode = match header {
+            None => self.app.default_mode,
+            Some(v) => v
+                .to_str()
+                .map_err(|_| "not text".to_string())
+                .and_then(Mode::parse)
+                .map_err(|e| ErrorData::invalid_request(format!("Cc-Mode header: {e}"), None))?,
+        };
+        self.conversation.open_in(mode);
+        Ok(())
+    }
+
+    /// Whether the client can be asked by elicitation now: it declared form elicitation,
+    /// and its protocol version has server-to-client requests (before 2026-07-28).
+    fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
+        let old_enough = context.protocol_version().is_some_and(|v| v < ProtocolVersion::V_2026_07_28);
+        old_enough && context.peer.supported_elicitation_modes().contains(&rmcp::service::ElicitationMode::Form)
     }
 }
 
-/// The wire form of a registry tool: annotations and `_meta` derived from its value.
+/// The wire form of a registry tool: annotations and `_meta` derived from its value
+/// (the hints from the same guardrail table the dispatcher reads).
 pub fn wire_tool(t: &ToolDef) -> Tool {
     let classes = t.action_classes;
-    let annotations = ToolAnnotations::new()
-        .read_only(t.read_only)
-        .destructive(
-            !t.read_only
-                && classes.iter().any(|c| matches!(c, ActionClass::EnclosureControl | ActionClass::PackageInstall)),
-        )
-        .open_world(classes.contains(&ActionClass::NetworkEgress));
+    let (read_only, destructive, open_world) = policy::hints(t);
+    let annotations = ToolAnnotations::new().read_only(read_only).destructive(destructive).open_world(open_world);
     let mut meta = MetaObject::default();
     meta.0.insert("toolsets".into(), json!(t.toolsets));
     meta.0.insert("workspaceScope".into(), json!(t.scope));
@@ -124,12 +180,32 @@ impl ServerHandler for Session {
             .with_instructions(instructions)
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        self.open(&context)?;
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    /// The tools this conversation may call now (its mode's gate; blocked tools are
+    /// refused in tools/call too, with the reason).
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self.app.dispatcher.served(&self.surface).map(wire_tool).collect();
+        self.open(&context)?;
+        let mode = self.conversation.mode();
+        let tools = self
+            .app
+            .dispatcher
+            .served(&self.surface)
+            .filter(|t| policy::gate(mode, t).callable())
+            .map(wire_tool)
+            .collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -138,6 +214,13 @@ impl ServerHandler for Session {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        self.open(&context)?;
+        let caller = Caller {
+            conversation: self.conversation.clone(),
+            principal: self.principal(&context),
+            peer: Some(context.peer.clone()),
+            can_elicit: Self::can_elicit(&context),
+        };
         // Progress goes through one queue drained by one task: notifications arrive in
         // order, and all of them before the result.
         let mut drain = None;
@@ -163,12 +246,11 @@ impl ServerHandler for Session {
             .call(
                 self.app.clone(),
                 &self.surface,
-                &self.conversation,
+                &caller,
                 &request.name,
                 request.arguments,
                 context.ct.clone(),
                 progress,
-                Some(context.peer.clone()),
             )
             .await;
         if let Some(d) = drain {
@@ -230,13 +312,13 @@ impl ServerHandler for Session {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri.as_str();
         if uri.starts_with("test://") && self.surface.sets.iter().any(|s| s == "conformance") {
             return super::tools::conformance::read(uri).map(Into::into);
         }
-        let text = read_cc(&self.app, uri)?;
+        let text = read_cc(&self.app, &self.principal(&context), uri)?;
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
     }
 
@@ -277,7 +359,7 @@ impl ServerHandler for Session {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.require_fixtures::<SetLevelRequestMethod>()?;
-        conformance::set_level(&self.conversation, request.level);
+        conformance::set_level(&self.conversation.id, request.level);
         Ok(())
     }
 
@@ -288,7 +370,7 @@ impl ServerHandler for Session {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.require_fixtures::<SubscribeRequestMethod>()?;
-        conformance::subscribe(&self.conversation, &request.uri)
+        conformance::subscribe(&self.conversation.id, &request.uri)
     }
 
     #[allow(deprecated)]
@@ -298,7 +380,7 @@ impl ServerHandler for Session {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.require_fixtures::<UnsubscribeRequestMethod>()?;
-        conformance::unsubscribe(&self.conversation, &request.uri)
+        conformance::unsubscribe(&self.conversation.id, &request.uri)
     }
 }
 
@@ -349,14 +431,19 @@ pub fn resource_links(v: &serde_json::Value) -> Vec<ContentBlock> {
     out
 }
 
-/// Reads a `cc://` resource: the same text `code_read` returns.
-pub fn read_cc(app: &App, uri: &str) -> Result<String, ErrorData> {
+/// Reads a `cc://` resource: the same text `code_read` returns. A workspace the
+/// principal may not see is answered as one without that repository.
+pub fn read_cc(app: &App, principal: &Principal, uri: &str) -> Result<String, ErrorData> {
     let not_found = |m: String| ErrorData::resource_not_found(m, Some(json!({ "uri": uri })));
     let addr = resources::parse(uri).ok_or_else(|| not_found(format!("no resource template matches {uri}")))?;
     let (ws, repo) = match &addr {
         Address::File { workspace, repo, .. } | Address::Symbol { workspace, repo, .. } => (*workspace, *repo),
     };
-    let repos = app.store.repos(ws).map_err(|e| ErrorData::internal_error(format!("{e:#}"), None))?;
+    let repos = if principal.sees(ws) {
+        app.store.repos(ws).map_err(|e| ErrorData::internal_error(format!("{e:#}"), None))?
+    } else {
+        Vec::new()
+    };
     if !repos.iter().any(|r| r == repo) {
         return Err(not_found(format!("no repository '{repo}' in workspace '{ws}'")));
     }

@@ -2,7 +2,8 @@
 //! `GET /sse` opens a session whose first event names the endpoint to POST to
 //! (`/messages?sessionId=…`); each POSTed JSON-RPC message is answered 202 and its
 //! response arrives as an SSE `message` event. The guard in front of every route
-//! checks Host, Origin and the token here as on `/mcp`.
+//! checks Host, Origin and the token here as on `/mcp`; a session takes only messages
+//! from the principal that opened its stream (another one gets 404).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -22,6 +23,7 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::{CancellationToken, PollSender};
 
+use super::principal::Principal;
 use super::registry::Surface;
 use super::service::Session;
 use crate::app::App;
@@ -33,7 +35,7 @@ pub const MAX_SESSIONS: usize = 1024;
 pub struct SseState {
     app: Arc<App>,
     surface: Surface,
-    sessions: Arc<Mutex<HashMap<String, mpsc::Sender<ClientJsonRpcMessage>>>>,
+    sessions: Arc<Mutex<HashMap<String, Entry>>>,
     max_body: usize,
     shutdown: CancellationToken,
 }
@@ -44,6 +46,9 @@ impl SseState {
     }
 }
 
+/// One open SSE session: where its messages go, and who opened it.
+type Entry = (mpsc::Sender<ClientJsonRpcMessage>, Arc<str>);
+
 pub fn routes(state: SseState) -> Router {
     Router::new().route("/sse", get(open)).route("/messages", post(message)).with_state(state)
 }
@@ -51,7 +56,7 @@ pub fn routes(state: SseState) -> Router {
 /// Removes the session from the map when its stream is dropped (the client left).
 struct Cleanup {
     id: String,
-    sessions: Arc<Mutex<HashMap<String, mpsc::Sender<ClientJsonRpcMessage>>>>,
+    sessions: Arc<Mutex<HashMap<String, Entry>>>,
     ct: CancellationToken,
 }
 
@@ -62,7 +67,20 @@ impl Drop for Cleanup {
     }
 }
 
-async fn open(State(s): State<SseState>) -> Response {
+async fn open(
+    State(s): State<SseState>,
+    principal: Option<axum::Extension<Principal>>,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let principal = principal.map(|p| p.0).unwrap_or_else(Principal::local);
+    // The mode the conversation opens in: the stream's Cc-Mode header, else the server's.
+    let mode = match headers.get(super::service::MODE_HEADER) {
+        None => s.app.default_mode,
+        Some(v) => match v.to_str().map_err(|_| "not text".to_string()).and_then(super::policy::Mode::parse) {
+            Ok(m) => m,
+            Err(e) => return jsonrpc_error(StatusCode::BAD_REQUEST, -32600, &format!("Cc-Mode header: {e}")),
+        },
+    };
     let id = uuid::Uuid::new_v4().simple().to_string();
     let (to_server, from_client) = mpsc::channel::<ClientJsonRpcMessage>(64);
     let (to_client, from_server) = mpsc::channel::<ServerJsonRpcMessage>(64);
@@ -71,10 +89,11 @@ async fn open(State(s): State<SseState>) -> Response {
         if map.len() >= MAX_SESSIONS {
             return (StatusCode::SERVICE_UNAVAILABLE, "too many SSE sessions").into_response();
         }
-        map.insert(id.clone(), to_server);
+        map.insert(id.clone(), (to_server, principal.name.clone()));
     }
     let ct = s.shutdown.child_token();
-    let session = Session::new(s.app.clone(), s.surface.clone());
+    let session = Session::new(s.app.clone(), s.surface.clone()).with_principal(principal);
+    session.conversation.open_in(mode);
     let sink = PollSender::new(to_client).sink_map_err(std::io::Error::other);
     let stream = ReceiverStream::new(from_client);
     let run_ct = ct.clone();
@@ -125,24 +144,27 @@ fn jsonrpc_error(status: StatusCode, code: i64, message: &str) -> Response {
     (status, [(axum::http::header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
-async fn message(State(s): State<SseState>, Query(q): Query<MessageQuery>, body: axum::body::Bytes) -> Response {
+async fn message(
+    State(s): State<SseState>,
+    Query(q): Query<MessageQuery>,
+    principal: Option<axum::Extension<Principal>>,
+    body: axum::body::Bytes,
+) -> Response {
+    let who = principal.map(|p| p.0.name.clone());
     let Some(id) = q.session_id else {
         return jsonrpc_error(StatusCode::BAD_REQUEST, -32600, "Bad Request: sessionId is required");
     };
     if body.len() > s.max_body {
         return jsonrpc_error(StatusCode::PAYLOAD_TOO_LARGE, -32600, "Payload Too Large");
     }
-    let tx = s.sessions.lock().expect("sse sessions").get(&id).cloned();
-    let Some(tx) = tx else {
+    let entry = s.sessions.lock().expect("sse sessions").get(&id).cloned();
+    // Another principal's session is answered as one that does not exist.
+    let Some(tx) = entry.filter(|(_, owner)| Some(owner) == who.as_ref()).map(|(tx, _)| tx) else {
         return jsonrpc_error(StatusCode::NOT_FOUND, -32001, "Not Found: no such session");
     };
-    let value: serde_json::Value = match serde_json::from_slice(&body) {
-        Ok(v) => v,
-        Err(e) => return jsonrpc_error(StatusCode::BAD_REQUEST, -32700, &format!("Parse error: {e}")),
-    };
-    let msg: ClientJsonRpcMessage = match serde_json::from_value(value) {
+    let msg = match super::http::parse_jsonrpc(&body) {
         Ok(m) => m,
-        Err(e) => return jsonrpc_error(StatusCode::BAD_REQUEST, -32600, &format!("Invalid Request: {e}")),
+        Err(e) => return jsonrpc_error(StatusCode::BAD_REQUEST, e.code, &e.message),
     };
     match tx.send(msg).await {
         Ok(()) => StatusCode::ACCEPTED.into_response(),

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use cc_indexer::{DataDir, IndexOptions, NoProgress};
 use cc_server::app::App;
-use cc_server::mcp::dispatch::{CallCtx, CallOutcome, Dispatcher, ToolError};
+use cc_server::mcp::dispatch::{CallCtx, CallOutcome, Caller, Dispatcher, ToolError};
+use cc_server::mcp::policy::Mode;
 use cc_server::mcp::registry::{Registry, Scope, Spec, Surface};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -40,11 +41,10 @@ fn call(app: &Arc<App>, name: &str, args: Value) -> CallOutcome {
     rt.block_on(app.dispatcher.call(
         app.clone(),
         &surface,
-        "conversation-1",
+        &Caller::local(Mode::Chat),
         name,
         args.as_object().cloned(),
         CancellationToken::new(),
-        None,
         None,
     ))
 }
@@ -206,12 +206,11 @@ fn first_use_of_a_bound_repository_indexes_it_with_progress() {
     let out = rt.block_on(app.dispatcher.call(
         app.clone(),
         &Surface::parse(None, false).unwrap(),
-        "c",
+        &Caller::local(Mode::Chat),
         "code_callers",
         json!({"workspace_id": "default", "symbol": "f3"}).as_object().cloned(),
         CancellationToken::new(),
         Some(progress),
-        None,
     ));
     let v = ok(out);
     assert_eq!(v["results"][0]["name"], "src.m2.f2");
@@ -232,7 +231,15 @@ fn a_cancelled_call_ends_with_a_cancelled_error() {
             t.cancel();
         });
         app.dispatcher
-            .call(app.clone(), &Surface::parse(None, false).unwrap(), "c", "forever", None, token.clone(), None, None)
+            .call(
+                app.clone(),
+                &Surface::parse(None, false).unwrap(),
+                &Caller::local(Mode::Chat),
+                "forever",
+                None,
+                token.clone(),
+                None,
+            )
             .await
     });
     assert_eq!(err(out).error, "cancelled");

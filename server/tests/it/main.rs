@@ -1,4 +1,6 @@
 //! End-to-end tests of the `cc-server` binary, run as a user would.
 mod cli;
 mod dispatch;
+mod fuzz;
+mod policy;
 mod surface;

@@ -337,12 +337,25 @@ fn parse_filters<T>(
 }
 
 /// Reads lines `start..=end` of a repository file, refusing paths outside the root.
+/// Largest file `code_read` (and a `cc://` file resource) reads; a line range of it is
+/// answered, within the dispatcher's result limit.
+pub const MAX_READ_BYTES: u64 = 32 << 20;
+
 pub fn read_lines(root: &str, path: &str, start: u32, end: u32) -> Result<(String, u32, u32, u32), ToolError> {
     let rel = std::path::Path::new(path);
     if rel.is_absolute() || rel.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
         return Err(ToolError::invalid("/path", "/path: must be a repository-relative path without '..'"));
     }
     let full = std::path::Path::new(root).join(rel);
+    let len = std::fs::metadata(&full)
+        .map_err(|e| ToolError::not_found("/path", format!("/path: cannot read {path}: {e}")))?
+        .len();
+    if len > MAX_READ_BYTES {
+        return Err(ToolError::invalid(
+            "/path",
+            format!("/path: {path} is {len} bytes; files up to {MAX_READ_BYTES} bytes are read"),
+        ));
+    }
     let bytes =
         std::fs::read(&full).map_err(|e| ToolError::not_found("/path", format!("/path: cannot read {path}: {e}")))?;
     let text = String::from_utf8_lossy(&bytes);

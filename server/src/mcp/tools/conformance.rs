@@ -266,7 +266,7 @@ pub fn register(r: &mut Registry) {
                 if i > 0 {
                     sleep_ms(50).await;
                 }
-                if enabled(&ctx.conversation, LoggingLevel::Info) {
+                if enabled(&ctx.conversation.id, LoggingLevel::Info) {
                     let p = LoggingMessageNotificationParam::new(LoggingLevel::Info, json!(message))
                         .with_logger("cc-server-conformance");
                     peer.notify_logging_message(p).await.map_err(|e| fixture_error(format!("logging: {e}")))?;
@@ -366,6 +366,62 @@ pub fn register(r: &mut Registry) {
         |_, args| async move {
             Ok(vec![ContentBlock::text(format!("JSON Schema 2020-12 tool called with: {}", Value::Object(args)))])
         },
+    );
+    register_policy_fixtures(r);
+}
+
+// ---------------------------------------------------------------- policy fixtures
+
+/// Counters of the policy fixtures, by key: a call that ran is one that counted.
+static COUNTERS: LazyLock<Mutex<HashMap<String, u64>>> = LazyLock::new(Default::default);
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CounterArgs {
+    /// Which counter to add one to.
+    #[schemars(length(min = 1, max = 200))]
+    pub key: String,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct CounterOut {
+    pub key: String,
+    /// The counter after this call: how many calls with this key have run.
+    pub count: u64,
+}
+
+fn count(key: String) -> CounterOut {
+    let mut c = COUNTERS.lock().unwrap_or_else(|e| e.into_inner());
+    let n = c.entry(key.clone()).or_default();
+    *n += 1;
+    CounterOut { key, count: *n }
+}
+
+/// Fixtures of the policy tests: a tool that requires approval (on `APPROVALS`) and one
+/// that declares an action class the guardrails prompt for in chat. Each adds one to a
+/// named counter, so a test sees whether a call ran.
+fn register_policy_fixtures(r: &mut Registry) {
+    r.add(
+        Spec {
+            name: "test_approval_counter",
+            title: "Approval-gated counter (test fixture)",
+            description: "Adds one to a named counter and returns it; requires an approval before it runs (a fixture of the approval tests).",
+            scope: Scope::Global,
+            action_classes: &[],
+            read_only: false,
+        },
+        |_: CallCtx, a: CounterArgs| async move { Ok(count(a.key)) },
+    );
+    r.add(
+        Spec {
+            name: "test_action_class_prompt",
+            title: "Guardrail-prompted counter (test fixture)",
+            description: "Adds one to a named counter and returns it; declares the packageInstall action class, which chat mode allows only when confirmed and read-only modes deny (a fixture of the guardrail tests; installs nothing).",
+            scope: Scope::Global,
+            action_classes: &[crate::mcp::registry::ActionClass::PackageInstall],
+            read_only: false,
+        },
+        |_: CallCtx, a: CounterArgs| async move { Ok(count(a.key)) },
     );
 }
 
@@ -785,7 +841,10 @@ mod tests {
         for name in set {
             let t = r.get(name).unwrap_or_else(|| panic!("{name} is not registered"));
             assert_eq!(t.toolsets, ["conformance"], "{name}");
-            assert!(t.output_schema.is_empty(), "{name}: fixtures answer with content blocks only");
+            // The suite's fixtures answer with content blocks only; the policy tests' own
+            // fixtures with a typed counter.
+            let policy_fixture = ["test_approval_counter", "test_action_class_prompt"].contains(name);
+            assert_eq!(t.output_schema.is_empty(), !policy_fixture, "{name}: content blocks only, or typed");
         }
         let all = crate::mcp::registry::Surface::parse(None, true).unwrap();
         assert!(r.all().filter(|t| all.serves(t)).all(|t| !set.contains(&t.name)), "--all-tools serves no fixture");

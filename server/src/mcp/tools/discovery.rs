@@ -1,6 +1,7 @@
 //! Discovery tools: search_tool_bm25 (BM25 over tool names, descriptions, argument
 //! names and argument descriptions) and list_my_tools. Both answer from the tools this
-//! conversation is served, and say whether each is callable now.
+//! conversation is served, and say whether each is callable now, from the same
+//! `policy::gate` the dispatcher enforces.
 
 use std::collections::HashMap;
 
@@ -9,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::mcp::dispatch::CallCtx;
+use crate::mcp::policy::{self, Gate, Mode};
 use crate::mcp::registry::{Registry, Scope, Spec, ToolDef};
 
 #[derive(Deserialize, JsonSchema)]
@@ -33,15 +35,19 @@ pub struct ToolHit {
     pub score: f32,
     /// Whether this conversation may call it now.
     pub callable: bool,
-    /// Why not, when it may not.
+    /// Why not, when it may not (or what it needs first: an approval, a workspace_id).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// It asks for an approval before it runs.
+    pub needs_approval: bool,
     /// Its input schema, so it can be called next.
     pub input_schema: Map<String, Value>,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct SearchToolsOut {
+    /// The conversation's mode, which decides what is callable.
+    pub mode: Mode,
     pub tools: Vec<ToolHit>,
 }
 
@@ -52,11 +58,18 @@ pub struct MyTool {
     pub toolsets: Vec<String>,
     /// required / optional / global
     pub workspace_scope: String,
+    /// It asks for an approval before it runs (why, when it does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub needs_approval: Option<String>,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct MyToolsOut {
+    /// The conversation's mode, which decides what is callable.
+    pub mode: Mode,
     pub tools: Vec<MyTool>,
+    /// How many served tools the mode blocks (search_tool_bm25 says why for each).
+    pub blocked: usize,
 }
 
 /// The words BM25 indexes for a tool: its name, description, argument names and
@@ -135,14 +148,17 @@ fn stem(w: &str) -> String {
     w.to_string()
 }
 
-/// Whether `tool` can be called in this conversation now, and why not.
-fn callability(ctx: &CallCtx, t: &ToolDef) -> (bool, Option<String>) {
-    // Modes, approvals and guardrails (next issue) answer here from the same tables
-    // the dispatcher enforces.
-    if t.scope == Scope::Required && ctx.workspace.is_none() {
-        return (true, Some("needs workspace_id (see list_workspaces)".into()));
+/// Whether `tool` can be called in this conversation now (the dispatcher's gate), and
+/// why not or what it needs first.
+fn callability(ctx: &CallCtx, t: &ToolDef) -> (bool, bool, Option<String>) {
+    match policy::gate(ctx.conversation.mode(), t) {
+        Gate::Blocked { reason, .. } => (false, false, Some(reason)),
+        Gate::NeedsApproval { why } => (true, true, Some(format!("{why}: the call asks for an approval first"))),
+        Gate::Allowed if t.scope == Scope::Required && ctx.workspace.is_none() => {
+            (true, false, Some("needs workspace_id (see list_workspaces)".into()))
+        }
+        Gate::Allowed => (true, false, None),
     }
-    (true, None)
 }
 
 pub fn register(r: &mut Registry) {
@@ -163,18 +179,19 @@ pub fn register(r: &mut Registry) {
                 .into_iter()
                 .take(a.limit.unwrap_or(5) as usize)
                 .map(|(t, score)| {
-                    let (callable, reason) = callability(&ctx, t);
+                    let (callable, needs_approval, reason) = callability(&ctx, t);
                     ToolHit {
                         name: t.name.to_string(),
                         description: t.description.to_string(),
                         score,
                         callable,
                         reason,
+                        needs_approval,
                         input_schema: t.input_schema.clone(),
                     }
                 })
                 .collect();
-            Ok(SearchToolsOut { tools })
+            Ok(SearchToolsOut { mode: ctx.conversation.mode(), tools })
         },
     );
     r.add(
@@ -189,11 +206,15 @@ pub fn register(r: &mut Registry) {
         },
         |ctx: CallCtx, _: ListToolsArgs| async move {
             let app = ctx.app.clone();
-            let tools = app
-                .dispatcher
-                .served(&ctx.surface)
-                .filter(|t| callability(&ctx, t).0)
-                .map(|t| MyTool {
+            let mut blocked = 0;
+            let mut tools = Vec::new();
+            for t in app.dispatcher.served(&ctx.surface) {
+                let (callable, needs_approval, reason) = callability(&ctx, t);
+                if !callable {
+                    blocked += 1;
+                    continue;
+                }
+                tools.push(MyTool {
                     name: t.name.to_string(),
                     description: t.description.to_string(),
                     toolsets: t.toolsets.iter().map(|s| s.to_string()).collect(),
@@ -201,9 +222,10 @@ pub fn register(r: &mut Registry) {
                         .ok()
                         .and_then(|v| v.as_str().map(str::to_string))
                         .unwrap_or_default(),
-                })
-                .collect();
-            Ok(MyToolsOut { tools })
+                    needs_approval: if needs_approval { reason } else { None },
+                });
+            }
+            Ok(MyToolsOut { mode: ctx.conversation.mode(), tools, blocked })
         },
     );
 }

@@ -1,6 +1,7 @@
 //! Every area's tools; each area registers its tools in one `register` function.
 pub mod code;
 pub mod conformance;
+pub mod conversation;
 pub mod discovery;
 pub mod workspace;
 
@@ -10,6 +11,7 @@ use super::registry::Registry;
 pub fn registry() -> Registry {
     let mut r = Registry::new();
     discovery::register(&mut r);
+    conversation::register(&mut r);
     workspace::register(&mut r);
     code::register(&mut r);
     conformance::register(&mut r);

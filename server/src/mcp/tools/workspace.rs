@@ -41,13 +41,14 @@ pub fn register(r: &mut Registry) {
         Spec {
             name: "list_workspaces",
             title: "List workspaces",
-            description: "List all workspaces with their IDs and names (global; takes no workspace_id).",
+            description: "List all workspaces with their IDs and names (global; takes no workspace_id). With tokens configured, the workspaces the caller's token may see.",
             scope: Scope::Global,
             action_classes: &[],
             read_only: true,
         },
         |ctx: CallCtx, _: NoArgs| async move {
-            Ok(WorkspacesOut { workspaces: ctx.app.store.workspaces().map_err(ToolError::from)? })
+            let all = ctx.app.store.workspaces().map_err(ToolError::from)?;
+            Ok(WorkspacesOut { workspaces: all.into_iter().filter(|w| ctx.principal.sees(&w.id)).collect() })
         },
     );
     r.add(
