@@ -106,17 +106,28 @@ pub struct CallGraph {
     by_qualified: HashMap<String, Vec<SymbolId>>,
 }
 
-fn info(s: &cc_indexer::Symbol) -> SymbolInfo {
+fn info(s: cc_indexer::Symbol) -> SymbolInfo {
     SymbolInfo {
         id: s.id,
-        name: s.name.clone(),
-        qualified_name: s.qualified_name.clone(),
+        name: s.name,
+        qualified_name: s.qualified_name,
         kind: s.kind,
         lang: s.lang,
-        path: s.path.clone(),
+        path: s.path,
         span: s.span,
-        signature: s.signature.clone(),
+        signature: s.signature,
     }
+}
+
+/// The symbols of `records` in their order, copied.
+fn symbols_of(records: &[FileRecord]) -> Vec<SymbolInfo> {
+    records.iter().flat_map(|f| f.symbols.iter().cloned().map(info)).collect()
+}
+
+/// The symbols of `records` in their order, moved out; each file's references are freed
+/// as it goes, before the graph allocates its own structures (lower peak memory).
+fn symbols_into(records: Vec<FileRecord>) -> Vec<SymbolInfo> {
+    records.into_iter().flat_map(|f| f.symbols.into_iter().map(info)).collect()
 }
 
 fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
@@ -138,14 +149,25 @@ fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
     FileEntry { hash: f.hash, names, refs }
 }
 
+/// Every file's entry (files resolved in parallel).
+fn resolve_all(records: &[FileRecord]) -> BTreeMap<Arc<str>, FileEntry> {
+    let tables = Tables::new(records);
+    let entries: Vec<FileEntry> =
+        records.par_iter().enumerate().map(|(i, f)| resolve_file(&tables, i as u32, f)).collect();
+    records.iter().map(|f| Arc::<str>::from(f.path.as_str())).zip(entries).collect()
+}
+
 impl CallGraph {
     /// Resolves every reference of every file (files in parallel).
     pub fn build(records: &[FileRecord]) -> CallGraph {
-        let tables = Tables::new(records);
-        let entries: Vec<FileEntry> =
-            records.par_iter().enumerate().map(|(i, f)| resolve_file(&tables, i as u32, f)).collect();
-        let files = records.iter().map(|f| Arc::<str>::from(f.path.as_str())).zip(entries).collect();
-        CallGraph::from_files(files, records)
+        CallGraph::from_files(resolve_all(records), symbols_of(records))
+    }
+
+    /// [`CallGraph::build`], consuming the records: they are freed before the graph is
+    /// assembled, so the two are not held at once.
+    pub fn build_owned(records: Vec<FileRecord>) -> CallGraph {
+        let files = resolve_all(&records);
+        CallGraph::from_files(files, symbols_into(records))
     }
 
     /// Brings the graph up to date with `records`: files whose hash changed (or that were
@@ -153,6 +175,15 @@ impl CallGraph {
     /// one of their symbols had or has (those are the only resolutions they can change).
     /// The result equals [`CallGraph::build`] of the same records.
     pub fn update(&mut self, records: &[FileRecord]) -> UpdateStats {
+        let (files, stats) = self.reresolve(records);
+        if let Some(files) = files {
+            *self = CallGraph::from_files(files, symbols_of(records));
+        }
+        stats
+    }
+
+    /// The file entries after an update to `records` (`None`: nothing changed).
+    fn reresolve(&mut self, records: &[FileRecord]) -> (Option<BTreeMap<Arc<str>, FileEntry>>, UpdateStats) {
         let mut changed: HashSet<&str> = HashSet::new();
         let mut names: HashSet<String> = HashSet::new();
         let current: HashSet<&str> = records.iter().map(|f| f.path.as_str()).collect();
@@ -176,7 +207,7 @@ impl CallGraph {
             }
         }
         if changed.is_empty() && deleted.is_empty() {
-            return UpdateStats::default();
+            return (None, UpdateStats::default());
         }
         // A changed class changes what its subclasses' members resolve to (and their
         // constructors, inherited): add the names of the classes whose header names a
@@ -234,13 +265,12 @@ impl CallGraph {
                 }
             }
         }
-        *self = CallGraph::from_files(files, records);
-        stats
+        (Some(files), stats)
     }
 
-    /// The graph of `files`, with the symbols of `records` (in their order, so node
-    /// numbers are deterministic).
-    fn from_files(files: BTreeMap<Arc<str>, FileEntry>, records: &[FileRecord]) -> CallGraph {
+    /// The graph of `files`, with `symbols` (in the records' order, so node numbers are
+    /// deterministic).
+    fn from_files(files: BTreeMap<Arc<str>, FileEntry>, symbols: Vec<SymbolInfo>) -> CallGraph {
         let mut g = CallGraph {
             files: BTreeMap::new(),
             graph: DiGraph::new(),
@@ -249,11 +279,12 @@ impl CallGraph {
             by_name: HashMap::new(),
             by_qualified: HashMap::new(),
         };
-        for s in records.iter().flat_map(|f| &f.symbols) {
-            g.symbols.insert(s.id, info(s));
+        g.symbols.reserve(symbols.len());
+        for s in symbols {
             g.by_name.entry(s.name.clone()).or_default().push(s.id);
             g.by_qualified.entry(s.qualified_name.clone()).or_default().push(s.id);
             g.node(NodeRef::Symbol(s.id));
+            g.symbols.insert(s.id, s);
         }
         let mut edges: HashMap<(NodeIndex, NodeIndex), EdgeData> = HashMap::new();
         for (path, e) in &files {
@@ -480,13 +511,32 @@ impl CallGraph {
             return Err(Error::Missing);
         }
         let records = cc_indexer::store::read_records(dir).map_err(|e| Error::Corrupt(e.to_string()))?;
-        CallGraph::load_with(dir, &records)
+        let files = CallGraph::read_files(dir)?;
+        Ok(CallGraph::from_files(files, symbols_into(records)))
     }
 
     /// Reads `graph.bin` from `dir`, with the symbols of `records`. When `records` are
     /// newer than the graph (an index run that has not updated it yet), the graph holds
     /// what it was resolved with until [`CallGraph::update`] brings it up to date.
     pub fn load_with(dir: &Path, records: &[FileRecord]) -> Result<CallGraph> {
+        Ok(CallGraph::from_files(CallGraph::read_files(dir)?, symbols_of(records)))
+    }
+
+    /// Loads the graph saved in `dir` and brings it up to date with `records` (what
+    /// `cc-server index` does after an incremental run): one assembly, the records
+    /// freed before it. Equals [`CallGraph::build`] of `records`. A saved graph that
+    /// cannot be read (missing, another version, corrupt) is built anew: `None`.
+    pub fn load_updated(dir: &Path, records: Vec<FileRecord>) -> (CallGraph, Option<UpdateStats>) {
+        let Ok(files) = CallGraph::read_files(dir) else {
+            return (CallGraph::build_owned(records), None);
+        };
+        let mut g = CallGraph::from_files(files, Vec::new());
+        let (files, stats) = g.reresolve(&records);
+        let files = files.unwrap_or(g.files);
+        (CallGraph::from_files(files, symbols_into(records)), Some(stats))
+    }
+
+    fn read_files(dir: &Path) -> Result<BTreeMap<Arc<str>, FileEntry>> {
         let path = dir.join("graph.bin");
         let data = match std::fs::read(&path) {
             Ok(d) => d,
@@ -502,8 +552,7 @@ impl CallGraph {
             return Err(Error::Version { found: version, expected: GRAPH_FORMAT_VERSION });
         }
         let stored: Stored = postcard::from_bytes(&bytes).map_err(|e| Error::Corrupt(e.to_string()))?;
-        let files = stored.files.into_iter().map(|(p, e)| (Arc::from(p), e)).collect();
-        Ok(CallGraph::from_files(files, records))
+        Ok(stored.files.into_iter().map(|(p, e)| (Arc::from(p), e)).collect())
     }
 }
 

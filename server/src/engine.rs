@@ -38,16 +38,16 @@ pub fn index(
     let (report, records) = cc_indexer::index_repository_records(data, opts, progress, cancel)?;
     let started = Instant::now();
     let dir = data.repo_dir(&report.name);
-    let (graph, full, refs_resolved) = match CallGraph::load_with(&dir, &records) {
-        Ok(mut g) if report.rebuilt.is_none() => {
-            let s = g.update(&records);
-            (g, false, s.refs_resolved)
-        }
-        _ => {
-            let g = CallGraph::build(&records);
-            let n = records.iter().map(|f| f.references.len()).sum();
-            (g, true, n)
-        }
+    // An incremental run updates the saved graph; a rebuilt index, or a graph that
+    // cannot be read (missing, another version, corrupt), is built anew.
+    let n = records.iter().map(|f| f.references.len()).sum();
+    let (graph, update) = match report.rebuilt {
+        None => CallGraph::load_updated(&dir, records),
+        Some(_) => (CallGraph::build_owned(records), None),
+    };
+    let (full, refs_resolved) = match update {
+        Some(s) => (false, s.refs_resolved),
+        None => (true, n),
     };
     graph.save(&dir)?;
     let graph_report = GraphReport {

@@ -119,3 +119,20 @@ fn a_saved_graph_loaded_with_newer_records_updates_to_a_rebuild() {
     assert!(stats.files_changed >= 3, "{stats:?}");
     assert_eq!(g.edges(), CallGraph::build(&after).edges());
 }
+
+/// The consuming forms (`build_owned`, `load_updated`) equal the borrowing ones.
+#[test]
+fn owned_forms_equal_borrowed_ones() {
+    let before = records(BEFORE);
+    let after = records(AFTER);
+    assert_eq!(CallGraph::build_owned(before.clone()).edges(), CallGraph::build(&before).edges());
+    let dir = tempfile::tempdir().unwrap();
+    // Nothing saved yet: built anew.
+    let (g, stats) = CallGraph::load_updated(dir.path(), after.clone());
+    assert!(stats.is_none());
+    assert_eq!(g.edges(), CallGraph::build(&after).edges());
+    CallGraph::build(&before).save(dir.path()).unwrap();
+    let (g, stats) = CallGraph::load_updated(dir.path(), after.clone());
+    assert!(stats.unwrap().files_changed >= 3);
+    assert_eq!(g.edges(), CallGraph::build(&after).edges());
+}

@@ -119,7 +119,11 @@ fn errors_say_what_to_do_and_exit_non_zero() {
     // Another format version: refused with the command that fixes it, then fixed by it.
     let meta = e.data.join("repos/shop/meta.json");
     let text = std::fs::read_to_string(&meta).unwrap();
-    std::fs::write(&meta, text.replacen(&format!("\"format_version\": {}", cc_indexer::FORMAT_VERSION), "\"format_version\": 0", 1)).unwrap();
+    std::fs::write(
+        &meta,
+        text.replacen(&format!("\"format_version\": {}", cc_indexer::FORMAT_VERSION), "\"format_version\": 0", 1),
+    )
+    .unwrap();
     let err = fails(&cc(&e, &["search", "cart", "--repo", "shop"]), 3);
     assert!(err.contains("format version 0") && err.contains("cc-server index"), "{err}");
     let out = ok(&cc(&e, &["index", path(&e.repo)]));
