@@ -75,6 +75,16 @@ pub enum Command {
     Mcp(McpArgs),
     /// Print the MCP tool surface: every tool with its sets, scope and input schema
     Tools(ToolsArgs),
+
+    /// Measure index and query performance on a repository, side by side with peers
+    ///
+    /// Indexes a mirror of PATH (the repository itself is never modified) cold, warm, and
+    /// after changing --touch files, then times a seeded query workload drawn from its own
+    /// symbols (exact lookups, keyword search, callers, callees, impact at depth 3 and 6).
+    /// Prints a table: index wall time, MB/s, files/s, peak RSS, index size as a multiple
+    /// of the source, time per changed file, and per query kind p50/p95/p99/max. --against
+    /// also runs universal-ctags and ripgrep (and CodeGraphContext) where installed.
+    Bench(crate::bench::BenchArgs),
     /// The operator's approval queue: list, approve or reject pending tool calls
     ///
     /// A tool call that needs an approval, from a client that cannot be asked by
@@ -386,6 +396,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Serve(a) => crate::serve::serve(data, a, quiet),
         Command::Mcp(a) => crate::serve::mcp(data, a),
         Command::Tools(a) => crate::serve::tools(a),
+        Command::Bench(a) => crate::bench::run(a, quiet),
         Command::Approvals(a) => crate::serve::approvals(&data, a),
     }
 }

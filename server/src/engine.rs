@@ -26,6 +26,14 @@ pub struct Indexed {
     #[serde(flatten)]
     pub index: IndexReport,
     pub graph: GraphReport,
+    /// Peak resident memory of this process so far, MB (Linux; `None` elsewhere).
+    pub peak_rss_mb: Option<f64>,
+}
+
+/// This process's peak resident memory so far, MB (`VmHWM`; Linux only).
+pub fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    crate::bench::vm_hwm_kib(&status).map(|k| k as f64 / 1024.0)
 }
 
 /// Indexes a repository, then builds or updates its call graph next to the index.
@@ -57,7 +65,7 @@ pub fn index(
         full,
         seconds: started.elapsed().as_secs_f64(),
     };
-    Ok(Indexed { index: report, graph: graph_report })
+    Ok(Indexed { index: report, graph: graph_report, peak_rss_mb: peak_rss_mb() })
 }
 
 /// An indexed repository with its call graph, ready for queries.

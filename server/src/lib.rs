@@ -3,6 +3,7 @@
 //! every front end. It is the only crate that knows the wire (MCP, JSON-RPC, HTTP) and
 //! prints; the engines (`cc-indexer`, `cc-graph`, `cc-rigs`) expose plain Rust types.
 pub mod app;
+pub mod bench;
 pub mod cli;
 pub mod engine;
 pub mod mcp;

@@ -1,0 +1,770 @@
+//! `cc-server bench PATH`: index and query performance of one repository, measured
+//! side by side with the tools people use instead.
+//!
+//! The repository is never modified: the bench works on a mirror of it (hard links,
+//! copies across file systems) in a work folder, with its own data directory. Phases:
+//!
+//! 1. index cold (fresh data directory), warm (nothing changed), and after touching
+//!    `--touch` files (one byte appended to each, breaking their links first) — each a
+//!    child `cc-server index` process, so its wall time and peak RSS are its own;
+//! 2. a query workload drawn from the repository's own symbols with a seeded generator
+//!    (the same seed picks the same queries): exact lookups, keyword search, callers,
+//!    callees, impact at depth 3 and 6;
+//! 3. with `--against`, the peers installed here on the same tree: universal-ctags
+//!    (`ctags -R`, definitions only) for indexing, ripgrep (`rg -n -w NAME`) for finding
+//!    a symbol without an index; a peer that is not installed is listed as not run.
+//!
+//! Output: a table, `--json FILE` (schema: `cc-server bench --schema`), `--plot FILE.svg`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use cc_indexer::{DataDir, SearchQuery};
+use clap::Args;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Version of the JSON document; bump when a field changes meaning or goes away.
+pub const BENCH_SCHEMA: &str = "cc-server-bench/1";
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// The repository to measure (never modified: the bench works on a mirror of it)
+    #[arg(required_unless_present = "schema")]
+    pub path: Option<PathBuf>,
+
+    /// Files changed (one byte appended) for the incremental-update measurement
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub touch: usize,
+
+    /// Queries per query kind
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub queries: usize,
+
+    /// Seed of the workload: the same seed picks the same queries and touched files
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+
+    /// Also run the peers installed here (universal-ctags, ripgrep, CodeGraphContext) on the same tree
+    #[arg(long)]
+    pub against: bool,
+
+    /// Write the results as JSON to FILE (`-`: standard output, instead of the table)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Draw the latency distribution of each query kind into FILE.svg
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+
+    /// Work folder for the mirror and the data directory [default: a temporary folder, removed afterwards]
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
+
+    /// Worker threads of the index runs [default: one per core]
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Print the JSON schema of the `--json` document and exit
+    #[arg(long)]
+    pub schema: bool,
+}
+
+/// The whole result, as `--json` writes it.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct BenchReport {
+    /// Always `cc-server-bench/1`.
+    pub schema: String,
+    pub cc_server_version: String,
+    pub machine: Machine,
+    pub repo: RepoInfo,
+    pub seed: u64,
+    pub index: Vec<IndexRun>,
+    pub queries: Vec<QueryStats>,
+    pub peers: Vec<PeerRun>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Machine {
+    pub cores: usize,
+    pub os: String,
+    pub cpu: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct RepoInfo {
+    pub path: String,
+    /// `git rev-parse HEAD` of the repository, when it is a git work tree.
+    pub commit: Option<String>,
+    /// Indexed files and their bytes (what the indexer selected).
+    pub files: u64,
+    pub bytes: u64,
+    pub symbols: u64,
+    pub references: u64,
+}
+
+/// One `cc-server index` run.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct IndexRun {
+    /// `cold`, `warm` or `touched`.
+    pub phase: String,
+    /// Files parsed in this run.
+    pub parsed: u64,
+    pub wall_s: f64,
+    /// Indexed megabytes (of the whole repository) per wall second.
+    pub mb_per_s: f64,
+    pub files_per_s: f64,
+    pub peak_rss_mb: Option<f64>,
+    pub index_bytes: u64,
+    /// Index size on disk as a multiple of the indexed source.
+    pub index_to_source: f64,
+    /// For `touched`: wall time per changed file.
+    pub per_changed_file_ms: Option<f64>,
+}
+
+/// Latencies of one query kind, in milliseconds.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct QueryStats {
+    /// `exact`, `keyword`, `callers`, `callees`, `impact_d3`, `impact_d6`.
+    pub kind: String,
+    pub count: usize,
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    pub mean_hits: f64,
+    /// The queries, in order (symbol names or query text): same seed, same list.
+    pub workload: Vec<String>,
+    /// Every latency, in the workload's order (for plots and other statistics).
+    pub samples_ms: Vec<f64>,
+}
+
+/// A peer tool measured on the same tree.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct PeerRun {
+    pub peer: String,
+    /// What it was measured on: `index` (whole tree) or `find_symbol` (per query).
+    pub task: String,
+    /// `ran`, `not run` (not installed) or `failed`.
+    pub status: String,
+    /// Why it did not run, and how to install it; or how it failed.
+    pub note: Option<String>,
+    pub wall_s: Option<f64>,
+    pub peak_rss_mb: Option<f64>,
+    /// For `find_symbol`: per-query latency.
+    pub p50_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    /// The peer's figure divided by cc-server's (wall time for `index`, p50 for
+    /// `find_symbol`): above 1, cc-server is faster.
+    pub ratio: Option<f64>,
+}
+
+/// Runs the bench and prints or writes its results.
+pub fn run(a: BenchArgs, quiet: bool) -> Result<()> {
+    if a.schema {
+        println!("{}", serde_json::to_string_pretty(&schemars::schema_for!(BenchReport))?);
+        return Ok(());
+    }
+    let src = a.path.clone().expect("clap requires PATH unless --schema");
+    let meta = std::fs::metadata(&src).with_context(|| format!("{}: cannot read the repository", src.display()))?;
+    if !meta.is_dir() {
+        bail!("{}: is a file; cc-server bench takes a repository folder", src.display());
+    }
+    anyhow::ensure!(a.queries >= 1, "--queries must be at least 1");
+    if let Some(p) = &a.plot {
+        anyhow::ensure!(
+            p.extension().is_some_and(|e| e == "svg"),
+            "--plot {}: the plot is an SVG file; name it FILE.svg",
+            p.display()
+        );
+    }
+    let src = src.canonicalize().with_context(|| format!("{}", src.display()))?;
+    let temp;
+    let work = match &a.work_dir {
+        Some(d) => {
+            std::fs::create_dir_all(d).with_context(|| format!("--work-dir {}", d.display()))?;
+            d.clone()
+        }
+        None => {
+            temp = tempfile::Builder::new().prefix("cc-bench-").tempdir()?;
+            temp.path().to_path_buf()
+        }
+    };
+    let say = |m: &str| {
+        if !quiet {
+            eprintln!("bench: {m}");
+        }
+    };
+    let tree = work.join("tree");
+    let data_dir = work.join("data");
+    let _ = std::fs::remove_dir_all(&tree);
+    let _ = std::fs::remove_dir_all(&data_dir);
+    say(&format!("mirroring {} into {}", src.display(), tree.display()));
+    mirror(&src, &tree)?;
+
+    let mut runs = Vec::new();
+    say("index, cold");
+    let cold = index_child(&tree, &data_dir, a.threads)?;
+    runs.push(cold.run("cold", None));
+    say("index, warm (nothing changed)");
+    runs.push(index_child(&tree, &data_dir, a.threads)?.run("warm", None));
+    let data = DataDir::new(&data_dir);
+    let records = cc_indexer::store::read_records(&data.repo_dir(NAME))?;
+    let mut paths: Vec<&str> = records.iter().map(|f| f.path.as_str()).collect();
+    paths.sort_unstable();
+    let mut rng = fastrand::Rng::with_seed(a.seed);
+    let touched: Vec<String> = sample(&mut rng, &paths, a.touch).into_iter().map(String::from).collect();
+    drop(records);
+    for p in &touched {
+        touch(&tree.join(p))?;
+    }
+    if !touched.is_empty() {
+        say(&format!("index after touching {} files", touched.len()));
+        let t = index_child(&tree, &data_dir, a.threads)?;
+        anyhow::ensure!(
+            t.report.changed as usize == touched.len(),
+            "the index run saw {} changed files, {} were touched",
+            t.report.changed,
+            touched.len()
+        );
+        let per = t.wall_s * 1000.0 / touched.len() as f64;
+        runs.push(t.run("touched", Some(per)));
+    }
+
+    say(&format!("queries: {} per kind, seed {}", a.queries, a.seed));
+    let queries = query_workload(&data, a.queries, &mut rng)?;
+
+    let mut peers = Vec::new();
+    if a.against {
+        say("peers");
+        peers = run_peers(&tree, &work, &cold, &queries)?;
+    }
+    let report = BenchReport {
+        schema: BENCH_SCHEMA.into(),
+        cc_server_version: env!("CARGO_PKG_VERSION").into(),
+        machine: machine(),
+        repo: RepoInfo {
+            path: src.display().to_string(),
+            commit: git_commit(&src),
+            files: cold.report.stats.files,
+            bytes: cold.report.stats.bytes,
+            symbols: cold.report.stats.symbols,
+            references: cold.report.stats.references,
+        },
+        seed: a.seed,
+        index: runs,
+        queries,
+        peers,
+    };
+    if let Some(p) = &a.plot {
+        plot(&report, p)?;
+        say(&format!("plot written to {}", p.display()));
+    }
+    match a.json.as_deref() {
+        Some(p) if p == Path::new("-") => println!("{}", serde_json::to_string_pretty(&report)?),
+        Some(p) => {
+            std::fs::write(p, serde_json::to_string_pretty(&report)?)
+                .with_context(|| format!("--json {}", p.display()))?;
+            print!("{}", table(&report));
+        }
+        None => print!("{}", table(&report)),
+    }
+    Ok(())
+}
+
+/// Name of the repository in the bench's own data directory.
+const NAME: &str = "bench";
+
+/// Recreates `src` under `dst`: hard links where the file system allows, else copies;
+/// symbolic links as links.
+fn mirror(src: &Path, dst: &Path) -> Result<()> {
+    std::fs::create_dir_all(dst).with_context(|| format!("{}", dst.display()))?;
+    let mut stack = vec![(src.to_path_buf(), dst.to_path_buf())];
+    while let Some((from, to)) = stack.pop() {
+        let entries = std::fs::read_dir(&from).with_context(|| format!("{}", from.display()))?;
+        for e in entries {
+            let e = e?;
+            let (s, d) = (e.path(), to.join(e.file_name()));
+            let ft = e.file_type()?;
+            if ft.is_dir() {
+                std::fs::create_dir(&d).with_context(|| format!("{}", d.display()))?;
+                stack.push((s, d));
+            } else if ft.is_symlink() {
+                #[cfg(unix)]
+                std::os::unix::fs::symlink(std::fs::read_link(&s)?, &d)?;
+            } else if std::fs::hard_link(&s, &d).is_err() {
+                // Unreadable files stay unreadable in the mirror: the indexer reports them.
+                if std::fs::copy(&s, &d).is_err() {
+                    std::fs::write(&d, b"")?;
+                    #[cfg(unix)]
+                    std::fs::set_permissions(&d, std::os::unix::fs::PermissionsExt::from_mode(0o000))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Appends one newline to `path` in the mirror, after breaking its hard link (the
+/// repository's own file is left as it was).
+fn touch(path: &Path) -> Result<()> {
+    let mut bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
+    bytes.push(b'\n');
+    std::fs::remove_file(path)?;
+    std::fs::write(path, bytes).with_context(|| format!("{}", path.display()))
+}
+
+/// `n` distinct items of `items`, seeded.
+fn sample<'a>(rng: &mut fastrand::Rng, items: &[&'a str], n: usize) -> Vec<&'a str> {
+    let mut idx: Vec<usize> = (0..items.len()).collect();
+    rng.shuffle(&mut idx);
+    idx.truncate(n);
+    idx.sort_unstable();
+    idx.into_iter().map(|i| items[i]).collect()
+}
+
+/// What the bench reads of `cc-server index --json`.
+#[derive(Deserialize)]
+struct ChildReport {
+    parsed: u64,
+    peak_rss_mb: Option<f64>,
+    changed: u64,
+    stats: ChildStats,
+}
+
+#[derive(Deserialize)]
+struct ChildStats {
+    files: u64,
+    bytes: u64,
+    symbols: u64,
+    references: u64,
+    index_bytes: u64,
+}
+
+/// One `cc-server index` child process.
+struct Child {
+    report: ChildReport,
+    wall_s: f64,
+    peak_rss_mb: Option<f64>,
+}
+
+impl Child {
+    fn run(&self, phase: &str, per_changed_file_ms: Option<f64>) -> IndexRun {
+        let s = &self.report.stats;
+        IndexRun {
+            phase: phase.into(),
+            parsed: self.report.parsed,
+            wall_s: self.wall_s,
+            mb_per_s: s.bytes as f64 / 1e6 / self.wall_s.max(1e-9),
+            files_per_s: s.files as f64 / self.wall_s.max(1e-9),
+            peak_rss_mb: self.peak_rss_mb,
+            index_bytes: s.index_bytes,
+            index_to_source: s.index_bytes as f64 / (s.bytes.max(1)) as f64,
+            per_changed_file_ms,
+        }
+    }
+}
+
+fn index_child(tree: &Path, data_dir: &Path, threads: Option<usize>) -> Result<Child> {
+    let exe = std::env::current_exe().context("cannot find the cc-server binary")?;
+    let mut cmd = Command::new(exe);
+    cmd.arg("--data-dir").arg(data_dir).arg("--quiet").arg("index").arg(tree).args(["--name", NAME, "--json"]);
+    if let Some(t) = threads {
+        cmd.arg("--threads").arg(t.to_string());
+    }
+    let (out, wall_s, sampled) = measure(cmd)?;
+    if !out.status.success() {
+        bail!("cc-server index failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    let report: ChildReport =
+        serde_json::from_slice(&out.stdout).context("cc-server index --json printed something unexpected")?;
+    let peak_rss_mb = report.peak_rss_mb.or(sampled);
+    Ok(Child { report, wall_s, peak_rss_mb })
+}
+
+/// Runs `cmd` to the end: its output, wall seconds and peak RSS in MB. The peak is the
+/// child's `VmHWM` (its high-water mark, from `/proc`), read every few milliseconds while
+/// it runs: growth in its last milliseconds can be missed, so `cc-server index` reports
+/// its own peak instead (`peak_rss_mb` of its `--json`), which the bench prefers.
+fn measure(mut cmd: Command) -> Result<(std::process::Output, f64, Option<f64>)> {
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let started = Instant::now();
+    let child = cmd.spawn().with_context(|| format!("cannot start {:?}", cmd.get_program()))?;
+    let status_file = PathBuf::from(format!("/proc/{}/status", child.id()));
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut peak: Option<u64> = None;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Some(kib) = std::fs::read_to_string(&status_file).ok().as_deref().and_then(vm_hwm_kib) {
+                    peak = Some(peak.map_or(kib, |p| p.max(kib)));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(3));
+            }
+            peak
+        })
+    };
+    let out = child.wait_with_output();
+    let wall = started.elapsed().as_secs_f64();
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let peak = sampler.join().ok().flatten().map(|k| k as f64 / 1024.0);
+    Ok((out?, wall, peak))
+}
+
+/// `VmHWM` (peak resident set, KiB) of a `/proc/<pid>/status` text.
+pub fn vm_hwm_kib(status: &str) -> Option<u64> {
+    status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The query workload on the bench's index: each kind over symbols drawn with `rng`.
+fn query_workload(data: &DataDir, n: usize, rng: &mut fastrand::Rng) -> Result<Vec<QueryStats>> {
+    let loaded = crate::engine::Loaded::open(data, NAME)?;
+    let graph = &loaded.graph;
+    let mut symbols: Vec<&cc_graph::SymbolInfo> = graph.symbols().collect();
+    if symbols.is_empty() {
+        bail!("the repository has no symbols to query");
+    }
+    symbols.sort_by_key(|s| s.id);
+    let mut pick = || -> Vec<&cc_graph::SymbolInfo> { (0..n).map(|_| symbols[rng.usize(..symbols.len())]).collect() };
+    let mut out = Vec::new();
+
+    let exact = pick();
+    out.push(time_kind("exact", exact.iter().map(|s| s.name.clone()).collect(), |q| {
+        Ok(loaded.repo.symbols.lookup(q, 10)?.len())
+    })?);
+    // Keyword queries: the words of a symbol's name, as a person would type them.
+    let keyword: Vec<String> = pick()
+        .iter()
+        .map(|s| {
+            let words: Vec<String> =
+                cc_indexer::tokenize::split_identifier(&s.name).into_iter().map(|(_, w)| w).collect();
+            if words.is_empty() {
+                s.name.clone()
+            } else {
+                words.join(" ")
+            }
+        })
+        .collect();
+    out.push(time_kind("keyword", keyword, |q| {
+        Ok(loaded.repo.symbols.search(&SearchQuery { text: q.to_string(), limit: 10, ..Default::default() })?.len())
+    })?);
+    let walks: [(&str, usize, fn(&cc_graph::CallGraph, cc_indexer::SymbolId, cc_graph::Limits) -> cc_graph::Walk); 4] = [
+        ("callers", 1, cc_graph::CallGraph::callers),
+        ("callees", 1, cc_graph::CallGraph::callees),
+        ("impact_d3", 3, cc_graph::CallGraph::impact),
+        ("impact_d6", 6, cc_graph::CallGraph::impact),
+    ];
+    for (kind, depth, f) in walks {
+        let picked = pick();
+        let ids: std::collections::HashMap<String, cc_indexer::SymbolId> =
+            picked.iter().map(|s| (s.id.to_string(), s.id)).collect();
+        let limits = cc_graph::Limits { depth, nodes: cc_graph::Limits::default().nodes };
+        out.push(time_kind(kind, picked.iter().map(|s| s.id.to_string()).collect(), |q| {
+            Ok(f(graph, ids[q], limits).hits.len())
+        })?);
+    }
+    Ok(out)
+}
+
+/// Runs `f` on every query of `workload`, timing each.
+fn time_kind(kind: &str, workload: Vec<String>, mut f: impl FnMut(&str) -> Result<usize>) -> Result<QueryStats> {
+    let mut samples = Vec::with_capacity(workload.len());
+    let mut hits = 0usize;
+    for q in &workload {
+        let t = Instant::now();
+        hits += f(q)?;
+        samples.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    Ok(stats(kind, workload, samples, hits))
+}
+
+fn stats(kind: &str, workload: Vec<String>, samples_ms: Vec<f64>, hits: usize) -> QueryStats {
+    let mut sorted = samples_ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    QueryStats {
+        kind: kind.into(),
+        count: samples_ms.len(),
+        p50_ms: percentile(&sorted, 50.0),
+        p95_ms: percentile(&sorted, 95.0),
+        p99_ms: percentile(&sorted, 99.0),
+        max_ms: sorted.last().copied().unwrap_or(0.0),
+        mean_hits: hits as f64 / samples_ms.len().max(1) as f64,
+        workload,
+        samples_ms,
+    }
+}
+
+/// The `p`-th percentile (0..=100) of sorted values, nearest rank.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// Whether `program` is on PATH.
+fn installed(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+}
+
+fn not_run(peer: &str, task: &str, how: &str) -> PeerRun {
+    PeerRun {
+        peer: peer.into(),
+        task: task.into(),
+        status: "not run".into(),
+        note: Some(format!("not installed: {how}")),
+        wall_s: None,
+        peak_rss_mb: None,
+        p50_ms: None,
+        p99_ms: None,
+        ratio: None,
+    }
+}
+
+fn failed(peer: &str, task: &str, why: String) -> PeerRun {
+    PeerRun { status: "failed".into(), note: Some(why), ..not_run(peer, task, "") }
+}
+
+fn run_peers(tree: &Path, work: &Path, cold: &Child, queries: &[QueryStats]) -> Result<Vec<PeerRun>> {
+    let mut peers = Vec::new();
+    // universal-ctags: definitions only, the whole tree, one core.
+    if installed("ctags") {
+        let mut cmd = Command::new("ctags");
+        cmd.arg("-R").arg("-f").arg(work.join("tags")).arg(tree);
+        let (out, wall, rss) = measure(cmd)?;
+        peers.push(if out.status.success() {
+            PeerRun {
+                peer: "universal-ctags".into(),
+                task: "index".into(),
+                status: "ran".into(),
+                note: Some("ctags -R: definitions only".into()),
+                wall_s: Some(wall),
+                peak_rss_mb: rss,
+                p50_ms: None,
+                p99_ms: None,
+                ratio: Some(wall / cold.wall_s.max(1e-9)),
+            }
+        } else {
+            failed("universal-ctags", "index", String::from_utf8_lossy(&out.stderr).trim().to_string())
+        });
+    } else {
+        peers.push(not_run("universal-ctags", "index", "apt-get install universal-ctags"));
+    }
+    // ripgrep: finding a symbol by name without an index (the first 50 exact queries).
+    let exact = queries.iter().find(|q| q.kind == "exact");
+    if installed("rg") {
+        let mut samples = Vec::new();
+        let names: Vec<String> = exact.map(|q| q.workload.iter().take(50).cloned().collect()).unwrap_or_default();
+        for name in &names {
+            let mut cmd = Command::new("rg");
+            cmd.args(["-n", "-w", "--no-messages", "-e"]).arg(name).arg(tree);
+            let (out, wall, _) = measure(cmd)?;
+            // rg exits 1 when nothing matched: still a completed search.
+            if out.status.code().is_none_or(|c| c > 1) {
+                peers.push(failed("ripgrep", "find_symbol", String::from_utf8_lossy(&out.stderr).trim().to_string()));
+                return Ok(peers);
+            }
+            samples.push(wall * 1000.0);
+        }
+        let s = stats("rg", names, samples, 0);
+        let ours = exact.map(|q| q.p50_ms).unwrap_or(0.0);
+        peers.push(PeerRun {
+            peer: "ripgrep".into(),
+            task: "find_symbol".into(),
+            status: "ran".into(),
+            note: Some(format!("rg -n -w NAME over the tree, {} queries", s.count)),
+            wall_s: None,
+            peak_rss_mb: None,
+            p50_ms: Some(s.p50_ms),
+            p99_ms: Some(s.p99_ms),
+            ratio: (ours > 0.0).then(|| s.p50_ms / ours),
+        });
+    } else {
+        peers.push(not_run("ripgrep", "find_symbol", "apt-get install ripgrep"));
+    }
+    // CodeGraphContext (PyPI `codegraphcontext`, command `cgc`): a code-graph indexer.
+    if installed("cgc") {
+        let mut cmd = Command::new("cgc");
+        cmd.arg("index").arg(tree);
+        let (out, wall, rss) = measure(cmd)?;
+        peers.push(if out.status.success() {
+            PeerRun {
+                peer: "CodeGraphContext".into(),
+                task: "index".into(),
+                status: "ran".into(),
+                note: Some("cgc index".into()),
+                wall_s: Some(wall),
+                peak_rss_mb: rss,
+                p50_ms: None,
+                p99_ms: None,
+                ratio: Some(wall / cold.wall_s.max(1e-9)),
+            }
+        } else {
+            failed("CodeGraphContext", "index", String::from_utf8_lossy(&out.stderr).trim().to_string())
+        });
+    } else {
+        peers.push(not_run("CodeGraphContext", "index", "pip install codegraphcontext"));
+    }
+    Ok(peers)
+}
+
+fn machine() -> Machine {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
+        s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+    });
+    Machine { cores: std::thread::available_parallelism().map_or(1, |n| n.get()), os: std::env::consts::OS.into(), cpu }
+}
+
+fn git_commit(path: &Path) -> Option<String> {
+    let out =
+        Command::new("git").arg("-C").arg(path).args(["rev-parse", "HEAD"]).stderr(Stdio::null()).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The report as a table a person reads at a glance.
+pub fn table(r: &BenchReport) -> String {
+    use std::fmt::Write;
+    let mut t = String::new();
+    let mb = r.repo.bytes as f64 / 1e6;
+    let _ = writeln!(
+        t,
+        "{}  ({}{} files, {:.1} MB, {} symbols, {} references; {} cores; cc-server {}; seed {})\n",
+        r.repo.path,
+        r.repo.commit.as_deref().map(|c| format!("commit {}, ", &c[..c.len().min(12)])).unwrap_or_default(),
+        r.repo.files,
+        mb,
+        r.repo.symbols,
+        r.repo.references,
+        r.machine.cores,
+        r.cc_server_version,
+        r.seed
+    );
+    let _ = writeln!(
+        t,
+        "{:<10} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>10} {:>14}",
+        "index", "parsed", "wall_s", "MB/s", "files/s", "RSS_MB", "size_MB", "size/src", "ms/changed"
+    );
+    for i in &r.index {
+        let _ = writeln!(
+            t,
+            "{:<10} {:>7} {:>9.3} {:>8.1} {:>9.0} {:>8} {:>9.1} {:>10.2} {:>14}",
+            i.phase,
+            i.parsed,
+            i.wall_s,
+            i.mb_per_s,
+            i.files_per_s,
+            i.peak_rss_mb.map_or("-".into(), |m| format!("{m:.0}")),
+            i.index_bytes as f64 / 1e6,
+            i.index_to_source,
+            i.per_changed_file_ms.map_or("-".into(), |m| format!("{m:.1}"))
+        );
+    }
+    let _ = writeln!(
+        t,
+        "\n{:<10} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "query", "count", "p50_ms", "p95_ms", "p99_ms", "max_ms", "mean_hits"
+    );
+    for q in &r.queries {
+        let _ = writeln!(
+            t,
+            "{:<10} {:>7} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>10.1}",
+            q.kind, q.count, q.p50_ms, q.p95_ms, q.p99_ms, q.max_ms, q.mean_hits
+        );
+    }
+    if !r.peers.is_empty() {
+        let _ = writeln!(
+            t,
+            "\n{:<18} {:<12} {:<8} {:>9} {:>8} {:>9} {:>9} {:>8}  note",
+            "peer", "task", "status", "wall_s", "RSS_MB", "p50_ms", "p99_ms", "ratio"
+        );
+        let f = |v: Option<f64>, p: usize| v.map_or("-".into(), |v| format!("{v:.p$}"));
+        for p in &r.peers {
+            let _ = writeln!(
+                t,
+                "{:<18} {:<12} {:<8} {:>9} {:>8} {:>9} {:>9} {:>8}  {}",
+                p.peer,
+                p.task,
+                p.status,
+                f(p.wall_s, 3),
+                f(p.peak_rss_mb, 0),
+                f(p.p50_ms, 3),
+                f(p.p99_ms, 3),
+                f(p.ratio, 2),
+                p.note.as_deref().unwrap_or("")
+            );
+        }
+        let _ = writeln!(
+            t,
+            "(ratio: the peer's time over cc-server's — index: cold wall time; find_symbol: exact-lookup p50)"
+        );
+    }
+    t
+}
+
+/// Draws each query kind's latency distribution (min–p99 line, p25–p75 box, p50 mark,
+/// on a log scale) into an SVG file.
+fn plot(r: &BenchReport, path: &Path) -> Result<()> {
+    use plotters::prelude::*;
+    let kinds: Vec<&QueryStats> = r.queries.iter().filter(|q| !q.samples_ms.is_empty()).collect();
+    let all = kinds.iter().flat_map(|q| q.samples_ms.iter().copied());
+    let lo = all.clone().fold(f64::INFINITY, f64::min).max(1e-4);
+    let hi = all.fold(0.0f64, f64::max).max(lo * 10.0);
+    let height = 120 + 60 * kinds.len() as u32;
+    let root = SVGBackend::new(path, (900, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| anyhow::anyhow!("plot: {e}"))?;
+    let name = Path::new(&r.repo.path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("cc-server bench: query latency, {name}"), ("sans-serif", 20))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(90)
+        .build_cartesian_2d((lo / 1.5..hi * 1.5).log_scale(), -0.5f64..kinds.len() as f64 - 0.5)
+        .map_err(|e| anyhow::anyhow!("plot: {e}"))?;
+    let labels: Vec<String> = kinds.iter().map(|q| q.kind.clone()).collect();
+    chart
+        .configure_mesh()
+        .x_desc("milliseconds (log scale)")
+        .y_labels(kinds.len().max(1))
+        .y_label_formatter(&|y| {
+            let i = y.round() as i64;
+            if (y - i as f64).abs() < 0.01 && i >= 0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .disable_y_mesh()
+        .draw()
+        .map_err(|e| anyhow::anyhow!("plot: {e}"))?;
+    for (i, q) in kinds.iter().enumerate() {
+        let mut s = q.samples_ms.clone();
+        s.sort_by(f64::total_cmp);
+        let y = i as f64;
+        let p = |x| percentile(&s, x).max(lo);
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(s[0].max(lo), y), (p(99.0), y)],
+                color.stroke_width(2),
+            )))
+            .map_err(|e| anyhow::anyhow!("plot: {e}"))?;
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(p(25.0), y - 0.25), (p(75.0), y + 0.25)],
+                color.mix(0.4).filled(),
+            )))
+            .map_err(|e| anyhow::anyhow!("plot: {e}"))?;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(p(50.0), y - 0.3), (p(50.0), y + 0.3)],
+                BLACK.stroke_width(3),
+            )))
+            .map_err(|e| anyhow::anyhow!("plot: {e}"))?;
+    }
+    root.present().map_err(|e| anyhow::anyhow!("plot: {e}"))?;
+    Ok(())
+}
