@@ -239,7 +239,7 @@ pub fn run(a: BenchArgs, quiet: bool) -> Result<()> {
     let mut peers = Vec::new();
     if a.against {
         say("peers");
-        peers = run_peers(&tree, &work, &cold, &queries)?;
+        peers = run_peers(&tree, &cold, &queries)?;
     }
     let report = BenchReport {
         schema: BENCH_SCHEMA.into(),
@@ -529,86 +529,93 @@ fn failed(peer: &str, task: &str, why: String) -> PeerRun {
     PeerRun { status: "failed".into(), note: Some(why), ..not_run(peer, task, "") }
 }
 
-fn run_peers(tree: &Path, work: &Path, cold: &Child, queries: &[QueryStats]) -> Result<Vec<PeerRun>> {
+/// An indexing peer: `program args… TREE`, timed against cc-server's cold index.
+struct IndexPeer {
+    peer: &'static str,
+    program: &'static str,
+    args: &'static [&'static str],
+    note: &'static str,
+    install: &'static str,
+}
+
+const INDEX_PEERS: &[IndexPeer] = &[
+    IndexPeer {
+        peer: "universal-ctags",
+        program: "ctags",
+        // The tags file goes to standard output (discarded): definitions only, one core.
+        args: &["-R", "-f", "-"],
+        note: "ctags -R: definitions only",
+        install: "apt-get install universal-ctags",
+    },
+    IndexPeer {
+        peer: "CodeGraphContext",
+        program: "cgc",
+        args: &["index"],
+        note: "cgc index",
+        install: "pip install codegraphcontext",
+    },
+];
+
+fn run_index_peer(p: &IndexPeer, tree: &Path, cold: &Child) -> Result<PeerRun> {
+    if !installed(p.program) {
+        return Ok(not_run(p.peer, "index", p.install));
+    }
+    let mut cmd = Command::new(p.program);
+    cmd.args(p.args).arg(tree);
+    let (out, wall, rss) = measure(cmd)?;
+    if !out.status.success() {
+        return Ok(failed(p.peer, "index", String::from_utf8_lossy(&out.stderr).trim().to_string()));
+    }
+    Ok(PeerRun {
+        peer: p.peer.into(),
+        task: "index".into(),
+        status: "ran".into(),
+        note: Some(p.note.into()),
+        wall_s: Some(wall),
+        peak_rss_mb: rss,
+        p50_ms: None,
+        p99_ms: None,
+        ratio: Some(wall / cold.wall_s.max(1e-9)),
+    })
+}
+
+fn run_peers(tree: &Path, cold: &Child, queries: &[QueryStats]) -> Result<Vec<PeerRun>> {
     let mut peers = Vec::new();
-    // universal-ctags: definitions only, the whole tree, one core.
-    if installed("ctags") {
-        let mut cmd = Command::new("ctags");
-        cmd.arg("-R").arg("-f").arg(work.join("tags")).arg(tree);
-        let (out, wall, rss) = measure(cmd)?;
-        peers.push(if out.status.success() {
-            PeerRun {
-                peer: "universal-ctags".into(),
-                task: "index".into(),
-                status: "ran".into(),
-                note: Some("ctags -R: definitions only".into()),
-                wall_s: Some(wall),
-                peak_rss_mb: rss,
-                p50_ms: None,
-                p99_ms: None,
-                ratio: Some(wall / cold.wall_s.max(1e-9)),
-            }
-        } else {
-            failed("universal-ctags", "index", String::from_utf8_lossy(&out.stderr).trim().to_string())
-        });
-    } else {
-        peers.push(not_run("universal-ctags", "index", "apt-get install universal-ctags"));
+    for p in INDEX_PEERS {
+        peers.push(run_index_peer(p, tree, cold)?);
     }
     // ripgrep: finding a symbol by name without an index (the first 50 exact queries).
     let exact = queries.iter().find(|q| q.kind == "exact");
-    if installed("rg") {
-        let mut samples = Vec::new();
-        let names: Vec<String> = exact.map(|q| q.workload.iter().take(50).cloned().collect()).unwrap_or_default();
-        for name in &names {
-            let mut cmd = Command::new("rg");
-            cmd.args(["-n", "-w", "--no-messages", "-e"]).arg(name).arg(tree);
-            let (out, wall, _) = measure(cmd)?;
-            // rg exits 1 when nothing matched: still a completed search.
-            if out.status.code().is_none_or(|c| c > 1) {
-                peers.push(failed("ripgrep", "find_symbol", String::from_utf8_lossy(&out.stderr).trim().to_string()));
-                return Ok(peers);
-            }
-            samples.push(wall * 1000.0);
-        }
-        let s = stats("rg", names, samples, 0);
-        let ours = exact.map(|q| q.p50_ms).unwrap_or(0.0);
-        peers.push(PeerRun {
-            peer: "ripgrep".into(),
-            task: "find_symbol".into(),
-            status: "ran".into(),
-            note: Some(format!("rg -n -w NAME over the tree, {} queries", s.count)),
-            wall_s: None,
-            peak_rss_mb: None,
-            p50_ms: Some(s.p50_ms),
-            p99_ms: Some(s.p99_ms),
-            ratio: (ours > 0.0).then(|| s.p50_ms / ours),
-        });
-    } else {
+    if !installed("rg") {
         peers.push(not_run("ripgrep", "find_symbol", "apt-get install ripgrep"));
+        return Ok(peers);
     }
-    // CodeGraphContext (PyPI `codegraphcontext`, command `cgc`): a code-graph indexer.
-    if installed("cgc") {
-        let mut cmd = Command::new("cgc");
-        cmd.arg("index").arg(tree);
-        let (out, wall, rss) = measure(cmd)?;
-        peers.push(if out.status.success() {
-            PeerRun {
-                peer: "CodeGraphContext".into(),
-                task: "index".into(),
-                status: "ran".into(),
-                note: Some("cgc index".into()),
-                wall_s: Some(wall),
-                peak_rss_mb: rss,
-                p50_ms: None,
-                p99_ms: None,
-                ratio: Some(wall / cold.wall_s.max(1e-9)),
-            }
-        } else {
-            failed("CodeGraphContext", "index", String::from_utf8_lossy(&out.stderr).trim().to_string())
-        });
-    } else {
-        peers.push(not_run("CodeGraphContext", "index", "pip install codegraphcontext"));
+    let mut samples = Vec::new();
+    let names: Vec<String> = exact.map(|q| q.workload.iter().take(50).cloned().collect()).unwrap_or_default();
+    for name in &names {
+        let mut cmd = Command::new("rg");
+        cmd.args(["-n", "-w", "--no-messages", "-e"]).arg(name).arg(tree);
+        let (out, wall, _) = measure(cmd)?;
+        // rg exits 1 when nothing matched: still a completed search.
+        if out.status.code().is_none_or(|c| c > 1) {
+            peers.push(failed("ripgrep", "find_symbol", String::from_utf8_lossy(&out.stderr).trim().to_string()));
+            return Ok(peers);
+        }
+        samples.push(wall * 1000.0);
     }
+    let s = stats("rg", names, samples, 0);
+    let ours = exact.map(|q| q.p50_ms).unwrap_or(0.0);
+    peers.push(PeerRun {
+        peer: "ripgrep".into(),
+        task: "find_symbol".into(),
+        status: "ran".into(),
+        note: Some(format!("rg -n -w NAME over the tree, {} queries", s.count)),
+        wall_s: None,
+        peak_rss_mb: None,
+        p50_ms: Some(s.p50_ms),
+        p99_ms: Some(s.p99_ms),
+        ratio: (ours > 0.0).then(|| s.p50_ms / ours),
+    });
     Ok(peers)
 }
 
