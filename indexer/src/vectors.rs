@@ -450,10 +450,10 @@ pub struct VectorReport {
     pub symbols_per_sec: f64,
 }
 
-/// Embedding progress: `start(total)` once, then `advance(n)` per batch.
+/// Embedding progress: `embed_start(total)` once, then `embed_advance(n)` per batch.
 pub trait EmbedProgress: Sync {
-    fn start(&self, _texts: u64) {}
-    fn advance(&self, _texts: u64) {}
+    fn embed_start(&self, _texts: u64) {}
+    fn embed_advance(&self, _texts: u64) {}
 }
 
 impl EmbedProgress for crate::index::NoProgress {}
@@ -483,7 +483,7 @@ pub fn update(
     let texts: Vec<String> = symbols.par_iter().map(|s| symbol_text(s)).collect();
     let hashes: Vec<u64> = texts.par_iter().map(|t| text_hash(t)).collect();
     let todo: Vec<usize> = (0..symbols.len()).filter(|&i| !prev_rows.contains_key(&hashes[i])).collect();
-    progress.start(todo.len() as u64);
+    progress.embed_start(todo.len() as u64);
     let mut fresh: HashMap<usize, (Vec<i8>, f32)> = HashMap::with_capacity(todo.len());
     // Embedded in slices, so a cancel takes effect between them.
     for slice in todo.chunks(crate::embed::BATCH * 16) {
@@ -491,7 +491,7 @@ pub fn update(
             return Err(Error::Cancelled);
         }
         let batch: Vec<String> = slice.iter().map(|&i| texts[i].clone()).collect();
-        let vecs = embedder.embed(&batch, &mut |n| progress.advance(n as u64)).map_err(Error::Embed)?;
+        let vecs = embedder.embed(&batch, &mut |n| progress.embed_advance(n as u64)).map_err(Error::Embed)?;
         for (&i, v) in slice.iter().zip(vecs) {
             fresh.insert(i, quantize(&v));
         }

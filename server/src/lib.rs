@@ -4,6 +4,7 @@
 //! prints; the engines (`cc-indexer`, `cc-graph`, `cc-rigs`) expose plain Rust types.
 pub mod app;
 pub mod cli;
+pub mod embedding;
 pub mod engine;
 pub mod mcp;
 pub mod output;
