@@ -22,6 +22,7 @@ pub mod fixture;
 pub mod hybrid;
 pub mod index;
 pub mod record;
+pub mod relevance;
 pub mod search;
 pub mod store;
 pub mod tokenize;

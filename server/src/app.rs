@@ -79,7 +79,8 @@ impl App {
         // The vectors are written after meta.json (the embedding step follows the index run):
         // either changing means a reload.
         let dir = self.data.repo_dir(name);
-        let modified = |f: &str| std::fs::metadata(dir.join(f)).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
+        let modified =
+            |f: &str| std::fs::metadata(dir.join(f)).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
         let stamp = modified("meta.json").max(modified(cc_indexer::vectors::VECTORS_FILE));
         if let Some((t, l)) = self.loaded.read().expect("repo cache").get(name) {
             if *t == stamp {
