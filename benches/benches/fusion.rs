@@ -2,7 +2,9 @@
 
 use cc_indexer::hybrid::{fuse, weights, RRF_K};
 use cc_indexer::SymbolId;
-use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
 
 fn lists(depth: usize) -> (Vec<SymbolId>, Vec<SymbolId>) {
     // Half of each list is in the other, as for a query both rankings partly agree on.

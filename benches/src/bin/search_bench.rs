@@ -44,8 +44,14 @@ fn main() {
     }
     let get = |k: &str| opt.get(k).cloned().unwrap_or_else(|| usage());
     match cmd.as_str() {
-        "throughput" => throughput(Path::new(&get("model")), Path::new(&get("repo")), opt.get("n").map_or(3000, |n| n.parse().unwrap())),
-        "relevance" => relevance(&get("model"), Path::new(&get("queries")), Path::new(&get("repos-root")), Path::new(&get("data"))),
+        "throughput" => throughput(
+            Path::new(&get("model")),
+            Path::new(&get("repo")),
+            opt.get("n").map_or(3000, |n| n.parse().unwrap()),
+        ),
+        "relevance" => {
+            relevance(&get("model"), Path::new(&get("queries")), Path::new(&get("repos-root")), Path::new(&get("data")))
+        }
         "synthetic" => synthetic(
             &get("model"),
             Path::new(&get("data")),
@@ -78,7 +84,12 @@ fn throughput(model: &Path, repo: &Path, n: usize) {
     let texts: Vec<String> =
         files.iter().flat_map(|f| &f.symbols).map(cc_indexer::embed::symbol_text).take(n).collect();
     let avg = texts.iter().map(String::len).sum::<usize>() as f64 / texts.len().max(1) as f64;
-    println!("throughput: {} symbol texts of {} (mean {avg:.0} bytes), batches of {} sorted by token count", texts.len(), repo.display(), cc_indexer::embed::BATCH);
+    println!(
+        "throughput: {} symbol texts of {} (mean {avg:.0} bytes), batches of {} sorted by token count",
+        texts.len(),
+        repo.display(),
+        cc_indexer::embed::BATCH
+    );
     for file in ["model.onnx", "model_int8.onnx"] {
         let mut e = load(model.join(file).to_str().unwrap());
         let t = Instant::now();
@@ -105,7 +116,13 @@ fn relevance(model: &str, queries: &Path, repos_root: &Path, data: &Path) {
         let t = Instant::now();
         let (_, files) = index_repository_records(&data, &opts, &NoProgress, None).unwrap();
         let r = vectors::update(&data.repo_dir(name), &files, &mut m, &NoProgress, None).unwrap();
-        println!("{name}: {} symbols, {} embedded ({:.0}/s), indexed + embedded in {:.1} s", r.symbols, r.embedded, r.symbols_per_sec, t.elapsed().as_secs_f64());
+        println!(
+            "{name}: {} symbols, {} embedded ({:.0}/s), indexed + embedded in {:.1} s",
+            r.symbols,
+            r.embedded,
+            r.symbols_per_sec,
+            t.elapsed().as_secs_f64()
+        );
         let repo = Repo::open(&data, name).unwrap();
         let v = VectorIndex::read(&repo.dir).unwrap().unwrap();
         for q in set.queries.iter().filter(|q| q.repo.as_deref() == Some(name)) {
@@ -131,7 +148,12 @@ fn relevance(model: &str, queries: &Path, repos_root: &Path, data: &Path) {
         }
         out
     });
-    println!("\nrelevance ({} queries, {} sharing no word with the answer), model {}", set.queries.len(), set.queries.iter().filter(|q| q.no_shared_word).count(), m.model_id);
+    println!(
+        "\nrelevance ({} queries, {} sharing no word with the answer), model {}",
+        set.queries.len(),
+        set.queries.iter().filter(|q| q.no_shared_word).count(),
+        m.model_id
+    );
     print!("{}", table(&report));
     println!("\nlatency per query (ms, query embedding included; 3 runs of each query):");
     for (mode, v) in &mut lat {
@@ -147,7 +169,8 @@ fn synthetic(model: &str, data: &Path, name: &str, queries: &Path, n: usize) {
     let set = QuerySet::parse(&std::fs::read_to_string(queries).unwrap()).unwrap();
     let mut m = load(model);
     assert_eq!(m.model_id, real.header.model_id, "the same model as the index");
-    let qs: Vec<(String, Vec<f32>)> = set.queries.iter().map(|q| (q.query.clone(), m.embed_query(&q.query).unwrap())).collect();
+    let qs: Vec<(String, Vec<f32>)> =
+        set.queries.iter().map(|q| (q.query.clone(), m.embed_query(&q.query).unwrap())).collect();
     let d = real.dim();
     let mut rng = Rng::new(7);
     let t = Instant::now();
@@ -170,11 +193,24 @@ fn synthetic(model: &str, data: &Path, name: &str, queries: &Path, n: usize) {
         big.len(), real.len(), t.elapsed().as_secs_f64(), big.memory_bytes() as f64 / 1e6, big.memory_bytes() / big.len().max(1));
     let f = VectorFilter::default();
     println!("\nvector search, k = 10 (ms; {} queries):", qs.len());
-    println!("  {:>9} {:>12} {:>12} {:>16} {:>16} {:>14}", "vectors", "exact p50", "exact p99", "prefilter p50", "prefilter p99", "top-10 overlap");
+    println!(
+        "  {:>9} {:>12} {:>12} {:>16} {:>16} {:>14}",
+        "vectors", "exact p50", "exact p99", "prefilter p50", "prefilter p99", "top-10 overlap"
+    );
     for size in [10_000usize, 50_000, 100_000, 200_000, 300_000, 500_000, 1_000_000].into_iter().filter(|&s| s <= n) {
-        let sub = if size == big.len() { big.clone() } else {
+        let sub = if size == big.len() {
+            big.clone()
+        } else {
             let rows = (0..size).map(|r| {
-                (SymbolId(big.header.ids[r]), 0u64, "function", "python", "synthetic.py", big.codes[r * d..(r + 1) * d].to_vec(), big.scales[r])
+                (
+                    SymbolId(big.header.ids[r]),
+                    0u64,
+                    "function",
+                    "python",
+                    "synthetic.py",
+                    big.codes[r * d..(r + 1) * d].to_vec(),
+                    big.scales[r],
+                )
             });
             VectorIndex::build(&real.header.model_id, d, rows)
         };
@@ -190,9 +226,15 @@ fn synthetic(model: &str, data: &Path, name: &str, queries: &Path, n: usize) {
         }
         let (e50, e99) = ms(&mut te);
         let (p50, p99) = ms(&mut tp);
-        println!("  {size:>9} {e50:>12.2} {e99:>12.2} {p50:>16.2} {p99:>16.2} {:>14.3}", overlap as f64 / (10 * qs.len()) as f64);
+        println!(
+            "  {size:>9} {e50:>12.2} {e99:>12.2} {p50:>16.2} {p99:>16.2} {:>14.3}",
+            overlap as f64 / (10 * qs.len()) as f64
+        );
     }
-    println!("\nsearch at {} vectors (ms, Strategy::Auto; BM25 over the real '{name}' index; query embedding included):", big.len());
+    println!(
+        "\nsearch at {} vectors (ms, Strategy::Auto; BM25 over the real '{name}' index; query embedding included):",
+        big.len()
+    );
     for mode in Mode::ALL {
         let mut lat = Vec::new();
         for _ in 0..3 {
