@@ -29,6 +29,8 @@ pub enum Error {
     Tantivy(#[from] tantivy::TantivyError),
     #[error("cancelled; the previous index is unchanged")]
     Cancelled,
+    #[error("{0}")]
+    Embed(#[from] crate::embed::EmbedError),
     #[error("watching for changes: {0}")]
     Watch(#[from] notify::Error),
 }

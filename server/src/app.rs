@@ -53,7 +53,7 @@ impl App {
     fn ensure_bound_indexed(
         &self,
         name: &str,
-        progress: &dyn cc_indexer::Progress,
+        progress: &dyn crate::engine::RunProgress,
         cancel: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<()> {
         if self.bound_repo.as_deref() != Some(name) || self.data.repo_dir(name).join("meta.json").is_file() {
@@ -80,12 +80,16 @@ impl App {
     pub fn repo_with(
         &self,
         name: &str,
-        progress: &dyn cc_indexer::Progress,
+        progress: &dyn crate::engine::RunProgress,
         cancel: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<Arc<Loaded>> {
         self.ensure_bound_indexed(name, progress, cancel)?;
-        let meta = self.data.repo_dir(name).join("meta.json");
-        let stamp = std::fs::metadata(&meta).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
+        // The vectors are written after meta.json (the embedding step follows the index run):
+        // either changing means a reload.
+        let dir = self.data.repo_dir(name);
+        let modified =
+            |f: &str| std::fs::metadata(dir.join(f)).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
+        let stamp = modified("meta.json").max(modified(cc_indexer::vectors::VECTORS_FILE));
         if let Some((t, l)) = self.loaded.read().expect("repo cache").get(name) {
             if *t == stamp {
                 return Ok(l.clone());

@@ -127,7 +127,7 @@ pub struct IndexRun {
 /// Latencies of one query kind, in milliseconds.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct QueryStats {
-    /// `exact`, `keyword`, `callers`, `callees`, `impact_d3`, `impact_d6`.
+    /// `exact`, `keyword`, `semantic`, `hybrid`, `callers`, `callees`, `impact_d3`, `impact_d6`.
     pub kind: String,
     pub count: usize,
     pub p50_ms: f64,
@@ -139,6 +139,8 @@ pub struct QueryStats {
     pub workload: Vec<String>,
     /// Every latency, in the workload's order (for plots and other statistics).
     pub samples_ms: Vec<f64>,
+    /// Why a kind was not measured (semantic search without a model).
+    pub note: Option<String>,
 }
 
 /// A peer tool measured on the same tree.
@@ -374,6 +376,10 @@ fn index_child(tree: &Path, data_dir: &Path, threads: Option<usize>) -> Result<C
     if let Some(t) = threads {
         cmd.arg("--threads").arg(t.to_string());
     }
+    // The child embeds with the model this process was given (flag or environment).
+    if let Some(spec) = crate::embedding::global().spec() {
+        cmd.env("CC_EMBED_MODEL", spec);
+    }
     let (out, wall_s, sampled) = measure(cmd)?;
     if !out.status.success() {
         bail!("cc-server index failed: {}", String::from_utf8_lossy(&out.stderr).trim());
@@ -435,22 +441,33 @@ fn query_workload(data: &DataDir, n: usize, rng: &mut fastrand::Rng) -> Result<V
     out.push(time_kind("exact", exact.iter().map(|s| s.name.clone()).collect(), |q| {
         Ok(loaded.repo.symbols.lookup(q, 10)?.len())
     })?);
-    // Keyword queries: the words of a symbol's name, as a person would type them.
-    let keyword: Vec<String> = pick()
-        .iter()
-        .map(|s| {
-            let words: Vec<String> =
-                cc_indexer::tokenize::split_identifier(&s.name).into_iter().map(|(_, w)| w).collect();
-            if words.is_empty() {
-                s.name.clone()
-            } else {
-                words.join(" ")
-            }
-        })
-        .collect();
-    out.push(time_kind("keyword", keyword, |q| {
-        Ok(loaded.repo.symbols.search(&SearchQuery { text: q.to_string(), limit: 10, ..Default::default() })?.len())
-    })?);
+    // Search queries: the words of a symbol's name, as a person would type them, in each
+    // mode. Semantic and hybrid need the embedding model (`--embed-model`): without it
+    // they are listed as not measured, with the reason.
+    let words = |s: &cc_graph::SymbolInfo| {
+        let w: Vec<String> = cc_indexer::tokenize::split_identifier(&s.name).into_iter().map(|(_, w)| w).collect();
+        if w.is_empty() {
+            s.name.clone()
+        } else {
+            w.join(" ")
+        }
+    };
+    for mode in [cc_indexer::Mode::Keyword, cc_indexer::Mode::Semantic, cc_indexer::Mode::Hybrid] {
+        let queries: Vec<String> = pick().into_iter().map(words).collect();
+        let search = |q: &str| {
+            let sq = SearchQuery { text: q.to_string(), limit: 10, ..Default::default() };
+            crate::engine::hybrid_search(&loaded.repo, &loaded.vectors, &sq, mode)
+        };
+        // One query first: does this mode run as asked (semantic needs vectors and a model)?
+        let probe = search(&queries[0])?;
+        if probe.mode != mode {
+            let mut st = stats(mode.as_str(), queries, Vec::new(), 0);
+            st.note = Some(format!("not measured: semantic {}", probe.semantic));
+            out.push(st);
+            continue;
+        }
+        out.push(time_kind(mode.as_str(), queries, |q| Ok(search(q)?.hits.len()))?);
+    }
     let walks: [(&str, usize, fn(&cc_graph::CallGraph, cc_indexer::SymbolId, cc_graph::Limits) -> cc_graph::Walk); 4] = [
         ("callers", 1, cc_graph::CallGraph::callers),
         ("callees", 1, cc_graph::CallGraph::callees),
@@ -494,6 +511,7 @@ fn stats(kind: &str, workload: Vec<String>, samples_ms: Vec<f64>, hits: usize) -
         mean_hits: hits as f64 / samples_ms.len().max(1) as f64,
         workload,
         samples_ms,
+        note: None,
     }
 }
 
@@ -676,6 +694,10 @@ pub fn table(r: &BenchReport) -> String {
         "query", "count", "p50_ms", "p95_ms", "p99_ms", "max_ms", "mean_hits"
     );
     for q in &r.queries {
+        if let Some(note) = q.note.as_deref().filter(|_| q.count == 0) {
+            let _ = writeln!(t, "{:<10} {:>7}  {note}", q.kind, 0);
+            continue;
+        }
         let _ = writeln!(
             t,
             "{:<10} {:>7} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>10.1}",

@@ -29,6 +29,13 @@ pub struct Cli {
     #[arg(long, short, global = true)]
     pub quiet: bool,
 
+    /// Embedding model for semantic search: a folder (model.onnx + tokenizer.json + config.json +
+    /// special_tokens_map.json + tokenizer_config.json; or one .onnx file in such a folder), or a
+    /// fastembed model name (fetched on a connected machine). ONNX Runtime is loaded from
+    /// ORT_DYLIB_PATH, else from the Python package `onnxruntime` (>= 1.24)
+    #[arg(long, global = true, env = "CC_EMBED_MODEL", value_name = "DIR|NAME")]
+    pub embed_model: Option<String>,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -267,6 +274,9 @@ pub struct IndexArgs {
     /// Print the run's report as JSON on stdout
     #[arg(long)]
     pub json: bool,
+    /// Do not embed symbols (semantic search then uses the vectors of an earlier run, if any)
+    #[arg(long)]
+    pub no_embed: bool,
     /// Register the repository in this workspace (created if missing) for the MCP tools
     #[arg(long, default_value = crate::store::DEFAULT_WORKSPACE)]
     pub workspace: String,
@@ -292,6 +302,9 @@ pub struct SearchArgs {
     /// At most this many results
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub limit: u64,
+    /// Ranking: hybrid (BM25 and embeddings fused), keyword (BM25), semantic (embeddings)
+    #[arg(long, default_value = "hybrid", value_parser = parse_mode)]
+    pub mode: cc_indexer::Mode,
     /// JSON output
     #[arg(long)]
     pub json: bool,
@@ -324,6 +337,10 @@ fn parse_kind(s: &str) -> Result<SymbolKind, String> {
         let all: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
         format!("unknown kind '{s}'; expected one of: {}", all.join(", "))
     })
+}
+
+fn parse_mode(s: &str) -> Result<cc_indexer::Mode, String> {
+    cc_indexer::Mode::parse(s).ok_or_else(|| format!("unknown mode '{s}'; expected one of: hybrid, keyword, semantic"))
 }
 
 fn parse_lang(s: &str) -> Result<Lang, String> {
@@ -379,6 +396,7 @@ fn data_dir(cli: &Cli) -> Result<DataDir> {
 }
 
 fn dispatch(cli: Cli) -> Result<()> {
+    crate::embedding::configure(cli.embed_model.clone());
     let data = data_dir(&cli)?;
     let quiet = cli.quiet;
     match cli.command {
@@ -419,7 +437,8 @@ fn index(data: &DataDir, a: IndexArgs, quiet: bool) -> Result<()> {
     let show_bar = !quiet && !a.json && std::io::stderr().is_terminal();
     let run_once = |first: bool| -> Result<crate::engine::Indexed> {
         let bar = output::Bar::new(show_bar);
-        let report = crate::engine::index(data, &opts, &bar, Some(&cancel))?;
+        let embed = (!a.no_embed).then(crate::embedding::global);
+        let report = crate::engine::index_with(data, &opts, &bar, Some(&cancel), embed)?;
         bar.finish();
         if a.json {
             println!("{}", serde_json::to_string_pretty(&report)?);
@@ -480,17 +499,22 @@ fn search(data: &DataDir, a: SearchArgs) -> Result<()> {
         limit: a.limit as usize,
     };
     let mut hits = Vec::new();
+    let mut mode = a.mode;
+    let mut semantic = String::new();
     for r in &repos {
-        for h in r.symbols.search(&q)? {
-            hits.push((r.meta.name.clone(), h));
+        let vectors = cc_indexer::VectorIndex::read(&r.dir).map_err(|e| e.to_string());
+        let res = crate::engine::hybrid_search(r, &vectors, &q, a.mode)?;
+        if res.mode != a.mode || semantic.is_empty() {
+            (mode, semantic) = (res.mode, res.semantic);
         }
+        hits.extend(res.hits.into_iter().map(|h| (r.meta.name.clone(), h)));
     }
     hits.sort_by(|x, y| y.1.score.total_cmp(&x.1.score).then(x.1.symbol.id.cmp(&y.1.symbol.id)));
     hits.truncate(q.limit);
     for (i, h) in hits.iter_mut().enumerate() {
         h.1.rank = i + 1;
     }
-    output::print_hits(&hits, repos.len() > 1, a.json)
+    output::print_ranked(&hits, repos.len() > 1, a.json, mode, &semantic)
 }
 
 fn symbol(data: &DataDir, a: SymbolArgs) -> Result<()> {

@@ -6,8 +6,36 @@ use std::time::Instant;
 
 use anyhow::Result;
 use cc_graph::CallGraph;
-use cc_indexer::{DataDir, IndexOptions, IndexReport, Progress, Repo};
+use cc_indexer::vectors::EmbedProgress;
+use cc_indexer::{DataDir, IndexOptions, IndexReport, Progress, Repo, VectorIndex, VectorReport};
 use serde::Serialize;
+
+/// Progress of a whole run: files (parsing), then texts (embedding).
+pub trait RunProgress {
+    fn files(&self) -> &dyn Progress;
+    fn embedding(&self) -> &dyn EmbedProgress;
+}
+
+impl<T: Progress + EmbedProgress> RunProgress for T {
+    fn files(&self) -> &dyn Progress {
+        self
+    }
+    fn embedding(&self) -> &dyn EmbedProgress {
+        self
+    }
+}
+
+/// What the run did about embeddings.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum EmbedOutcome {
+    /// Vectors are current: `embedded` texts were embedded in this run.
+    Done(VectorReport),
+    /// Not asked for (`--no-embed`) or no model configured; vectors of an earlier run are kept.
+    Skipped { reason: String },
+    /// A model was asked for but could not be used; the index is complete without vectors.
+    Unavailable { reason: String },
+}
 
 /// What building the call graph did.
 #[derive(Clone, Debug, Serialize)]
@@ -26,6 +54,7 @@ pub struct Indexed {
     #[serde(flatten)]
     pub index: IndexReport,
     pub graph: GraphReport,
+    pub embeddings: EmbedOutcome,
     /// Peak resident memory of this process so far, MB (Linux; `None` elsewhere).
     pub peak_rss_mb: Option<f64>,
 }
@@ -36,16 +65,44 @@ pub fn peak_rss_mb() -> Option<f64> {
     crate::bench::vm_hwm_kib(&status).map(|k| k as f64 / 1024.0)
 }
 
-/// Indexes a repository, then builds or updates its call graph next to the index.
+/// Indexes a repository, then builds or updates its call graph next to the index, then
+/// its vectors with the process's embedding model when one is configured.
 pub fn index(
     data: &DataDir,
     opts: &IndexOptions,
-    progress: &dyn Progress,
+    progress: &dyn RunProgress,
     cancel: Option<&AtomicBool>,
 ) -> Result<Indexed> {
-    let (report, records) = cc_indexer::index_repository_records(data, opts, progress, cancel)?;
-    let started = Instant::now();
+    index_with(data, opts, progress, cancel, Some(crate::embedding::global()))
+}
+
+/// [`index`] with the embedding model to use (`None`: do not embed).
+pub fn index_with(
+    data: &DataDir,
+    opts: &IndexOptions,
+    progress: &dyn RunProgress,
+    cancel: Option<&AtomicBool>,
+    embed: Option<&crate::embedding::Embeddings>,
+) -> Result<Indexed> {
+    let (report, records) = cc_indexer::index_repository_records(data, opts, progress.files(), cancel)?;
     let dir = data.repo_dir(&report.name);
+    // Embeddings first: the graph build below consumes the records.
+    let embeddings = match embed {
+        None => EmbedOutcome::Skipped { reason: "--no-embed".into() },
+        Some(e) if e.spec().is_none() => EmbedOutcome::Skipped { reason: crate::embedding::NOT_CONFIGURED.into() },
+        Some(e) => match e.model() {
+            Err(reason) => EmbedOutcome::Unavailable { reason },
+            Ok(m) => {
+                let mut m = m.lock().map_err(|_| anyhow::anyhow!("the embedding model failed earlier (a panic)"))?;
+                match cc_indexer::vectors::update(&dir, &records, &mut m, progress.embedding(), cancel) {
+                    Ok(r) => EmbedOutcome::Done(r),
+                    Err(cc_indexer::Error::Cancelled) => return Err(cc_indexer::Error::Cancelled.into()),
+                    Err(e) => EmbedOutcome::Unavailable { reason: e.to_string() },
+                }
+            }
+        },
+    };
+    let started = Instant::now();
     // An incremental run updates the saved graph; a rebuilt index, or a graph that
     // cannot be read (missing, another version, corrupt), is built anew.
     let n = records.iter().map(|f| f.references.len()).sum();
@@ -65,20 +122,53 @@ pub fn index(
         full,
         seconds: started.elapsed().as_secs_f64(),
     };
-    Ok(Indexed { index: report, graph: graph_report, peak_rss_mb: peak_rss_mb() })
+    Ok(Indexed { index: report, graph: graph_report, embeddings, peak_rss_mb: peak_rss_mb() })
 }
 
 /// An indexed repository with its call graph, ready for queries.
 pub struct Loaded {
-    #[allow(dead_code)] // read by the MCP tools (issue 4)
     pub repo: Repo,
     pub graph: CallGraph,
+    /// The repository's vectors: `Ok(None)` when it has none, `Err` when they cannot be read.
+    pub vectors: std::result::Result<Option<VectorIndex>, String>,
 }
 
 impl Loaded {
     pub fn open(data: &DataDir, name: &str) -> Result<Loaded> {
         let repo = Repo::open(data, name)?;
         let graph = CallGraph::load(&repo.dir)?;
-        Ok(Loaded { repo, graph })
+        let vectors = VectorIndex::read(&repo.dir).map_err(|e| e.to_string());
+        Ok(Loaded { repo, graph, vectors })
     }
+
+    /// Searches in `mode`, embedding the query with the process's model when the mode needs it.
+    pub fn search(
+        &self,
+        q: &cc_indexer::SearchQuery,
+        mode: cc_indexer::Mode,
+    ) -> cc_indexer::Result<cc_indexer::HybridResult> {
+        hybrid_search(&self.repo, &self.vectors, q, mode)
+    }
+}
+
+/// [`Loaded::search`] for a repository opened without its graph (the CLI).
+pub fn hybrid_search(
+    repo: &Repo,
+    vectors: &std::result::Result<Option<VectorIndex>, String>,
+    q: &cc_indexer::SearchQuery,
+    mode: cc_indexer::Mode,
+) -> cc_indexer::Result<cc_indexer::HybridResult> {
+    let query = match (mode, vectors) {
+        (cc_indexer::Mode::Keyword, _) => Err(String::new()),
+        (_, Err(e)) => Err(format!("the repository's vectors cannot be read ({e})")),
+        (_, Ok(None)) if crate::embedding::global().spec().is_none() => Err(crate::embedding::NOT_CONFIGURED.into()),
+        (_, Ok(None)) => Err(format!(
+            "repository '{}' has no vectors: re-index it with an embedding model (--embed-model or CC_EMBED_MODEL)",
+            repo.meta.name
+        )),
+        (_, Ok(Some(_))) => crate::embedding::global().query(&q.text),
+    };
+    let query = query.as_ref().map(|(v, id)| (v.as_slice(), id.as_str())).map_err(Clone::clone);
+    let vi = vectors.as_ref().ok().and_then(Option::as_ref);
+    cc_indexer::hybrid::search(&repo.symbols, vi, query, q, mode)
 }

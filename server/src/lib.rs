@@ -5,6 +5,7 @@
 pub mod app;
 pub mod bench;
 pub mod cli;
+pub mod embedding;
 pub mod engine;
 pub mod mcp;
 pub mod output;

@@ -1,7 +1,7 @@
 //! What the command line prints: progress, reports, result tables, JSON.
 
 use anyhow::Result;
-use cc_indexer::{DataDir, IndexReport, RepoMeta, SearchHit, SymbolDoc};
+use cc_indexer::{DataDir, IndexReport, RepoMeta, SymbolDoc};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// A progress bar on stderr when it is a terminal; nothing otherwise.
@@ -40,6 +40,26 @@ impl cc_indexer::Progress for Bar {
     fn advance(&self, bytes: u64) {
         if let Some(b) = &self.0 {
             b.inc(bytes);
+        }
+    }
+}
+
+impl cc_indexer::vectors::EmbedProgress for Bar {
+    fn embed_start(&self, texts: u64) {
+        if let Some(b) = &self.0 {
+            b.set_style(
+                ProgressStyle::with_template("{spinner} embedding [{bar:30}] {pos}/{len} symbols {per_sec} eta {eta}")
+                    .expect("template")
+                    .progress_chars("=> "),
+            );
+            b.set_position(0);
+            b.set_length(texts);
+        }
+    }
+
+    fn embed_advance(&self, texts: u64) {
+        if let Some(b) = &self.0 {
+            b.inc(texts);
         }
     }
 }
@@ -89,6 +109,16 @@ pub fn print_report(run: &crate::engine::Indexed, short: bool) {
         g.seconds,
         if g.full { "full build" } else { "incremental" }
     );
+    match &run.embeddings {
+        crate::engine::EmbedOutcome::Done(e) => println!(
+            "  embeddings: {} symbols, {} embedded ({:.0} symbols/s), {} reused; model {}",
+            e.symbols, e.embedded, e.symbols_per_sec, e.reused, e.model
+        ),
+        crate::engine::EmbedOutcome::Skipped { reason } => println!("  embeddings: skipped ({reason})"),
+        crate::engine::EmbedOutcome::Unavailable { reason } => {
+            println!("  embeddings: unavailable ({reason}); search answers by keyword only")
+        }
+    }
     if short {
         return;
     }
@@ -129,24 +159,46 @@ fn location(s: &SymbolDoc) -> String {
     format!("{}:{}", s.path, s.span.start_line)
 }
 
-pub fn print_hits(hits: &[(String, SearchHit)], show_repo: bool, json: bool) -> Result<()> {
+/// Hybrid search results: each with its BM25 rank, vector rank and fused score.
+pub fn print_ranked(
+    hits: &[(String, cc_indexer::HybridHit)],
+    show_repo: bool,
+    json: bool,
+    mode: cc_indexer::Mode,
+    semantic: &str,
+) -> Result<()> {
     if json {
         let v: Vec<_> = hits
             .iter()
-            .map(|(repo, h)| serde_json::json!({"repo": repo, "rank": h.rank, "score": h.score, "symbol": h.symbol}))
+            .map(|(repo, h)| {
+                serde_json::json!({"repo": repo, "rank": h.rank, "score": h.score, "mode": mode,
+                    "bm25_rank": h.bm25_rank, "bm25_score": h.bm25_score,
+                    "vector_rank": h.vector_rank, "vector_score": h.vector_score, "symbol": h.symbol})
+            })
             .collect();
         println!("{}", serde_json::to_string_pretty(&v)?);
-        return Ok(());
+    } else {
+        if hits.is_empty() {
+            println!("no matches");
+        }
+        let rank = |r: Option<usize>| r.map_or("-".to_string(), |r| format!("#{r}"));
+        for (repo, h) in hits {
+            let s = &h.symbol;
+            let repo = if show_repo { format!("{repo}: ") } else { String::new() };
+            println!(
+                "{:>3}. {repo}{}  [{} {}]  score {:.4} (bm25 {}, vector {})",
+                h.rank,
+                location(s),
+                s.kind,
+                s.qualified_name,
+                h.score,
+                rank(h.bm25_rank),
+                rank(h.vector_rank)
+            );
+            println!("       {}", s.signature);
+        }
     }
-    if hits.is_empty() {
-        println!("no matches");
-    }
-    for (repo, h) in hits {
-        let s = &h.symbol;
-        let repo = if show_repo { format!("{repo}: ") } else { String::new() };
-        println!("{:>3}. {repo}{}  [{} {}]  score {:.2}", h.rank, location(s), s.kind, s.qualified_name, h.score);
-        println!("       {}", s.signature);
-    }
+    eprintln!("mode: {}; semantic: {semantic}", mode.as_str());
     Ok(())
 }
 

@@ -42,10 +42,15 @@ struct Run {
     json: serde_json::Value,
 }
 
-fn bench(repo: &Path, out: &Path, seed: u64, path_env: &str) -> Run {
+fn bench(repo: &Path, out: &Path, seed: u64, path_env: &str, model: Option<&Path>) -> Run {
     let json = out.join(format!("bench-{seed}.json"));
     let svg = out.join(format!("bench-{seed}.svg"));
-    let o = Command::new(env!("CARGO_BIN_EXE_cc-server"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cc-server"));
+    if let Some(m) = model {
+        cmd.arg("--embed-model").arg(m);
+    }
+    let o = cmd
+        .env_remove("CC_EMBED_MODEL")
         .args(["bench", "--queries", "12", "--touch", "2", "--against", "--seed", &seed.to_string()])
         .arg(repo)
         .arg("--json")
@@ -80,11 +85,11 @@ fn bench_measures_a_repository_side_by_side_with_peers() {
     // No peer on PATH: an empty folder.
     let empty = tmp.path().join("empty-path");
     std::fs::create_dir(&empty).unwrap();
-    let a = bench(&repo, tmp.path(), 7, empty.to_str().unwrap());
+    let a = bench(&repo, tmp.path(), 7, empty.to_str().unwrap(), None);
 
     // The table a person reads.
     for needle in
-        ["cold", "warm", "touched", "exact", "keyword", "callers", "callees", "impact_d3", "impact_d6", "p99_ms"]
+        ["cold", "warm", "touched", "exact", "keyword", "semantic", "hybrid", "callers", "impact_d6", "p99_ms"]
     {
         assert!(a.table.contains(needle), "{needle} missing from\n{}", a.table);
     }
@@ -111,6 +116,12 @@ fn bench_measures_a_repository_side_by_side_with_peers() {
     assert_eq!(j["index"][2]["parsed"], 2);
     assert!(j["index"][0]["peak_rss_mb"].as_f64().unwrap() > 1.0);
     for q in j["queries"].as_array().unwrap() {
+        // Without a model, semantic and hybrid are listed as not measured, with the reason.
+        if q["kind"] == "semantic" || q["kind"] == "hybrid" {
+            assert_eq!(q["count"], 0, "{q}");
+            assert!(q["note"].as_str().unwrap().contains("unavailable"), "{q}");
+            continue;
+        }
         assert_eq!(q["count"], 12, "{q}");
         assert_eq!(q["samples_ms"].as_array().unwrap().len(), 12);
         assert!(q["p50_ms"].as_f64().unwrap() <= q["p99_ms"].as_f64().unwrap());
@@ -130,11 +141,16 @@ fn bench_measures_a_repository_side_by_side_with_peers() {
     assert!(a.table.contains("not run"));
 
     // Same seed, same workload; another seed, another.
-    let b = bench(&repo, tmp.path(), 7, empty.to_str().unwrap());
+    let b = bench(&repo, tmp.path(), 7, empty.to_str().unwrap(), None);
     assert_eq!(workloads(&a), workloads(&b));
+    // With the model (int8): every kind is measured, semantic and hybrid included.
     let path = std::env::var("PATH").unwrap();
-    let c = bench(&repo, tmp.path(), 8, &path);
+    let model = crate::cli::model_dir().join("model_int8.onnx");
+    let c = bench(&repo, tmp.path(), 8, &path, Some(&model));
     assert_ne!(workloads(&a), workloads(&c));
+    for q in c.json["queries"].as_array().unwrap() {
+        assert_eq!(q["count"], 12, "{q}");
+    }
 
     // Installed peers run (the test command installs universal-ctags and ripgrep).
     for name in ["universal-ctags", "ripgrep"] {

@@ -295,3 +295,50 @@ fn serve_stops_cleanly_on_sigterm() {
         });
     assert!(status.success(), "{status:?}");
 }
+
+/// The test model folder (tests/run sets CC_TEST_EMBED_MODEL; ../shared/models otherwise).
+pub(crate) fn model_dir() -> PathBuf {
+    let dir = std::env::var_os("CC_TEST_EMBED_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/all-MiniLM-L6-v2"));
+    assert!(dir.join("model_int8.onnx").is_file(), "no test embedding model at {}: run tests/run", dir.display());
+    dir
+}
+
+#[test]
+fn hybrid_search_with_a_model_and_without() {
+    let e = env();
+    let model = model_dir().join("model_int8.onnx");
+    let model = path(&model);
+    let out = ok(&cc(&e, &["--embed-model", model, "index", path(&e.repo)]));
+    assert!(out.contains("embeddings: 5 symbols, 5 embedded"), "{out}");
+    let out = ok(&cc(&e, &["--embed-model", model, "index", path(&e.repo)]));
+    assert!(out.contains("0 embedded") && out.contains("5 reused"), "{out}");
+
+    // No word of `add_line_item` or its class: found by meaning.
+    let q = "append a product row to a bill";
+    let out = cc(&e, &["--embed-model", model, "search", q, "--mode", "semantic", "--limit", "1"]);
+    let text = ok(&out);
+    assert!(text.contains("add_line_item") && text.contains("vector #1"), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("mode: semantic; semantic: available"));
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&cc(&e, &["--embed-model", model, "search", "compute total", "--json"]))).unwrap();
+    assert_eq!(json[0]["symbol"]["name"], "compute_total");
+    assert_eq!(json[0]["mode"], "hybrid");
+    assert_eq!(json[0]["bm25_rank"], 1);
+    assert!(json[0]["vector_rank"].as_u64().is_some() && json[0]["score"].as_f64().unwrap() > 0.0, "{json}");
+
+    // No model: keyword ranking, and the reason.
+    let out = cc(&e, &["search", "compute total", "--mode", "semantic"]);
+    assert!(ok(&out).contains("compute_total"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mode: keyword; semantic: unavailable: no embedding model is configured"), "{err}");
+
+    // A model that cannot be loaded: the index is still built, and says why.
+    let out = ok(&cc(&e, &["--embed-model", path(&e.repo), "index", path(&e.repo)]));
+    assert!(out.contains("embeddings: unavailable") && out.contains("model.onnx"), "{out}");
+    let out = ok(&cc(&e, &["index", path(&e.repo), "--no-embed"]));
+    assert!(out.contains("embeddings: skipped (--no-embed)"), "{out}");
+    let err = fails(&cc(&e, &["search", "x", "--mode", "dense"]), 2);
+    assert!(err.contains("unknown mode 'dense'"), "{err}");
+}

@@ -279,3 +279,29 @@ where
     let store = cc_server::serve::open_store(&data).unwrap();
     (tmp, Arc::new(App::new(data, store, Dispatcher::new(r), None)))
 }
+
+#[test]
+fn search_code_modes_without_a_model_answer_by_keyword_and_say_why() {
+    let f = fixture();
+    let v =
+        ok(call(&f.app, "search_code", json!({"workspace_id": "default", "query": "compute tax", "mode": "keyword"})));
+    assert_eq!(v["mode"], "keyword");
+    assert_eq!(v["semantic"], "not used (mode keyword)");
+    assert_eq!(v["results"][0]["symbol"]["qualified_name"], "billing.tax.compute_tax");
+    assert_eq!(v["results"][0]["bm25_rank"], 1);
+    assert!(v["results"][0].get("vector_rank").is_none());
+    for mode in ["semantic", "hybrid"] {
+        let v =
+            ok(call(&f.app, "search_code", json!({"workspace_id": "default", "query": "compute tax", "mode": mode})));
+        // Never an error for the whole call, never a silent downgrade.
+        assert_eq!(v["mode"], "keyword", "{mode}");
+        let why = v["semantic"].as_str().unwrap();
+        assert!(
+            why.starts_with("unavailable: no embedding model is configured") && why.contains("--embed-model"),
+            "{why}"
+        );
+        assert_eq!(v["results"][0]["symbol"]["qualified_name"], "billing.tax.compute_tax");
+    }
+    let e = err(call(&f.app, "search_code", json!({"workspace_id": "default", "query": "tax", "mode": "dense"})));
+    assert_eq!(e.pointer.as_deref(), Some("/mode"), "{e:?}");
+}

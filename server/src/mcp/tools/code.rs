@@ -33,6 +33,28 @@ pub struct SearchArgs {
     /// At most this many results (default 20).
     #[schemars(range(min = 1, max = 200))]
     pub limit: Option<u32>,
+    /// Ranking: `hybrid` (default: BM25 and embeddings fused, weighted by how identifier-like
+    /// the query is), `keyword` (BM25 over identifier words), `semantic` (embeddings only).
+    pub mode: Option<SearchMode>,
+}
+
+/// How search_code ranks.
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMode {
+    Hybrid,
+    Keyword,
+    Semantic,
+}
+
+impl From<SearchMode> for cc_indexer::Mode {
+    fn from(m: SearchMode) -> cc_indexer::Mode {
+        match m {
+            SearchMode::Hybrid => cc_indexer::Mode::Hybrid,
+            SearchMode::Keyword => cc_indexer::Mode::Keyword,
+            SearchMode::Semantic => cc_indexer::Mode::Semantic,
+        }
+    }
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -112,16 +134,30 @@ pub struct SymbolOut {
 #[derive(Serialize, JsonSchema)]
 pub struct SearchHitOut {
     pub rank: u32,
-    /// BM25 score.
+    /// The fused score (hybrid), the BM25 score (keyword) or the cosine similarity (semantic).
     pub score: f32,
+    /// Rank in the BM25 list (absent: not in its top results).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bm25_rank: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bm25_score: Option<f32>,
+    /// Rank in the vector list (absent: not in its top results, or semantic ranking unavailable).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector_rank: Option<u32>,
+    /// Cosine similarity of the symbol's embedding to the query's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector_score: Option<f32>,
     pub symbol: SymbolOut,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct SearchOut {
     pub results: Vec<SearchHitOut>,
-    /// `available`, or `unavailable: <why>`: whether semantic ranking took part.
+    /// `available`, `not used (mode keyword)`, or `unavailable: <why>` (then the results are BM25's).
     pub semantic: String,
+    /// The ranking the results used: hybrid, keyword or semantic.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
     pub repos: Vec<String>,
 }
 
@@ -236,6 +272,8 @@ struct CallProgress {
     total: std::sync::atomic::AtomicU64,
     done: std::sync::atomic::AtomicU64,
     last_percent: std::sync::atomic::AtomicU64,
+    embedded: std::sync::atomic::AtomicU64,
+    embed_total: std::sync::atomic::AtomicU64,
 }
 
 impl CallProgress {
@@ -245,6 +283,29 @@ impl CallProgress {
             total: Default::default(),
             done: Default::default(),
             last_percent: std::sync::atomic::AtomicU64::new(u64::MAX),
+            embedded: Default::default(),
+            embed_total: Default::default(),
+        }
+    }
+}
+
+impl cc_indexer::vectors::EmbedProgress for CallProgress {
+    // Progress only grows: embedding continues from where parsing ended (bytes, then texts).
+    fn embed_start(&self, texts: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.embed_total.store(texts, Relaxed);
+        if let Some(r) = &self.report {
+            let base = self.total.load(Relaxed);
+            r(base as f64, Some((base + texts) as f64), Some(format!("embedding {texts} symbols")));
+        }
+    }
+
+    fn embed_advance(&self, texts: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let done = self.embedded.fetch_add(texts, Relaxed) + texts;
+        if let Some(r) = &self.report {
+            let base = self.total.load(Relaxed);
+            r((base + done) as f64, Some((base + self.embed_total.load(Relaxed)) as f64), None);
         }
     }
 }
@@ -484,21 +545,41 @@ pub fn register(r: &mut Registry) {
             let repos = repos_for(&ctx, a.repo.as_deref())?;
             let limit = a.limit.unwrap_or(20) as usize;
             let q = SearchQuery { text: a.query.clone(), kinds, langs, path_prefix: a.path.clone(), limit };
+            let asked: cc_indexer::Mode = a.mode.map_or(cc_indexer::Mode::Hybrid, Into::into);
+            let (mut mode, mut semantic) = (asked, String::new());
             let mut hits = Vec::new();
             for (name, l) in &repos {
-                for h in l.repo.symbols.search(&q).map_err(|e| ToolError::internal(e.to_string()))? {
-                    hits.push((name.clone(), h));
+                let q = q.clone();
+                let l2 = l.clone();
+                // Embedding the query is CPU work: off the async workers.
+                let res = tokio::task::spawn_blocking(move || l2.search(&q, asked))
+                    .await
+                    .map_err(|e| ToolError::internal(e.to_string()))?
+                    .map_err(|e| ToolError::internal(e.to_string()))?;
+                if res.mode != asked || semantic.is_empty() {
+                    (mode, semantic) = (res.mode, if repos.len() > 1 && res.mode != asked { format!("{name}: {}", res.semantic) } else { res.semantic });
                 }
+                hits.extend(res.hits.into_iter().map(|h| (name.clone(), h)));
             }
             hits.sort_by(|x, y| y.1.score.total_cmp(&x.1.score).then(x.1.symbol.id.cmp(&y.1.symbol.id)));
             hits.truncate(limit);
+            let rank = |r: Option<usize>| r.map(|r| r as u32);
             Ok(SearchOut {
                 results: hits
                     .iter()
                     .enumerate()
-                    .map(|(i, (repo, h))| SearchHitOut { rank: i as u32 + 1, score: h.score, symbol: symbol_out(&ws, repo, &h.symbol) })
+                    .map(|(i, (repo, h))| SearchHitOut {
+                        rank: i as u32 + 1,
+                        score: h.score,
+                        bm25_rank: rank(h.bm25_rank),
+                        bm25_score: h.bm25_score,
+                        vector_rank: rank(h.vector_rank),
+                        vector_score: h.vector_score,
+                        symbol: symbol_out(&ws, repo, &h.symbol),
+                    })
                     .collect(),
-                semantic: "unavailable: no embedding model is configured (keyword ranking only)".into(),
+                semantic,
+                mode: Some(mode.as_str().to_string()),
                 repos: repos.into_iter().map(|r| r.0).collect(),
             })
         },

@@ -1,0 +1,438 @@
+//! Embeddings: the ONNX Runtime library found at run time, a model from a local folder or
+//! by fastembed name, and one text per symbol embedded in batches sorted by token count.
+//!
+//! Nothing here downloads at build time: `fastembed` is built with `ort-load-dynamic`, and
+//! [`init_runtime`] loads `libonnxruntime` from `ORT_DYLIB_PATH`, else from the
+//! `onnxruntime` Python package (`onnxruntime/capi/libonnxruntime.so.<version>`, 1.24 or
+//! newer). A model is either a folder (`model.onnx` — or the `.onnx` file named — with
+//! `tokenizer.json`, `config.json`, `special_tokens_map.json`, `tokenizer_config.json`;
+//! mean pooling unless `1_Pooling/config.json` says CLS) or a fastembed model name, which
+//! fastembed fetches from the model hub into its cache on a connected machine.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use fastembed::{
+    EmbeddingModel, InitOptionsUserDefined, Pooling, TextEmbedding, TextInitOptions, TokenizerFiles,
+    UserDefinedEmbeddingModel,
+};
+
+use crate::record::Symbol;
+use crate::tokenize::split_identifier;
+
+/// Texts per model call. Batches of similar length (sorted by token count) pad little;
+/// 64 measured best on 2 cores (../shared/models/README.md).
+pub const BATCH: usize = 64;
+
+/// Longest input in tokens: MiniLM was trained on 256; signatures and docs past that add little.
+pub const MAX_TOKENS: usize = 256;
+
+/// Longest doc comment kept in a symbol's text, in bytes.
+const MAX_DOC: usize = 600;
+
+/// Why embeddings are not available, or failed. Every message says what to do.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum EmbedError {
+    #[error(
+        "no ONNX Runtime library: set ORT_DYLIB_PATH to libonnxruntime.so (1.24 or newer), or `pip install \
+         'onnxruntime>=1.24'` for a python3 on PATH (looked at: {tried})"
+    )]
+    NoRuntime { tried: String },
+    #[error("ONNX Runtime at {path}: {reason}")]
+    Runtime { path: String, reason: String },
+    #[error("embedding model '{spec}': {reason}")]
+    Model { spec: String, reason: String },
+    #[error("embedding failed: {0}")]
+    Embed(String),
+}
+
+/// Where the ONNX Runtime library is looked for: `ORT_DYLIB_PATH`, then each Python
+/// interpreter's `onnxruntime` package.
+#[derive(Clone, Debug)]
+pub struct RuntimeSearch {
+    pub ort_dylib_path: Option<OsString>,
+    pub pythons: Vec<PathBuf>,
+}
+
+impl RuntimeSearch {
+    /// The search this process does: `ORT_DYLIB_PATH`, `$VIRTUAL_ENV/bin/python`, `python3`, `python`.
+    pub fn from_env() -> RuntimeSearch {
+        let mut pythons = Vec::new();
+        if let Some(v) = std::env::var_os("VIRTUAL_ENV") {
+            pythons.push(PathBuf::from(v).join("bin").join("python"));
+        }
+        pythons.push("python3".into());
+        pythons.push("python".into());
+        RuntimeSearch { ort_dylib_path: std::env::var_os("ORT_DYLIB_PATH").filter(|v| !v.is_empty()), pythons }
+    }
+
+    /// The library's path, or what was tried.
+    pub fn find(&self) -> Result<PathBuf, EmbedError> {
+        if let Some(p) = &self.ort_dylib_path {
+            let p = PathBuf::from(p);
+            if p.is_file() {
+                return Ok(p);
+            }
+            return Err(EmbedError::Runtime {
+                path: p.display().to_string(),
+                reason: "ORT_DYLIB_PATH names no file; point it at libonnxruntime.so (1.24 or newer)".into(),
+            });
+        }
+        let mut tried = vec!["ORT_DYLIB_PATH (unset)".to_string()];
+        // find_spec locates the package without importing it (no numpy import, no side effects).
+        const FIND: &str = "import importlib.util as u; s = u.find_spec('onnxruntime'); \
+                            print(s.submodule_search_locations[0] if s else '')";
+        for py in &self.pythons {
+            match Command::new(py).args(["-c", FIND]).output() {
+                Ok(out) if out.status.success() => {
+                    let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
+                    if dir.is_empty() {
+                        tried.push(format!("{}: no onnxruntime package", py.display()));
+                        continue;
+                    }
+                    match library_in_package(Path::new(&dir)) {
+                        Some(lib) => return Ok(lib),
+                        None => tried.push(format!("{}: {dir}/capi has no libonnxruntime", py.display())),
+                    }
+                }
+                Ok(_) => tried.push(format!("{}: failed to run", py.display())),
+                Err(_) => tried.push(format!("{}: not found", py.display())),
+            }
+        }
+        Err(EmbedError::NoRuntime { tried: tried.join("; ") })
+    }
+}
+
+/// `<package>/capi/libonnxruntime.so.<version>` (or `.so`, `.dylib`, `onnxruntime.dll`);
+/// the most specific name when there are several.
+pub fn library_in_package(package: &Path) -> Option<PathBuf> {
+    let capi = package.join("capi");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&capi)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            (n.starts_with("libonnxruntime.so") || n.starts_with("libonnxruntime") && n.ends_with(".dylib"))
+                && !n.contains("providers")
+                || n == "onnxruntime.dll"
+        })
+        .collect();
+    found.sort_by_key(|p| std::cmp::Reverse(p.as_os_str().len()));
+    found.into_iter().next()
+}
+
+/// Loads the ONNX Runtime library once per process (later calls return the first outcome).
+pub fn init_runtime() -> Result<PathBuf, EmbedError> {
+    static RUNTIME: OnceLock<Result<PathBuf, EmbedError>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            let path = RuntimeSearch::from_env().find()?;
+            match ort::init_from(&path) {
+                Ok(_builder) => Ok(path),
+                Err(e) => Err(EmbedError::Runtime { path: path.display().to_string(), reason: e.to_string() }),
+            }
+        })
+        .clone()
+}
+
+/// What `--embed-model` / `CC_EMBED_MODEL` names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelSource {
+    /// A local folder, and the ONNX file in it to use.
+    Dir { dir: PathBuf, onnx: PathBuf },
+    /// A fastembed model (fetched into its cache on first use).
+    Name(EmbeddingModel),
+}
+
+/// The files a model folder must hold besides the ONNX file.
+pub const TOKENIZER_FILES: [&str; 4] =
+    ["tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json"];
+
+impl ModelSource {
+    /// A folder (its `model.onnx`), an `.onnx` file in a model folder, or a fastembed model
+    /// name (`AllMiniLML6V2`, or its hub code `Qdrant/all-MiniLM-L6-v2-onnx`).
+    pub fn parse(spec: &str) -> Result<ModelSource, EmbedError> {
+        let err = |reason: String| EmbedError::Model { spec: spec.to_string(), reason };
+        let path = Path::new(spec);
+        let (dir, onnx) = if path.is_dir() {
+            (path.to_path_buf(), path.join("model.onnx"))
+        } else if path.is_file() && path.extension().is_some_and(|e| e == "onnx") {
+            (path.parent().unwrap_or(Path::new(".")).to_path_buf(), path.to_path_buf())
+        } else {
+            let by_name = spec.parse::<EmbeddingModel>().ok().or_else(|| {
+                TextEmbedding::list_supported_models()
+                    .into_iter()
+                    .find(|m| m.model_code.eq_ignore_ascii_case(spec))
+                    .map(|m| m.model)
+            });
+            return by_name.map(ModelSource::Name).ok_or_else(|| {
+                let names: Vec<String> =
+                    TextEmbedding::list_supported_models().iter().map(|m| format!("{:?}", m.model)).collect();
+                err(format!(
+                    "not a model folder (model.onnx + {}) and not a fastembed model name; names: {}",
+                    TOKENIZER_FILES.join(" + "),
+                    names.join(", ")
+                ))
+            });
+        };
+        for f in std::iter::once(onnx.clone()).chain(TOKENIZER_FILES.iter().map(|f| dir.join(f))) {
+            if !f.is_file() {
+                return Err(err(format!("the model folder has no {}", f.display())));
+            }
+        }
+        Ok(ModelSource::Dir { dir, onnx })
+    }
+}
+
+/// A loaded embedding model. `embed` takes `&mut self` (the ONNX session is not shared):
+/// one per worker, or behind a lock.
+pub struct Embedder {
+    model: TextEmbedding,
+    /// Identifies the vectors this model makes: vectors of another id are not comparable.
+    pub model_id: String,
+    pub dim: usize,
+}
+
+impl Embedder {
+    /// Loads the ONNX Runtime (once per process) and the model `spec` names.
+    pub fn load(spec: &str) -> Result<Embedder, EmbedError> {
+        let source = ModelSource::parse(spec)?;
+        init_runtime()?;
+        let err = |reason: String| EmbedError::Model { spec: spec.to_string(), reason };
+        let (model, model_id) = match &source {
+            ModelSource::Dir { dir, onnx } => {
+                let read = |p: &Path| std::fs::read(p).map_err(|e| err(format!("{}: {e}", p.display())));
+                let onnx_bytes = read(onnx)?;
+                let files = TokenizerFiles {
+                    tokenizer_file: read(&dir.join("tokenizer.json"))?,
+                    config_file: read(&dir.join("config.json"))?,
+                    special_tokens_map_file: read(&dir.join("special_tokens_map.json"))?,
+                    tokenizer_config_file: read(&dir.join("tokenizer_config.json"))?,
+                };
+                let pooling = folder_pooling(dir);
+                let id = format!(
+                    "{}:{:?}:{}",
+                    onnx.file_name().and_then(|n| n.to_str()).unwrap_or("model.onnx"),
+                    pooling,
+                    &blake3::hash(&onnx_bytes).to_hex()[..16]
+                );
+                // Quantization mode None for int8 files too: `Dynamic` refuses batching.
+                let user = UserDefinedEmbeddingModel::new(onnx_bytes, files).with_pooling(pooling);
+                let opts = InitOptionsUserDefined::new().with_max_length(MAX_TOKENS);
+                (TextEmbedding::try_new_from_user_defined(user, opts).map_err(|e| err(e.to_string()))?, id)
+            }
+            ModelSource::Name(m) => {
+                let opts = TextInitOptions::new(m.clone())
+                    .with_max_length(MAX_TOKENS)
+                    .with_cache_dir(model_cache_dir())
+                    .with_show_download_progress(false);
+                (TextEmbedding::try_new(opts).map_err(|e| err(e.to_string()))?, format!("fastembed:{m:?}"))
+            }
+        };
+        let mut e = Embedder { model, model_id, dim: 0 };
+        e.dim = e.embed_query("dimension probe")?.len();
+        Ok(e)
+    }
+
+    /// One query's vector, normalised.
+    pub fn embed_query(&mut self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        let mut v = self.model.embed([text], None).map_err(|e| EmbedError::Embed(e.to_string()))?;
+        let mut v = v.pop().ok_or_else(|| EmbedError::Embed("the model returned no vector".into()))?;
+        normalize(&mut v);
+        Ok(v)
+    }
+
+    /// Vectors of `texts` (normalised, in the order given), in batches of [`BATCH`] texts of
+    /// similar token count; `done(n)` after each batch of `n`.
+    pub fn embed(&mut self, texts: &[String], done: &mut dyn FnMut(usize)) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let lens: Vec<usize> = texts
+            .iter()
+            .map(|t| self.model.tokenizer.encode_fast(t.as_str(), true).map_or(t.len() / 4, |e| e.len()))
+            .collect();
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| (lens[i].min(MAX_TOKENS), i));
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        for chunk in order.chunks(BATCH) {
+            let batch: Vec<&str> = chunk.iter().map(|&i| texts[i].as_str()).collect();
+            let vecs = self.model.embed(&batch, Some(BATCH)).map_err(|e| EmbedError::Embed(e.to_string()))?;
+            if vecs.len() != chunk.len() {
+                return Err(EmbedError::Embed(format!("{} texts gave {} vectors", chunk.len(), vecs.len())));
+            }
+            for (&i, mut v) in chunk.iter().zip(vecs) {
+                normalize(&mut v);
+                out[i] = v;
+            }
+            done(chunk.len());
+        }
+        Ok(out)
+    }
+}
+
+/// Mean pooling unless the sentence-transformers pooling config says CLS.
+fn folder_pooling(dir: &Path) -> Pooling {
+    let cfg = std::fs::read_to_string(dir.join("1_Pooling").join("config.json")).unwrap_or_default();
+    let v: serde_json::Value = serde_json::from_str(&cfg).unwrap_or_default();
+    if v.get("pooling_mode_cls_token").and_then(|b| b.as_bool()) == Some(true) {
+        Pooling::Cls
+    } else {
+        Pooling::Mean
+    }
+}
+
+/// Where models fetched by name are cached: `FASTEMBED_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/cc-server/models`, else `~/.cache/cc-server/models`.
+fn model_cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("FASTEMBED_CACHE_DIR") {
+        return d.into();
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from(".cache"));
+    base.join("cc-server").join("models")
+}
+
+/// Scales `v` to unit length (a zero vector stays zero).
+pub fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}
+
+/// The text a symbol is embedded as: kind, the name split into words, signature, doc
+/// comment (cut at [`MAX_DOC`] bytes) and path.
+pub fn symbol_text(s: &Symbol) -> String {
+    let words: Vec<String> = split_identifier(&s.name).into_iter().map(|(_, w)| w).collect();
+    let words = if words.is_empty() { s.name.clone() } else { words.join(" ") };
+    let mut text = format!("{} {words}\n{}\n", s.kind.as_str(), s.signature);
+    if let Some(d) = &s.doc {
+        let mut end = d.len().min(MAX_DOC);
+        while !d.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.push_str(&d[..end]);
+        text.push('\n');
+    }
+    text.push_str(&s.path);
+    text
+}
+
+/// The key a symbol's vector is kept under: its text's hash (the model is checked separately).
+pub fn text_hash(text: &str) -> u64 {
+    let h = blake3::hash(text.as_bytes());
+    u64::from_le_bytes(h.as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Lang, Span, SymbolId, SymbolKind};
+
+    fn fake_python(dir: &Path, prints: &str) -> PathBuf {
+        let py = dir.join("python-fake");
+        std::fs::write(&py, format!("#!/bin/sh\necho '{prints}'\n")).unwrap();
+        let mut perm = std::fs::metadata(&py).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+        std::fs::set_permissions(&py, perm).unwrap();
+        py
+    }
+
+    #[test]
+    fn runtime_from_ort_dylib_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        let lib = tmp.path().join("libonnxruntime.so.1.24.4");
+        std::fs::write(&lib, b"").unwrap();
+        let s = RuntimeSearch { ort_dylib_path: Some(lib.clone().into()), pythons: vec![] };
+        assert_eq!(s.find().unwrap(), lib);
+        let s = RuntimeSearch { ort_dylib_path: Some(tmp.path().join("nope.so").into()), pythons: vec![] };
+        let e = s.find().unwrap_err().to_string();
+        assert!(e.contains("ORT_DYLIB_PATH names no file") && e.contains("nope.so"), "{e}");
+    }
+
+    #[test]
+    fn runtime_from_python_package() {
+        let tmp = tempfile::tempdir().unwrap();
+        let pkg = tmp.path().join("site-packages").join("onnxruntime");
+        std::fs::create_dir_all(pkg.join("capi")).unwrap();
+        for f in ["libonnxruntime.so.1.24.4", "libonnxruntime_providers_shared.so", "__init__.py"] {
+            std::fs::write(pkg.join("capi").join(f), b"").unwrap();
+        }
+        let py = fake_python(tmp.path(), pkg.to_str().unwrap());
+        let s = RuntimeSearch { ort_dylib_path: None, pythons: vec![tmp.path().join("missing-python"), py] };
+        assert_eq!(s.find().unwrap(), pkg.join("capi").join("libonnxruntime.so.1.24.4"));
+    }
+
+    #[test]
+    fn no_runtime_says_what_was_tried() {
+        let tmp = tempfile::tempdir().unwrap();
+        let py = fake_python(tmp.path(), "");
+        let s = RuntimeSearch { ort_dylib_path: None, pythons: vec![py, tmp.path().join("missing-python")] };
+        let e = s.find().unwrap_err().to_string();
+        assert!(e.contains("no ONNX Runtime library") && e.contains("ORT_DYLIB_PATH"), "{e}");
+        assert!(e.contains("python-fake: no onnxruntime package") && e.contains("missing-python: not found"), "{e}");
+    }
+
+    #[test]
+    fn model_specs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = ModelSource::parse(tmp.path().to_str().unwrap()).unwrap_err().to_string();
+        assert!(e.contains("has no") && e.contains("model.onnx"), "{e}");
+        for f in ["model.onnx", "model_int8.onnx"].iter().chain(TOKENIZER_FILES.iter()) {
+            std::fs::write(tmp.path().join(f), b"{}").unwrap();
+        }
+        assert_eq!(
+            ModelSource::parse(tmp.path().to_str().unwrap()).unwrap(),
+            ModelSource::Dir { dir: tmp.path().to_path_buf(), onnx: tmp.path().join("model.onnx") }
+        );
+        let int8 = tmp.path().join("model_int8.onnx");
+        assert_eq!(
+            ModelSource::parse(int8.to_str().unwrap()).unwrap(),
+            ModelSource::Dir { dir: tmp.path().to_path_buf(), onnx: int8 }
+        );
+        std::fs::remove_file(tmp.path().join("special_tokens_map.json")).unwrap();
+        let e = ModelSource::parse(tmp.path().to_str().unwrap()).unwrap_err().to_string();
+        assert!(e.contains("special_tokens_map.json"), "{e}");
+        assert_eq!(ModelSource::parse("AllMiniLML6V2").unwrap(), ModelSource::Name(EmbeddingModel::AllMiniLML6V2));
+        assert_eq!(
+            ModelSource::parse("qdrant/all-minilm-l6-v2-onnx").unwrap(),
+            ModelSource::Name(EmbeddingModel::AllMiniLML6V2)
+        );
+        let e = ModelSource::parse("no-such-model").unwrap_err().to_string();
+        assert!(e.contains("'no-such-model'") && e.contains("AllMiniLML6V2"), "{e}");
+    }
+
+    #[test]
+    fn text_of_a_symbol() {
+        let s = Symbol {
+            id: SymbolId(1),
+            name: "backoffWithJitter".into(),
+            kind: SymbolKind::Function,
+            qualified_name: "net.retry.backoffWithJitter".into(),
+            parent: None,
+            lang: Lang::Python,
+            path: "net/retry.py".into(),
+            span: Span { start_line: 1, start_col: 1, end_line: 2, end_col: 1 },
+            signature: "def backoffWithJitter(attempt)".into(),
+            doc: Some("Delay before the next try.".into()),
+        };
+        assert_eq!(
+            symbol_text(&s),
+            "function backoff with jitter\ndef backoffWithJitter(attempt)\nDelay before the next try.\nnet/retry.py"
+        );
+        assert_ne!(text_hash(&symbol_text(&s)), text_hash("function backoff"));
+    }
+
+    #[test]
+    fn normalise() {
+        let mut v = vec![3.0, 4.0];
+        normalize(&mut v);
+        assert_eq!(v, [0.6, 0.8]);
+        let mut z = vec![0.0; 3];
+        normalize(&mut z);
+        assert_eq!(z, [0.0; 3]);
+    }
+}

@@ -1,0 +1,192 @@
+//! Embeddings with the real model (../shared/models, or CC_TEST_EMBED_MODEL; ONNX Runtime
+//! from ORT_DYLIB_PATH or the onnxruntime Python package — `tests/run` provides both):
+//! incremental embedding, a model by name, and relevance on the fixture query set.
+
+use std::path::{Path, PathBuf};
+
+use cc_indexer::relevance::{evaluate, table, QuerySet};
+use cc_indexer::vectors::{self, Strategy, VectorFilter};
+use cc_indexer::{
+    hybrid, index_repository_records, DataDir, Embedder, IndexOptions, Mode, NoProgress, Repo, SearchQuery, VectorIndex,
+};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The model folder the tests use; fails saying what is missing.
+fn model_dir() -> PathBuf {
+    let dir = std::env::var_os("CC_TEST_EMBED_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared/models/all-MiniLM-L6-v2"));
+    assert!(
+        dir.join("model.onnx").is_file(),
+        "no test embedding model at {} (model.onnx + tokenizer files): set CC_TEST_EMBED_MODEL or run tests/run",
+        dir.display()
+    );
+    dir
+}
+
+fn load(spec: &Path) -> Embedder {
+    Embedder::load(spec.to_str().unwrap()).unwrap_or_else(|e| panic!("{e} (tests/run installs onnxruntime)"))
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&t).unwrap();
+            copy_tree(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), t).unwrap();
+        }
+    }
+}
+
+/// Indexes `root` as `name` and brings its vectors up to date.
+fn index_and_embed(data: &DataDir, root: &Path, name: &str, m: &mut Embedder) -> cc_indexer::VectorReport {
+    let mut opts = IndexOptions::new(root);
+    opts.name = Some(name.into());
+    let (_, files) = index_repository_records(data, &opts, &NoProgress, None).unwrap();
+    vectors::update(&data.repo_dir(name), &files, m, &NoProgress, None).unwrap()
+}
+
+#[test]
+fn reindexing_embeds_only_changed_symbols() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    copy_tree(&workspace().join("tests/data/relevance/fixture"), &root);
+    let data = DataDir::new(tmp.path().join("data"));
+    let mut m = load(&model_dir().join("model_int8.onnx"));
+    assert_eq!(m.dim, 384);
+
+    let first = index_and_embed(&data, &root, "repo", &mut m);
+    assert!(first.symbols > 50, "{first:?}");
+    assert_eq!((first.embedded, first.reused), (first.symbols, 0));
+    let dir = data.repo_dir("repo");
+    let v = VectorIndex::read(&dir).unwrap().unwrap();
+    assert_eq!(v.len() as u64, first.symbols);
+    // Stored vectors are unit length.
+    for row in [0, v.len() / 2, v.len() - 1] {
+        let n: f32 = v.vector(row).iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((n - 1.0).abs() < 0.02, "row {row} has norm {n}");
+    }
+    let written = std::fs::metadata(dir.join("vectors.bin")).unwrap().modified().unwrap();
+
+    // Nothing changed: nothing embedded, nothing written.
+    let again = index_and_embed(&data, &root, "repo", &mut m);
+    assert_eq!((again.embedded, again.reused), (0, first.symbols));
+    assert_eq!(std::fs::metadata(dir.join("vectors.bin")).unwrap().modified().unwrap(), written);
+
+    // One doc comment changed, one function added, lines shifted: two texts embedded.
+    let p = root.join("shop/text/strings.py");
+    let src = std::fs::read_to_string(&p).unwrap();
+    let src = src.replace("Edit distance between two strings", "Edit distance between two words").replace(
+        "import unicodedata\n",
+        "import unicodedata\n\n\ndef shout(s):\n    \"\"\"Upper-cases s.\"\"\"\n    return s.upper()\n",
+    );
+    std::fs::write(&p, src).unwrap();
+    let third = index_and_embed(&data, &root, "repo", &mut m);
+    assert_eq!((third.embedded, third.symbols), (2, first.symbols + 1), "{third:?}");
+
+    // A deleted file: its vectors go, nothing is embedded.
+    std::fs::remove_file(root.join("shop/net/ratelimit.py")).unwrap();
+    let fourth = index_and_embed(&data, &root, "repo", &mut m);
+    assert_eq!(fourth.embedded, 0);
+    assert_eq!(fourth.symbols, third.symbols - 3);
+    assert_eq!(VectorIndex::read(&dir).unwrap().unwrap().len() as u64, fourth.symbols);
+
+    // Another model: every vector is re-made.
+    let mut fp32 = load(&model_dir());
+    assert_ne!(fp32.model_id, m.model_id);
+    let fifth = index_and_embed(&data, &root, "repo", &mut fp32);
+    assert_eq!(fifth.embedded, fourth.symbols);
+
+    // A stored symbol's own text finds it first.
+    let v = VectorIndex::read(&dir).unwrap().unwrap();
+    let repo = Repo::open(&data, "repo").unwrap();
+    let sym = repo.symbols.lookup("levenshtein", 1).unwrap().remove(0);
+    let rec = repo.records().unwrap().into_iter().flat_map(|f| f.symbols).find(|s| s.id == sym.id).unwrap();
+    let q = fp32.embed_query(&cc_indexer::embed::symbol_text(&rec)).unwrap();
+    assert_eq!(v.search(&q, 1, &VectorFilter::default(), Strategy::Exact)[0].0, sym.id);
+}
+
+#[test]
+fn model_by_fastembed_name_from_its_cache() {
+    // A fastembed name resolves through the model hub's cache layout; filled here from the
+    // local model, with the hub endpoint pointed at a closed local port, nothing is fetched.
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("models--Qdrant--all-MiniLM-L6-v2-onnx");
+    let snap = repo.join("snapshots").join("0000000000000000000000000000000000000000");
+    std::fs::create_dir_all(&snap).unwrap();
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::write(repo.join("refs/main"), "0000000000000000000000000000000000000000").unwrap();
+    let dir = model_dir();
+    for f in ["model.onnx", "tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json"] {
+        std::os::unix::fs::symlink(dir.join(f), snap.join(f)).unwrap();
+    }
+    std::env::set_var("FASTEMBED_CACHE_DIR", tmp.path());
+    std::env::set_var("HF_ENDPOINT", "http://127.0.0.1:9");
+    std::env::remove_var("HF_HOME");
+    let mut by_name = Embedder::load("AllMiniLML6V2").unwrap();
+    assert_eq!(by_name.model_id, "fastembed:AllMiniLML6V2");
+    let mut by_dir = load(&dir);
+    let a = by_name.embed_query("parse a JSON document").unwrap();
+    let b = by_dir.embed_query("parse a JSON document").unwrap();
+    let cos: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+    assert!(cos > 0.999, "the same model by name and by folder: cosine {cos}");
+    // A name not in the cache fails with the model's name in the message, not a hang.
+    let e = Embedder::load("BGESmallENV15").err().expect("not cached, not reachable").to_string();
+    assert!(e.contains("BGESmallENV15"), "{e}");
+}
+
+#[test]
+fn hybrid_beats_keyword_and_semantic_on_the_fixture_set() {
+    let ws = workspace();
+    let set = QuerySet::parse(&std::fs::read_to_string(ws.join("tests/data/relevance/fixture-queries.json")).unwrap())
+        .unwrap();
+    assert!(set.queries.len() >= 40);
+    let no_shared = set.queries.iter().filter(|q| q.no_shared_word).count();
+    assert!(no_shared * 2 >= set.queries.len(), "{no_shared} of {} share no word", set.queries.len());
+    let wrong: Vec<&str> = set.mislabelled().iter().map(|q| q.query.as_str()).collect();
+    assert!(wrong.is_empty(), "no_shared_word is wrong for: {wrong:?}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let data = DataDir::new(tmp.path());
+    let mut m = load(&model_dir());
+    let root = ws.join(set.repos["fixture"].path.as_deref().unwrap());
+    index_and_embed(&data, &root, "fixture", &mut m);
+    let repo = Repo::open(&data, "fixture").unwrap();
+    let vectors = VectorIndex::read(&repo.dir).unwrap().unwrap();
+    // Every expected name exists (a typo would silently lower every mode).
+    for q in &set.queries {
+        for e in &q.expect {
+            assert!(!repo.symbols.lookup(e, 1).unwrap().is_empty(), "query '{}': no symbol {e}", q.query);
+        }
+    }
+    let report = evaluate(&set, |q, mode| {
+        let v = m.embed_query(&q.query).unwrap();
+        let sq = SearchQuery { text: q.query.clone(), limit: 10, ..Default::default() };
+        let r = hybrid::search(&repo.symbols, Some(&vectors), Ok((&v, &m.model_id)), &sq, mode).unwrap();
+        assert_eq!(r.mode, mode);
+        r.hits.into_iter().map(|h| h.symbol.qualified_name).collect()
+    });
+    println!("{}", table(&report));
+    let (h, k, s) = (report["hybrid"].all, report["keyword"].all, report["semantic"].all);
+    assert!(
+        h.mrr > k.mrr && h.mrr > s.mrr,
+        "hybrid MRR@10 {:.3} must beat keyword {:.3} and semantic {:.3}",
+        h.mrr,
+        k.mrr,
+        s.mrr
+    );
+    assert!(
+        h.recall >= k.recall && h.recall >= s.recall,
+        "hybrid recall@10 {:.3} must be at least keyword's {:.3} and semantic's {:.3}",
+        h.recall,
+        k.recall,
+        s.recall
+    );
+    let _ = Mode::Hybrid;
+}
