@@ -24,7 +24,7 @@
 //! let pool = Pool::new(PoolConfig::default())?;
 //! let opts = BrowserOptions::new(Engine::Chromium);
 //! let lease = pool
-//!     .acquire(Acquire::new("ws", "conversation-1", cc_rigs::SurfaceKind::Browser, Some("chromium")), move || {
+//!     .acquire(Acquire::new("ws", "conversation-1", cc_rigs::SurfaceKind::Browser, Some("chromium")), move |_engine| {
 //!         BrowserRig::launch_boxed(opts)
 //!     })
 //!     .await?;
@@ -86,6 +86,11 @@ pub trait Rig: Send + Sync + 'static {
     /// Process groups this rig started (killed on close; the pool kills them again on
     /// shutdown). Empty for rigs whose machine is not a local process (a container).
     fn process_groups(&self) -> Vec<i32>;
+    /// Every live process the rig started, descendants that left its groups included
+    /// (what must be gone after close).
+    fn processes(&self) -> Vec<i32> {
+        procs::family(&self.process_groups())
+    }
     /// A cheap probe: does the machine still answer?
     fn alive(&self) -> BoxFuture<'_, bool>;
     /// Ends the machine and removes what it owns; idempotent.

@@ -444,8 +444,7 @@ impl Pool {
             entry.touch();
             if let Err(e) = &r {
                 let probe = matches!(e, RigError::Timeout(_) | RigError::Dead(_) | RigError::Driver(_));
-                if probe && !matches!(tokio::time::timeout(Duration::from_secs(5), entry.rig.alive()).await, Ok(true))
-                {
+                if probe && !matches!(tokio::time::timeout(Duration::from_secs(5), entry.rig.alive()).await, Ok(true)) {
                     let why = format!("the driver stopped answering ({e})");
                     *entry.failure.lock().expect("failure") = Some(why.clone());
                     return Err(RigError::Dead(format!(
@@ -545,9 +544,9 @@ async fn reap(inner: &Arc<Inner>) {
     let idle = inner.cfg.idle_timeout;
     let expired: Vec<Arc<Entry>> = {
         let mut rigs = inner.rigs.lock().expect("rigs");
-        let (old, keep): (Vec<_>, Vec<_>) = rigs.drain(..).partition(|e| {
-            e.last_used.lock().expect("last used").0.elapsed() >= idle && e.busy.try_lock().is_ok()
-        });
+        let (old, keep): (Vec<_>, Vec<_>) = rigs
+            .drain(..)
+            .partition(|e| e.last_used.lock().expect("last used").0.elapsed() >= idle && e.busy.try_lock().is_ok());
         *rigs = keep;
         old
     };
@@ -597,9 +596,7 @@ mod tests {
 
     fn factory(closed: Arc<AtomicUsize>) -> impl FnOnce(String) -> BoxFuture<'static, Result<Arc<dyn Rig>, RigError>> {
         move |engine| {
-            Box::pin(async move {
-                Ok(Arc::new(Fake { engine, alive: AtomicBool::new(true), closed }) as Arc<dyn Rig>)
-            })
+            Box::pin(async move { Ok(Arc::new(Fake { engine, alive: AtomicBool::new(true), closed }) as Arc<dyn Rig>) })
         }
     }
 
@@ -610,8 +607,13 @@ mod tests {
     }
 
     fn pool(max: usize, idle: Duration) -> Pool {
-        Pool::new(PoolConfig { max_rigs: max, idle_timeout: idle, reap_every: Duration::from_millis(50), ..Default::default() })
-            .unwrap()
+        Pool::new(PoolConfig {
+            max_rigs: max,
+            idle_timeout: idle,
+            reap_every: Duration::from_millis(50),
+            ..Default::default()
+        })
+        .unwrap()
     }
 
     #[tokio::test]

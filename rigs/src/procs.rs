@@ -56,9 +56,22 @@ impl Group {
         None
     }
 
-    /// SIGKILLs the whole group and reaps the processes started directly.
+    /// The live processes of this group and all their descendants (a browser may move
+    /// its helpers to a process group of its own, as WebKit's MiniBrowser does).
+    pub fn family(&self) -> Vec<i32> {
+        family(&[self.pgid])
+    }
+
+    /// SIGKILLs the whole group and every descendant, and reaps the processes started
+    /// directly.
     pub fn kill(&self) {
+        let family = self.family();
         kill_group(self.pgid);
+        for pid in family {
+            if let Some(p) = rustix::process::Pid::from_raw(pid) {
+                let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+            }
+        }
         let mut children = self.children.lock().expect("children");
         for c in children.iter_mut() {
             let _ = c.kill();
@@ -99,6 +112,18 @@ pub fn kill_group(pgid: i32) {
 /// Live (not zombie) processes whose process group is one of `pgids`, as (pid, pgid,
 /// command name), from `/proc`.
 pub fn groups_alive(pgids: &[i32]) -> Vec<(i32, i32, String)> {
+    scan().into_iter().filter(|p| !p.zombie && pgids.contains(&p.pgrp)).map(|p| (p.pid, p.pgrp, p.comm)).collect()
+}
+
+struct ProcStat {
+    pid: i32,
+    ppid: i32,
+    pgrp: i32,
+    comm: String,
+    zombie: bool,
+}
+
+fn scan() -> Vec<ProcStat> {
     let mut out = Vec::new();
     let Ok(dir) = std::fs::read_dir("/proc") else { return out };
     for e in dir.flatten() {
@@ -109,13 +134,38 @@ pub fn groups_alive(pgids: &[i32]) -> Vec<(i32, i32, String)> {
         let comm = stat[stat.find('(').map_or(0, |i| i + 1)..close].to_string();
         let mut rest = stat[close + 1..].split_whitespace();
         let state = rest.next().unwrap_or("");
-        let _ppid = rest.next();
-        let Some(pgrp) = rest.next().and_then(|s| s.parse::<i32>().ok()) else { continue };
-        if state != "Z" && state != "X" && pgids.contains(&pgrp) {
-            out.push((pid, pgrp, comm));
-        }
+        let (Some(ppid), Some(pgrp)) =
+            (rest.next().and_then(|s| s.parse::<i32>().ok()), rest.next().and_then(|s| s.parse::<i32>().ok()))
+        else {
+            continue;
+        };
+        out.push(ProcStat { pid, ppid, pgrp, comm, zombie: state == "Z" || state == "X" });
     }
     out
+}
+
+/// Live processes in the groups `pgids` and all their descendants, by pid.
+pub fn family(pgids: &[i32]) -> Vec<i32> {
+    let all = scan();
+    let mut found: Vec<i32> = all.iter().filter(|p| pgids.contains(&p.pgrp)).map(|p| p.pid).collect();
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        for p in &all {
+            if p.ppid == parent && !found.contains(&p.pid) {
+                found.push(p.pid);
+            }
+        }
+        i += 1;
+    }
+    let live: Vec<i32> = all.iter().filter(|p| !p.zombie).map(|p| p.pid).collect();
+    found.retain(|p| live.contains(p));
+    found
+}
+
+/// Which of `pids` still run (not zombies), as (pid, command name).
+pub fn pids_alive(pids: &[i32]) -> Vec<(i32, String)> {
+    scan().into_iter().filter(|p| !p.zombie && pids.contains(&p.pid)).map(|p| (p.pid, p.comm)).collect()
 }
 
 /// The first of `names` found on `PATH` or as an absolute path, else `None`.
@@ -142,7 +192,8 @@ pub fn which(names: &[&str]) -> Option<PathBuf> {
 
 /// A free TCP port on 127.0.0.1 (bound, then released for the driver to take).
 pub fn free_port() -> Result<u16, RigError> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| RigError::Start(format!("finding a free port: {e}")))?;
+    let l =
+        std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| RigError::Start(format!("finding a free port: {e}")))?;
     l.local_addr().map(|a| a.port()).map_err(|e| RigError::Start(format!("finding a free port: {e}")))
 }
 

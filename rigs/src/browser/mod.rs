@@ -49,10 +49,9 @@ impl Engine {
     }
 
     pub fn parse(s: &str) -> Result<Engine, RigError> {
-        Engine::ALL
-            .into_iter()
-            .find(|e| e.as_str() == s)
-            .ok_or_else(|| RigError::invalid("engine", format!("unknown engine '{s}'; engines: chromium, firefox, webkit")))
+        Engine::ALL.into_iter().find(|e| e.as_str() == s).ok_or_else(|| {
+            RigError::invalid("engine", format!("unknown engine '{s}'; engines: chromium, firefox, webkit"))
+        })
     }
 }
 
@@ -106,27 +105,66 @@ pub enum TabOp {
 /// One browser action.
 #[derive(Clone, Debug)]
 pub enum BrowserAction {
-    Navigate { url: String },
+    Navigate {
+        url: String,
+    },
     Back,
     Forward,
     Reload,
-    Click { target: Target },
+    Click {
+        target: Target,
+    },
     /// A point of the latest viewport screenshot (scaled coordinates; mapped back).
-    ClickAt { x: f64, y: f64 },
-    Fill { target: Target, text: String },
-    Type { target: Option<Target>, text: String },
-    Press { target: Option<Target>, key: String },
-    Select { target: Target, value: String },
-    Hover { target: Target },
-    Scroll { target: Option<Target>, dx: i64, dy: i64 },
-    Wait { what: WaitFor, timeout: Duration },
+    ClickAt {
+        x: f64,
+        y: f64,
+    },
+    Fill {
+        target: Target,
+        text: String,
+    },
+    Type {
+        target: Option<Target>,
+        text: String,
+    },
+    Press {
+        target: Option<Target>,
+        key: String,
+    },
+    Select {
+        target: Target,
+        value: String,
+    },
+    Hover {
+        target: Target,
+    },
+    Scroll {
+        target: Option<Target>,
+        dx: i64,
+        dy: i64,
+    },
+    Wait {
+        what: WaitFor,
+        timeout: Duration,
+    },
     Tabs(TabOp),
-    Snapshot { max_lines: u32 },
-    Text { target: Option<Target>, max_chars: usize },
-    Console { max_chars: usize },
+    Snapshot {
+        max_lines: u32,
+    },
+    Text {
+        target: Option<Target>,
+        max_chars: usize,
+    },
+    Console {
+        max_chars: usize,
+    },
     ClipboardRead,
-    ClipboardWrite { text: String },
-    Screenshot { target: Option<Target> },
+    ClipboardWrite {
+        text: String,
+    },
+    Screenshot {
+        target: Option<Target>,
+    },
 }
 
 /// A tab in a result.
@@ -161,6 +199,9 @@ struct State {
     generation: u64,
     /// (scale, real width, real height) of the latest viewport screenshot.
     last_shot: Option<(f64, u32, u32)>,
+    /// Tab handles in the order they were first seen: tab indices stay put (drivers do
+    /// not promise an order for their window handles).
+    tabs: Vec<fantoccini::wd::WindowHandle>,
 }
 
 /// One browser: its driver's process group, its WebDriver session, its profile.
@@ -192,7 +233,9 @@ fn cmd_err(e: CmdError) -> RigError {
                 ErrorStatus::InvalidSessionId | ErrorStatus::SessionNotCreated => {
                     RigError::Dead(format!("the browser session is gone: {msg}"))
                 }
-                ErrorStatus::InvalidSelector => RigError::invalid("selector", format!("not a valid CSS selector: {msg}")),
+                ErrorStatus::InvalidSelector => {
+                    RigError::invalid("selector", format!("not a valid CSS selector: {msg}"))
+                }
                 ErrorStatus::NoSuchWindow => RigError::NotFound(format!("the tab is closed: {msg}; use tabs list")),
                 s => RigError::Driver(format!("{s:?}: {msg}")),
             }
@@ -219,8 +262,9 @@ fn find(env: &str, names: &[&str], what: &str, package: &str) -> Result<PathBuf,
             Err(RigError::Start(format!("{what}: {env}={} is not a file", p.display())))
         };
     }
-    procs::which(names)
-        .ok_or_else(|| RigError::Start(format!("{what} is not installed: none of {names:?} is on PATH ({package}; or set {env})")))
+    procs::which(names).ok_or_else(|| {
+        RigError::Start(format!("{what} is not installed: none of {names:?} is on PATH ({package}; or set {env})"))
+    })
 }
 
 fn geckodriver() -> Result<PathBuf, RigError> {
@@ -254,6 +298,16 @@ fn minibrowser() -> Result<PathBuf, RigError> {
     Err(RigError::Start(
         "webkit: MiniBrowser is not installed (Debian: libwebkit2gtk-4.1-0 with webkit2gtk-driver; or set CC_MINIBROWSER)".into(),
     ))
+}
+
+/// A file in `~/.cache/cc-server/` (created), for state shared by every rig that is not
+/// browsing state.
+fn shared_cache(name: &str) -> PathBuf {
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    let dir =
+        std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).unwrap_or_else(|| home.join(".cache")).join("cc-server");
+    let _ = std::fs::create_dir_all(&dir);
+    dir.join(name)
 }
 
 fn log_tail(path: &std::path::Path) -> String {
@@ -303,8 +357,12 @@ impl BrowserRig {
         let (group, caps) = match engine {
             Engine::Chromium => {
                 let driver = find("CC_CHROMEDRIVER", &["chromedriver"], "chromedriver", "Debian: chromium-driver")?;
-                let browser =
-                    find("CC_CHROMIUM", &["chromium", "chromium-browser", "google-chrome"], "chromium", "Debian: chromium")?;
+                let browser = find(
+                    "CC_CHROMIUM",
+                    &["chromium", "chromium-browser", "google-chrome"],
+                    "chromium",
+                    "Debian: chromium",
+                )?;
                 let mut cmd = Command::new(driver);
                 cmd.arg(format!("--port={port}")).stdout(log()?).stderr(log()?);
                 let group = Group::lead(&mut cmd, "chromium driver")?;
@@ -340,7 +398,8 @@ impl BrowserRig {
                 let driver = geckodriver()?;
                 let browser = find("CC_FIREFOX", &["firefox-esr", "firefox"], "firefox", "Debian: firefox-esr")?;
                 let fx_profile = dir.join("browser");
-                std::fs::create_dir_all(&fx_profile).map_err(|e| RigError::Start(format!("creating the profile: {e}")))?;
+                std::fs::create_dir_all(&fx_profile)
+                    .map_err(|e| RigError::Start(format!("creating the profile: {e}")))?;
                 let mut cmd = Command::new(driver);
                 cmd.args(["--host", "127.0.0.1", "--port", &port.to_string(), "--marionette-port", "0"])
                     .env("HOME", &dir)
@@ -367,7 +426,8 @@ impl BrowserRig {
                 (group, caps)
             }
             Engine::Webkit => {
-                let driver = find("CC_WEBKITDRIVER", &["WebKitWebDriver"], "WebKitWebDriver", "Debian: webkit2gtk-driver")?;
+                let driver =
+                    find("CC_WEBKITDRIVER", &["WebKitWebDriver"], "WebKitWebDriver", "Debian: webkit2gtk-driver")?;
                 let xvfb = find("CC_XVFB", &["Xvfb"], "Xvfb (WebKit's display)", "Debian: xvfb")?;
                 let browser = minibrowser()?;
                 let mut x = Command::new(xvfb);
@@ -383,7 +443,9 @@ impl BrowserRig {
                     .env("XDG_CONFIG_HOME", dir.join("config"))
                     .env("XDG_CACHE_HOME", dir.join("cache"))
                     .env("XDG_DATA_HOME", dir.join("data"))
-                    .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
+                    // GStreamer's plugin registry is no browsing state: one shared copy
+                    // (an empty one per rig makes WebKit's first frames blank).
+                    .env("GST_REGISTRY", shared_cache("gstreamer-registry.bin"))
                     .stdout(log()?)
                     .stderr(log()?);
                 group.spawn(&mut cmd, "WebKitWebDriver")?;
@@ -404,7 +466,11 @@ impl BrowserRig {
                 break;
             }
             if let Some(why) = group.exited() {
-                return Err(RigError::Start(format!("{}: the driver exited at start: {why}{}", engine.as_str(), log_tail(&log_path))));
+                return Err(RigError::Start(format!(
+                    "{}: the driver exited at start: {why}{}",
+                    engine.as_str(),
+                    log_tail(&log_path)
+                )));
             }
             if started.elapsed() > Duration::from_secs(20) {
                 return Err(RigError::Start(format!(
@@ -438,7 +504,10 @@ impl BrowserRig {
             if engine != Engine::Chromium {
                 client.set_window_size(w, h).await.map_err(cmd_err)?;
             }
-            let v = client.execute("return [window.innerWidth, window.innerHeight, window.devicePixelRatio];", vec![]).await.map_err(cmd_err)?;
+            let v = client
+                .execute("return [window.innerWidth, window.innerHeight, window.devicePixelRatio];", vec![])
+                .await
+                .map_err(cmd_err)?;
             let num = |i: usize| v.get(i).and_then(Value::as_f64).unwrap_or(0.0);
             Ok::<_, RigError>(((num(0) as u32, num(1) as u32), if num(2) > 0.0 { num(2) } else { 1.0 }))
         };
@@ -460,7 +529,7 @@ impl BrowserRig {
             allowed,
             attr: format!("data-cc-{}", &nonce[..10]),
             console_key: format!("__cc_console_{}", &nonce[10..20]),
-            state: tokio::sync::Mutex::new(State { generation: 0, last_shot: None }),
+            state: tokio::sync::Mutex::new(State { generation: 0, last_shot: None, tabs: Vec::new() }),
             closed: AtomicBool::new(false),
         })
     }
@@ -513,7 +582,10 @@ impl BrowserRig {
             }
             BrowserAction::ClickAt { x, y } => {
                 let (scale, rw, rh) = st.last_shot.ok_or_else(|| {
-                    RigError::invalid("x", "no viewport screenshot yet: take one (action screenshot) and give a point of it")
+                    RigError::invalid(
+                        "x",
+                        "no viewport screenshot yet: take one (action screenshot) and give a point of it",
+                    )
                 })?;
                 let (px, py) = output::to_real(scale, rw, rh, x, y);
                 let (cx, cy) = (px as f64 / self.dpr, py as f64 / self.dpr);
@@ -529,7 +601,9 @@ impl BrowserRig {
             BrowserAction::Fill { target, text } => {
                 let (el, what) = self.resolve(&st, &target).await?;
                 el.clear().await.map_err(cmd_err)?;
-                el.send_keys(&text).await.map_err(cmd_err)?;
+                if !text.is_empty() {
+                    el.send_keys(&text).await.map_err(cmd_err)?;
+                }
                 out.summary = format!("filled {what} with {} characters", text.chars().count());
             }
             BrowserAction::Type { target, text } => {
@@ -554,7 +628,9 @@ impl BrowserRig {
                 let (el, what) = self.resolve(&st, &target).await?;
                 if el.select_by_label(&value).await.is_err() {
                     el.select_by_value(&value).await.map_err(|e| match cmd_err(e) {
-                        RigError::NotFound(_) => RigError::NotFound(format!("{what} has no option labelled or valued '{value}'")),
+                        RigError::NotFound(_) => {
+                            RigError::NotFound(format!("{what} has no option labelled or valued '{value}'"))
+                        }
                         other => other,
                     })?;
                 }
@@ -580,7 +656,10 @@ impl BrowserRig {
                     out.summary = format!("scrolled {what} into view");
                 } else {
                     let v = c
-                        .execute("window.scrollBy(arguments[0], arguments[1]); return [window.scrollX, window.scrollY];", vec![json!(dx), json!(dy)])
+                        .execute(
+                            "window.scrollBy(arguments[0], arguments[1]); return [window.scrollX, window.scrollY];",
+                            vec![json!(dx), json!(dy)],
+                        )
                         .await
                         .map_err(cmd_err)?;
                     out.summary = format!("scrolled by ({dx}, {dy}); the page is at {v}");
@@ -590,8 +669,8 @@ impl BrowserRig {
                 out.summary = self.wait(what, timeout).await?;
             }
             BrowserAction::Tabs(op) => {
-                out.summary = self.tabs(op).await?;
-                out.tabs = Some(self.tab_list().await?);
+                out.summary = self.tabs(&mut st, op).await?;
+                out.tabs = Some(self.tab_list(&mut st).await?);
             }
             BrowserAction::Snapshot { max_lines } => {
                 st.generation += 1;
@@ -609,7 +688,13 @@ impl BrowserRig {
                     "snapshot {} with {refs} element refs (s{}e1…){}",
                     st.generation,
                     st.generation,
-                    if cut { format!("; cut at {max_lines} lines (ask for more with max_lines, or extract text of one element)") } else { String::new() }
+                    if cut {
+                        format!(
+                            "; cut at {max_lines} lines (ask for more with max_lines, or extract text of one element)"
+                        )
+                    } else {
+                        String::new()
+                    }
                 );
             }
             BrowserAction::Text { target, max_chars } => {
@@ -672,7 +757,7 @@ impl BrowserRig {
                         let (el, what) = self.resolve(&st, t).await?;
                         (el.screenshot().await.map_err(cmd_err)?, what)
                     }
-                    None => (c.screenshot().await.map_err(cmd_err)?, "the viewport".to_string()),
+                    None => (self.viewport_png().await?, "the viewport".to_string()),
                 };
                 let shot = output::scale_png(&png).map_err(RigError::Driver)?;
                 if target.is_none() {
@@ -695,6 +780,21 @@ impl BrowserRig {
         Ok(out)
     }
 
+    /// A viewport capture. WebKitGTK under Xvfb may hand out a blank (one-colour) frame
+    /// before it has painted: it is asked again for up to 3 s while that is so.
+    async fn viewport_png(&self) -> Result<Vec<u8>, RigError> {
+        let mut png = self.client.screenshot().await.map_err(cmd_err)?;
+        if self.engine != Engine::Webkit {
+            return Ok(png);
+        }
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(3) && output::is_blank(&png) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            png = self.client.screenshot().await.map_err(cmd_err)?;
+        }
+        Ok(png)
+    }
+
     /// Checks a URL a caller asked for: http(s) only (about:blank too), within the
     /// allowed origins.
     fn check_url(&self, raw: &str) -> Result<url::Url, RigError> {
@@ -706,7 +806,10 @@ impl BrowserRig {
         if u.scheme() != "http" && u.scheme() != "https" {
             return Err(RigError::invalid(
                 "url",
-                format!("scheme '{}' is not allowed: http and https only (no file:, data: or javascript: URLs)", u.scheme()),
+                format!(
+                    "scheme '{}' is not allowed: http and https only (no file:, data: or javascript: URLs)",
+                    u.scheme()
+                ),
             ));
         }
         if !self.origin_allowed(&u) {
@@ -813,7 +916,10 @@ impl BrowserRig {
                 },
                 WaitFor::Text(t) => {
                     let v = c
-                        .execute("return !!document.body && document.body.innerText.includes(arguments[0]);", vec![json!(t)])
+                        .execute(
+                            "return !!document.body && document.body.innerText.includes(arguments[0]);",
+                            vec![json!(t)],
+                        )
                         .await
                         .map_err(cmd_err)?;
                     (v == Value::Bool(true)).then(|| format!("the text {t:?} is on the page"))
@@ -841,16 +947,31 @@ impl BrowserRig {
                     WaitFor::Navigation(Some(w)) => format!("a navigation to a URL containing '{w}'"),
                     WaitFor::Navigation(None) => format!("a navigation away from {from}"),
                 };
-                return Err(RigError::Timeout(format!("waited {} ms for {what}; it did not come", timeout.as_millis())));
+                return Err(RigError::Timeout(format!(
+                    "waited {} ms for {what}; it did not come",
+                    timeout.as_millis()
+                )));
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 
-    async fn tab_list(&self) -> Result<Vec<Tab>, RigError> {
+    /// The tab handles, in stable order (known ones first, new ones appended).
+    async fn handles(&self, st: &mut State) -> Result<Vec<fantoccini::wd::WindowHandle>, RigError> {
+        let now = self.client.windows().await.map_err(cmd_err)?;
+        st.tabs.retain(|h| now.contains(h));
+        for h in now {
+            if !st.tabs.contains(&h) {
+                st.tabs.push(h);
+            }
+        }
+        Ok(st.tabs.clone())
+    }
+
+    async fn tab_list(&self, st: &mut State) -> Result<Vec<Tab>, RigError> {
         let c = &self.client;
         let current = c.window().await.map_err(cmd_err)?;
-        let handles = c.windows().await.map_err(cmd_err)?;
+        let handles = self.handles(st).await?;
         let mut tabs = Vec::new();
         for (i, h) in handles.iter().enumerate() {
             c.switch_to_window(h.clone()).await.map_err(cmd_err)?;
@@ -865,12 +986,16 @@ impl BrowserRig {
         Ok(tabs)
     }
 
-    async fn tabs(&self, op: TabOp) -> Result<String, RigError> {
+    async fn tabs(&self, st: &mut State, op: TabOp) -> Result<String, RigError> {
         let c = &self.client;
-        let handles = c.windows().await.map_err(cmd_err)?;
+        let handles = self.handles(st).await?;
         let nth = |i: usize| {
             handles.get(i).cloned().ok_or_else(|| {
-                RigError::NotFound(format!("no tab {i}: there are {} tabs (0…{}); use tabs list", handles.len(), handles.len().saturating_sub(1)))
+                RigError::NotFound(format!(
+                    "no tab {i}: there are {} tabs (0…{}); use tabs list",
+                    handles.len(),
+                    handles.len().saturating_sub(1)
+                ))
             })
         };
         Ok(match op {
@@ -896,11 +1021,14 @@ impl BrowserRig {
                     None => current.clone(),
                 };
                 if handles.len() == 1 {
-                    return Err(RigError::invalid("tab", "this is the rig's last tab; close the rig with rig_close instead"));
+                    return Err(RigError::invalid(
+                        "tab",
+                        "this is the rig's last tab; close the rig with rig_close instead",
+                    ));
                 }
                 c.switch_to_window(target.clone()).await.map_err(cmd_err)?;
                 c.close_window().await.map_err(cmd_err)?;
-                let rest = c.windows().await.map_err(cmd_err)?;
+                let rest = self.handles(st).await?;
                 let back = if target == current { rest[0].clone() } else { current };
                 c.switch_to_window(back).await.map_err(cmd_err)?;
                 format!("closed tab {}", i.map_or_else(|| "(the current one)".to_string(), |i| i.to_string()))
@@ -942,7 +1070,8 @@ fn elem_arg(el: &Element) -> Value {
 
 /// `s3e12` -> 3 (the snapshot generation).
 fn parse_ref(r: &str) -> Result<u64, RigError> {
-    let bad = || RigError::invalid("ref", format!("'{r}' is not an element ref (refs look like s2e14, from a snapshot)"));
+    let bad =
+        || RigError::invalid("ref", format!("'{r}' is not an element ref (refs look like s2e14, from a snapshot)"));
     let rest = r.strip_prefix('s').ok_or_else(bad)?;
     let (g, n) = rest.split_once('e').ok_or_else(bad)?;
     n.parse::<u64>().map_err(|_| bad())?;

@@ -21,8 +21,11 @@ async fn acquire(p: &Pool, want: Acquire, opts: BrowserOptions) -> Result<Lease,
 }
 
 async fn act(p: &Pool, lease: &Lease, action: BrowserAction) -> Result<ActOutput, RigError> {
-    p.run(lease, move |rig| async move { cc_rigs::downcast::<BrowserRig>(rig).expect("a browser rig").act(action).await })
-        .await
+    p.run(
+        lease,
+        move |rig| async move { cc_rigs::downcast::<BrowserRig>(rig).expect("a browser rig").act(action).await },
+    )
+    .await
 }
 
 async fn ok(p: &Pool, lease: &Lease, action: BrowserAction) -> ActOutput {
@@ -84,12 +87,14 @@ async fn scenario(engine: Engine) {
     ok(&p, &lease, BrowserAction::Fill { target: Target::Ref(name.clone()), text: "Ada".into() }).await;
     ok(&p, &lease, BrowserAction::Type { target: Some(Target::Ref(name.clone())), text: " Lovelace".into() }).await;
     ok(&p, &lease, BrowserAction::Click { target: Target::Ref(greet.clone()) }).await;
-    let text = ok(&p, &lease, BrowserAction::Text { target: Some(Target::Selector("#out".into())), max_chars: 1000 }).await;
+    let text =
+        ok(&p, &lease, BrowserAction::Text { target: Some(Target::Selector("#out".into())), max_chars: 1000 }).await;
     assert!(content(&text).contains("\nHello, Ada Lovelace\n"), "{}", content(&text));
 
     // The DOM changes on click; console messages are captured.
     ok(&p, &lease, BrowserAction::Click { target: Target::Ref(add.clone()) }).await;
-    ok(&p, &lease, BrowserAction::Wait { what: WaitFor::Selector("#added".into()), timeout: Duration::from_secs(5) }).await;
+    ok(&p, &lease, BrowserAction::Wait { what: WaitFor::Selector("#added".into()), timeout: Duration::from_secs(5) })
+        .await;
     let page = ok(&p, &lease, BrowserAction::Text { target: None, max_chars: 10_000 }).await;
     assert!(content(&page).contains("Added by click"), "{}", content(&page));
     let console = ok(&p, &lease, BrowserAction::Console { max_chars: 10_000 }).await;
@@ -129,7 +134,8 @@ async fn scenario(engine: Engine) {
 
     // A point of the (scaled) screenshot maps back to the real pixel it shows.
     ok(&p, &lease, BrowserAction::ClickAt { x: 150.0 * img.scale, y: 400.0 * img.scale }).await;
-    let red = ok(&p, &lease, BrowserAction::Text { target: Some(Target::Selector("#red".into())), max_chars: 100 }).await;
+    let red =
+        ok(&p, &lease, BrowserAction::Text { target: Some(Target::Selector("#red".into())), max_chars: 100 }).await;
     assert!(content(&red).contains("\nred clicked\n"), "{}", content(&red));
     // Clipboard: written and read back through the browser's own clipboard.
     let words = "clip: héllo wörld ✓";
@@ -139,7 +145,8 @@ async fn scenario(engine: Engine) {
     assert!(content(&clip).starts_with("<untrusted-data source=\"clipboard\""));
     // Paste it into the page with a key press.
     ok(&p, &lease, BrowserAction::Fill { target: Target::Selector("#name".into()), text: String::new() }).await;
-    ok(&p, &lease, BrowserAction::Press { target: Some(Target::Selector("#name".into())), key: "Control+v".into() }).await;
+    ok(&p, &lease, BrowserAction::Press { target: Some(Target::Selector("#name".into())), key: "Control+v".into() })
+        .await;
     let snap3 = ok(&p, &lease, BrowserAction::Snapshot { max_lines: 400 }).await;
     let name3 = content(&snap3).lines().find(|l| l.contains("textbox \"Name\"")).unwrap().to_string();
     assert!(name3.ends_with(&format!(": \"{words}\"")), "{}", content(&snap3));
@@ -152,7 +159,12 @@ async fn scenario(engine: Engine) {
     let second = if second.title == "Second page" {
         second
     } else {
-        ok(&p, &lease, BrowserAction::Wait { what: WaitFor::Navigation(Some("/second".into())), timeout: Duration::from_secs(10) }).await
+        ok(
+            &p,
+            &lease,
+            BrowserAction::Wait { what: WaitFor::Navigation(Some("/second".into())), timeout: Duration::from_secs(10) },
+        )
+        .await
     };
     assert!(second.url.ends_with("/second"), "{}", second.url);
     let e = act(&p, &lease, BrowserAction::Click { target: Target::Ref(link3) }).await.unwrap_err();
@@ -161,10 +173,15 @@ async fn scenario(engine: Engine) {
     assert_eq!(back.url, home);
     let fwd = ok(&p, &lease, BrowserAction::Forward).await;
     assert!(fwd.url.ends_with("/second"));
-    ok(&p, &lease, BrowserAction::Wait { what: WaitFor::Text("You made it".into()), timeout: Duration::from_secs(5) }).await;
-    let e = act(&p, &lease, BrowserAction::Wait { what: WaitFor::Selector("#never".into()), timeout: Duration::from_millis(300) })
-        .await
-        .unwrap_err();
+    ok(&p, &lease, BrowserAction::Wait { what: WaitFor::Text("You made it".into()), timeout: Duration::from_secs(5) })
+        .await;
+    let e = act(
+        &p,
+        &lease,
+        BrowserAction::Wait { what: WaitFor::Selector("#never".into()), timeout: Duration::from_millis(300) },
+    )
+    .await
+    .unwrap_err();
     assert!(matches!(e, RigError::Timeout(_)) && e.to_string().contains("#never"), "{e}");
     ok(&p, &lease, BrowserAction::Reload).await;
     ok(&p, &lease, BrowserAction::Scroll { target: None, dx: 0, dy: 100 }).await;
@@ -191,8 +208,11 @@ async fn scenario(engine: Engine) {
     // The same conversation reuses the rig; close removes every process and the profile.
     let again = acquire(&p, want("w", "c1", engine), BrowserOptions::new(engine)).await.unwrap();
     assert_eq!((again.id(), again.created), (lease.id(), false));
+    let family = lease.rig().processes();
+    assert!(family.len() >= 2, "a driver and a browser: {family:?}");
     p.close("w", lease.id()).await.unwrap();
     assert_eq!(settle(&groups).await, vec![], "processes left after rig_close");
+    assert_eq!(cc_rigs::procs::pids_alive(&family), vec![], "descendants left after rig_close");
     assert!(!profile.exists(), "the profile folder is removed");
     assert!(p.list(None).is_empty());
 }
@@ -265,7 +285,8 @@ async fn a_dead_driver_fails_the_rig_and_the_next_call_replaces_it() {
     ok(&p, &l, BrowserAction::Navigate { url: format!("http://127.0.0.1:{port}/") }).await;
     let pgid = p.process_groups()[0];
     // The group leader is the driver: kill it alone, as a crash would.
-    rustix::process::kill_process(rustix::process::Pid::from_raw(pgid).unwrap(), rustix::process::Signal::KILL).unwrap();
+    rustix::process::kill_process(rustix::process::Pid::from_raw(pgid).unwrap(), rustix::process::Signal::KILL)
+        .unwrap();
     let e = act(&p, &l, BrowserAction::Reload).await.unwrap_err();
     assert!(matches!(e, RigError::Dead(_)) && e.to_string().contains("next call starts a new rig"), "{e}");
     assert_eq!(p.list(None)[0].status, cc_rigs::pool::Status::Failed);
@@ -273,7 +294,10 @@ async fn a_dead_driver_fails_the_rig_and_the_next_call_replaces_it() {
     assert!(l2.created);
     assert_eq!(l2.replaced.as_ref().unwrap().0, l.id());
     assert_eq!(settle(&[pgid]).await, vec![], "the dead driver's browser was killed");
-    assert_eq!(ok(&p, &l2, BrowserAction::Navigate { url: format!("http://127.0.0.1:{port}/second") }).await.title, "Second page");
+    assert_eq!(
+        ok(&p, &l2, BrowserAction::Navigate { url: format!("http://127.0.0.1:{port}/second") }).await.title,
+        "Second page"
+    );
     p.shutdown();
     assert_eq!(settle(&p.process_groups()).await, vec![]);
 }
@@ -289,7 +313,9 @@ async fn allowed_origins_hold_for_navigation_and_redirects() {
     ok(&p, &l, BrowserAction::Navigate { url: format!("http://127.0.0.1:{port}/") }).await;
     let e = act(&p, &l, BrowserAction::Navigate { url: format!("http://localhost:{port}/") }).await.unwrap_err();
     assert!(matches!(e, RigError::Blocked(_)) && e.to_string().contains("not in this rig's allowed origins"), "{e}");
-    let e = act(&p, &l, BrowserAction::Navigate { url: format!("http://127.0.0.1:{port}/redirect-out") }).await.unwrap_err();
+    let e = act(&p, &l, BrowserAction::Navigate { url: format!("http://127.0.0.1:{port}/redirect-out") })
+        .await
+        .unwrap_err();
     assert!(matches!(e, RigError::Blocked(_)) && e.to_string().contains("about:blank"), "{e}");
     let o = ok(&p, &l, BrowserAction::Tabs(TabOp::List)).await;
     assert_eq!(o.url, "about:blank");
