@@ -865,7 +865,7 @@ impl BrowserRig {
                 let gen = parse_ref(r)?;
                 if st.generation == 0 {
                     return Err(RigError::StaleRef(format!(
-                        "ref {r}: no snapshot was taken in this rig yet; take one (action extract, what snapshot) and use its refs"
+                        "ref {r}: no snapshot was taken in this rig yet: take a new snapshot (action extract, what snapshot) and use its refs"
                     )));
                 }
                 if gen != st.generation {
