@@ -1,5 +1,6 @@
-//! The server's shared state: data directory, workspace store, the dispatcher, and
-//! the loaded repositories (index + call graph), reloaded when their index changes.
+//! The server's shared state: data directory, workspace store, the dispatcher, the
+//! loaded repositories (index + call graph), reloaded when their index changes, and the
+//! rig pool (started on first use; shut down with the server).
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -24,6 +25,10 @@ pub struct App {
     pub approvals: ApprovalConfig,
     /// The mode a conversation opens in when its connection names none.
     pub default_mode: Mode,
+    /// The rig pool's limits (`CC_RIG_MAX`, `CC_RIG_IDLE_SECS`, `CC_RIG_ACTION_SECS` by
+    /// default); read when the pool starts.
+    pub rig_config: cc_rigs::pool::PoolConfig,
+    rigs: std::sync::OnceLock<cc_rigs::pool::Pool>,
     bound_root: std::sync::Mutex<Option<std::path::PathBuf>>,
     loaded: RwLock<HashMap<String, (SystemTime, Arc<Loaded>)>>,
 }
@@ -37,8 +42,28 @@ impl App {
             bound_repo,
             approvals: ApprovalConfig::default(),
             default_mode: Mode::Chat,
+            rig_config: rig_config_from_env(),
+            rigs: std::sync::OnceLock::new(),
             bound_root: std::sync::Mutex::new(None),
             loaded: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The rig pool, started on first use. Rigs live here, not in an MCP connection: a
+    /// client that reconnects finds its rigs (rig_list, `rig_id`).
+    pub fn rigs(&self) -> Result<&cc_rigs::pool::Pool, cc_rigs::RigError> {
+        if let Some(p) = self.rigs.get() {
+            return Ok(p);
+        }
+        let pool = cc_rigs::pool::Pool::new(self.rig_config.clone())?;
+        // A racing first call may have set it: then ours is dropped (it holds no rig).
+        Ok(self.rigs.get_or_init(|| pool))
+    }
+
+    /// Closes every rig and kills every process a rig started (server shutdown).
+    pub fn shutdown_rigs(&self) {
+        if let Some(p) = self.rigs.get() {
+            p.shutdown();
         }
     }
 
@@ -99,4 +124,22 @@ impl App {
         self.loaded.write().expect("repo cache").insert(name.to_string(), (stamp, l.clone()));
         Ok(l)
     }
+}
+
+/// The pool's limits: defaults, overridden by `CC_RIG_MAX` (rigs at once),
+/// `CC_RIG_IDLE_SECS` (idle time before a rig is closed) and `CC_RIG_ACTION_SECS`.
+fn rig_config_from_env() -> cc_rigs::pool::PoolConfig {
+    let mut c = cc_rigs::pool::PoolConfig::default();
+    let num = |k: &str| std::env::var(k).ok().and_then(|v| v.trim().parse::<u64>().ok()).filter(|n| *n > 0);
+    if let Some(n) = num("CC_RIG_MAX") {
+        c.max_rigs = n as usize;
+    }
+    if let Some(n) = num("CC_RIG_IDLE_SECS") {
+        c.idle_timeout = std::time::Duration::from_secs(n);
+        c.reap_every = c.reap_every.min(std::time::Duration::from_secs(n));
+    }
+    if let Some(n) = num("CC_RIG_ACTION_SECS") {
+        c.action_timeout = std::time::Duration::from_secs(n);
+    }
+    c
 }

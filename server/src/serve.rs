@@ -108,7 +108,10 @@ pub fn serve(data: DataDir, a: ServeArgs, quiet: bool) -> Result<()> {
     if !a.listen.is_loopback() && opts.principals.is_empty() {
         eprintln!("warning: listening on {} without --token: anyone who can reach it can use every tool", a.listen);
     }
-    runtime()?.block_on(crate::mcp::http::serve(app, surface, opts, CancellationToken::new()))
+    let r = runtime()?.block_on(crate::mcp::http::serve(app.clone(), surface, opts, CancellationToken::new()));
+    // Nothing a rig started outlives the server.
+    app.shutdown_rigs();
+    r
 }
 
 /// The repository `cc-server mcp` binds to: `-p`, else the nearest folder upward with
@@ -148,7 +151,8 @@ pub fn mcp(data: DataDir, a: McpArgs) -> Result<()> {
     if let Some((name, root)) = bound {
         app.set_bound_root(root, name);
     }
-    runtime()?.block_on(async move {
+    let rigs_owner = app.clone();
+    let r = runtime()?.block_on(async move {
         let session = Session::new(app, surface).with_principal(Principal::local());
         let running = session.serve(rmcp::transport::stdio()).await.context("MCP over stdio")?;
         tokio::select! {
@@ -156,7 +160,10 @@ pub fn mcp(data: DataDir, a: McpArgs) -> Result<()> {
             _ = crate::signals::wait() => {}
         }
         Ok(())
-    })
+    });
+    // Nothing a rig started outlives the server.
+    rigs_owner.shutdown_rigs();
+    r
 }
 
 fn tool_json(t: &ToolDef) -> serde_json::Value {

@@ -192,10 +192,12 @@ pub const SPEC_NOT_YET_REGISTERED: &[(&str, &[&str])] = &[
             "update_skill",
         ],
     ),
-    // spec "Enclosure (rig) tools", for when they are registered: the four `*_use` tools
-    // declare enclosureControl, networkEgress and processSpawn (mobile_use and ios_use also
-    // packageInstall, hence a prompt in chat); rig_close enclosureControl; rig_list none.
-    ("enclosure", &["computer_use", "browser_use", "mobile_use", "ios_use", "rig_close", "rig_list"]),
+    // spec "Enclosure (rig) tools" not registered yet: the `*_use` tools declare
+    // enclosureControl, networkEgress and processSpawn (mobile_use and ios_use also
+    // packageInstall, hence a prompt in chat). browser_use, rig_close (enclosureControl) and
+    // rig_list (none) are registered (tools/rigs.rs); the spec puts them on no allow-list,
+    // so they are callable in chat only (the guardrails deny their classes elsewhere).
+    ("enclosure", &["computer_use", "mobile_use", "ios_use"]),
 ];
 
 /// What the guardrails decide for an action class in a mode.

@@ -4,4 +4,5 @@ mod cli;
 mod dispatch;
 mod fuzz;
 mod policy;
+mod rigs;
 mod surface;

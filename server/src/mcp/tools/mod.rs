@@ -3,6 +3,7 @@ pub mod code;
 pub mod conformance;
 pub mod conversation;
 pub mod discovery;
+pub mod rigs;
 pub mod workspace;
 
 use super::registry::Registry;
@@ -14,6 +15,7 @@ pub fn registry() -> Registry {
     conversation::register(&mut r);
     workspace::register(&mut r);
     code::register(&mut r);
+    rigs::register(&mut r);
     conformance::register(&mut r);
     r
 }

@@ -1,0 +1,210 @@
+//! The rig tools through the dispatcher, as a client calls them: browser_use on a real
+//! chromium against a local page, rig_list, rig_close; reuse per conversation, separation
+//! across conversations and workspaces, takeover by rig_id after a reconnect, the policy
+//! gate, bad input with pointers, and no process left after shutdown.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+use cc_indexer::DataDir;
+use cc_server::app::App;
+use cc_server::mcp::dispatch::{CallOutcome, Caller, ToolError};
+use cc_server::mcp::policy::Mode;
+use cc_server::mcp::registry::{Output, Surface};
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+const PAGE: &str = r#"<!doctype html><html><head><title>Rig page</title></head>
+<body style="margin:0;background:#fff"><h1>Rig page</h1><input id="q" aria-label="Query">
+<button onclick="document.getElementById('out').textContent='Searched '+document.getElementById('q').value">Search</button>
+<p id="out"></p><div style="width:100px;height:100px;background:#00f"></div></body></html>"#;
+
+fn site() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for s in l.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut s = s;
+                let mut r = BufReader::new(s.try_clone().unwrap());
+                let mut line = String::new();
+                while r.read_line(&mut line).unwrap_or(0) > 2 && !line.ends_with("\r\n\r\n") {}
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{PAGE}",
+                    PAGE.len()
+                );
+            });
+        }
+    });
+    port
+}
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    app: Arc<App>,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = DataDir::new(tmp.path().join("data"));
+    std::fs::create_dir_all(&data.root).unwrap();
+    let store = cc_server::serve::open_store(&data).unwrap();
+    store.ensure_workspace("team", "Team").unwrap();
+    let app = cc_server::serve::build_app(data, None).unwrap();
+    Fixture { _tmp: tmp, app }
+}
+
+/// One call, on a runtime of its own that ends with the call (rigs must outlive it).
+fn call(app: &Arc<App>, caller: &Caller, name: &str, args: Value) -> CallOutcome {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(app.dispatcher.call(
+        app.clone(),
+        &Surface::parse(None, true).unwrap(),
+        caller,
+        name,
+        args.as_object().cloned(),
+        CancellationToken::new(),
+        None,
+    ))
+}
+
+fn ok(o: CallOutcome) -> Output {
+    match o {
+        CallOutcome::Ok(out) => out,
+        CallOutcome::Err(e) => panic!("tool error: {e:?}"),
+        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
+    }
+}
+
+fn err(o: CallOutcome) -> ToolError {
+    match o {
+        CallOutcome::Err(e) => e,
+        CallOutcome::Ok(out) => panic!("expected an error, got {}", out.value),
+        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
+    }
+}
+
+fn browser(app: &Arc<App>, caller: &Caller, ws: &str, args: Value) -> Value {
+    let mut args = args;
+    args["workspace_id"] = json!(ws);
+    ok(call(app, caller, "browser_use", args)).value
+}
+
+#[test]
+fn browser_use_rig_list_and_rig_close_through_the_dispatcher() {
+    let port = site();
+    let url = format!("http://127.0.0.1:{port}/");
+    let f = fixture();
+    let app = &f.app;
+    let alice = Caller::local(Mode::Chat);
+
+    // The first call starts the conversation's rig; later ones reuse it.
+    let nav = browser(app, &alice, "default", json!({"action": "navigate", "url": url}));
+    assert_eq!(nav["created"], true);
+    assert_eq!(nav["engine"], "chromium");
+    assert_eq!(nav["title"], "Rig page");
+    let rig = nav["rig_id"].as_str().unwrap().to_string();
+    let snap = browser(app, &alice, "default", json!({"action": "extract", "what": "snapshot"}));
+    assert_eq!((snap["created"].as_bool(), snap["rig_id"].as_str()), (Some(false), Some(rig.as_str())));
+    let text = snap["content"].as_str().unwrap();
+    assert!(text.starts_with("<untrusted-data source=\"snapshot of "), "{text}");
+    let query = text.lines().find(|l| l.contains("textbox \"Query\"")).unwrap();
+    let query_ref = query.split("[ref=").nth(1).unwrap().split(']').next().unwrap();
+    let search = text.lines().find(|l| l.contains("button \"Search\"")).unwrap();
+    let search_ref = search.split("[ref=").nth(1).unwrap().split(']').next().unwrap();
+    browser(app, &alice, "default", json!({"action": "fill", "ref": query_ref, "text": "rigs"}));
+    browser(app, &alice, "default", json!({"action": "click", "ref": search_ref}));
+    let out = browser(app, &alice, "default", json!({"action": "extract", "what": "text", "selector": "#out"}));
+    assert!(out["content"].as_str().unwrap().contains("\nSearched rigs\n"), "{out}");
+
+    // A screenshot is one PNG image block, described in the structured result.
+    let shot = ok(call(app, &alice, "browser_use", json!({"workspace_id": "default", "action": "screenshot"})));
+    assert_eq!(shot.extra.len(), 1);
+    let block = serde_json::to_value(&shot.extra[0]).unwrap();
+    assert_eq!(block["type"], "image");
+    assert_eq!(block["mimeType"], "image/png");
+    let img = &shot.value["image"];
+    assert!(img["width"].as_u64().unwrap() <= 1366 && img["height"].as_u64().unwrap() <= 768, "{img}");
+    assert!(img["scale"].as_f64().unwrap() > 0.0);
+
+    // rig_list answers from the pool; the rig is alice's.
+    let list = ok(call(app, &alice, "rig_list", json!({"workspace_id": "default"}))).value;
+    let rigs = list["rigs"].as_array().unwrap();
+    assert_eq!(rigs.len(), 1, "{list}");
+    assert_eq!(rigs[0]["id"], rig.as_str());
+    assert_eq!(rigs[0]["surface"], "browser");
+    assert_eq!(rigs[0]["status"], "ready");
+    assert_eq!(rigs[0]["controller"], alice.conversation.id.as_str());
+    assert!(rigs[0]["display_width"].as_u64().unwrap() > 0 && rigs[0]["created"].as_u64().unwrap() > 0);
+
+    // Another conversation, and another workspace, get rigs of their own.
+    let bob = Caller::local(Mode::Chat);
+    let b = browser(app, &bob, "default", json!({"action": "navigate", "url": url}));
+    assert_ne!(b["rig_id"], rig.as_str());
+    let t = browser(app, &alice, "team", json!({"action": "navigate", "url": url, "engine": "chromium"}));
+    assert_ne!(t["rig_id"], rig.as_str());
+    assert_ne!(t["rig_id"], b["rig_id"]);
+    assert_eq!(ok(call(app, &alice, "rig_list", json!({"workspace_id": "default"}))).value["rigs"].as_array().unwrap().len(), 2);
+    assert_eq!(ok(call(app, &alice, "rig_list", json!({"workspace_id": "team"}))).value["rigs"].as_array().unwrap().len(), 1);
+
+    // A reconnected client (a new conversation) takes its rig over by id; the page is as it was.
+    let again = Caller::local(Mode::Chat);
+    let r = browser(app, &again, "default", json!({"action": "extract", "what": "text", "selector": "#out", "rig_id": rig}));
+    assert_eq!((r["rig_id"].as_str(), r["created"].as_bool()), (Some(rig.as_str()), Some(false)));
+    assert!(r["content"].as_str().unwrap().contains("Searched rigs"));
+    // Another workspace cannot reach it.
+    let e = err(call(app, &again, "browser_use", json!({"workspace_id": "team", "action": "reload", "rig_id": rig})));
+    assert_eq!((e.error, e.pointer.as_deref()), ("no_rig", Some("/rig_id")));
+
+    // Bad input names the field and what was expected.
+    let bad = |args: Value| err(call(app, &again, "browser_use", args));
+    let e = bad(json!({"workspace_id": "default", "action": "teleport"}));
+    assert_eq!(e.pointer.as_deref(), Some("/action"), "{e:?}");
+    let e = bad(json!({"workspace_id": "default", "action": "navigate"}));
+    assert_eq!((e.pointer.as_deref(), e.message.as_str()), (Some("/url"), "/url: required by action navigate"));
+    let e = bad(json!({"workspace_id": "default", "action": "navigate", "url": url, "engine": "safari"}));
+    assert_eq!(e.pointer.as_deref(), Some("/engine"), "{e:?}");
+    let e = bad(json!({"workspace_id": "default", "action": "click"}));
+    assert_eq!(e.pointer.as_deref(), Some("/ref"), "{e:?}");
+    assert!(e.message.contains("ref") && e.message.contains("selector"), "{}", e.message);
+    let e = bad(json!({"workspace_id": "default", "action": "click", "ref": "s9e1"}));
+    assert_eq!(e.error, "stale_ref", "{e:?}");
+    assert!(e.message.contains("take a new snapshot"), "{}", e.message);
+    let e = bad(json!({"workspace_id": "default", "action": "press", "key": "Hyper+Q"}));
+    assert_eq!(e.pointer.as_deref(), Some("/key"), "{e:?}");
+    let e = bad(json!({"action": "back"}));
+    assert_eq!(e.error, "workspace", "{e:?}");
+
+    // Read-only modes refuse the rig tools.
+    let planner = Caller::local(Mode::Plan);
+    let e = err(call(app, &planner, "browser_use", json!({"workspace_id": "default", "action": "back"})));
+    assert_eq!(e.error, "mode", "{e:?}");
+
+    // rig_close destroys it; its id is gone for every call.
+    let groups = app.rigs().unwrap().process_groups();
+    let closed = ok(call(app, &alice, "rig_close", json!({"workspace_id": "default", "rig_id": rig}))).value;
+    assert_eq!(closed["closed"]["id"], rig.as_str());
+    let e = err(call(app, &alice, "rig_close", json!({"workspace_id": "default", "rig_id": rig})));
+    assert_eq!((e.error, e.pointer.as_deref()), ("no_rig", Some("/rig_id")));
+    assert!(e.message.contains("rig_list"));
+    let e = err(call(app, &alice, "browser_use", json!({"workspace_id": "default", "action": "reload", "rig_id": rig})));
+    assert_eq!(e.error, "no_rig");
+    assert_eq!(ok(call(app, &alice, "rig_list", json!({"workspace_id": "default"}))).value["rigs"].as_array().unwrap().len(), 1);
+
+    // Server shutdown: every rig closed, no process of any rig left.
+    let groups: Vec<i32> = groups.into_iter().chain(app.rigs().unwrap().process_groups()).collect();
+    assert!(!cc_rigs::procs::groups_alive(&groups).is_empty());
+    app.shutdown_rigs();
+    for _ in 0..200 {
+        if cc_rigs::procs::groups_alive(&groups).is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(cc_rigs::procs::groups_alive(&groups), vec![]);
+    let e = err(call(app, &alice, "browser_use", json!({"workspace_id": "default", "action": "reload"})));
+    assert_eq!(e.error, "shut_down", "{e:?}");
+}
