@@ -46,6 +46,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 pub mod browser;
+pub mod desktop;
 pub mod output;
 pub mod pool;
 pub mod procs;

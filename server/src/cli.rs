@@ -99,6 +99,25 @@ pub enum Command {
     /// --operator-token). Works on the data directory, for `serve` and `mcp` alike; an
     /// approved call runs when the client makes it again with the same arguments.
     Approvals(ApprovalsArgs),
+    /// Disposable machines (rigs): `rigs build-image` builds the desktop rig image
+    Rigs(RigsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RigsArgs {
+    #[command(subcommand)]
+    pub command: RigsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RigsCommand {
+    /// Build the desktop rig image unless the daemon has the image of this recipe already
+    ///
+    /// Debootstraps a minimal Debian (the host's release and mirror) with Xvfb, openbox,
+    /// xdotool, xclip, ImageMagick and xterm, and imports it into the Docker daemon
+    /// (DOCKER_HOST, else /var/run/docker.sock) as cc-server-desktop:<recipe hash>. Needs root
+    /// and debootstrap; prints the image tag.
+    BuildImage,
 }
 
 #[derive(Args, Debug)]
@@ -416,6 +435,29 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Tools(a) => crate::serve::tools(a),
         Command::Bench(a) => crate::bench::run(a, quiet),
         Command::Approvals(a) => crate::serve::approvals(&data, a),
+        Command::Rigs(a) => rigs(a, quiet),
+    }
+}
+
+fn rigs(a: RigsArgs, quiet: bool) -> Result<()> {
+    match a.command {
+        RigsCommand::BuildImage => {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let built = rt.block_on(async {
+                let docker = cc_rigs::desktop::connect().await?;
+                let mut progress = |line: &str| {
+                    if !quiet {
+                        eprintln!("{line}");
+                    }
+                };
+                cc_rigs::desktop::build_image(&docker, &mut progress).await
+            })?;
+            if !quiet {
+                eprintln!("{} {}", built.tag, if built.built { "built" } else { "is already there" });
+            }
+            println!("{}", built.tag);
+            Ok(())
+        }
     }
 }
 

@@ -1,5 +1,8 @@
-//! cc-rigs against real browsers and drivers (installed by tests/run): every engine runs
-//! the same scenario on the fixture site; the pool's reuse, separation, limits, crash
-//! recovery and cleanup are checked by counting the processes of the groups it started.
+//! cc-rigs integration tests (one binary), against real things installed and started by
+//! tests/run: browsers and their drivers on a fixture site (the pool's reuse, separation,
+//! limits, crash recovery and cleanup checked by counting the processes it started), and
+//! Docker desktops (tests/setup-docker.sh starts a daemon and builds the image; the tests
+//! fail saying so when none answers).
 mod browser;
+mod desktop;
 mod site;
