@@ -91,12 +91,20 @@ fn main() {
                 pool.close("bench", lease.id()).await.unwrap();
             }
             let row = |what: &str, v: &mut Vec<Duration>| {
-                println!("{:<9} {:<30} {:>3} {:>10.1} {:>10.1}", engine.as_str(), what, v.len(), pct(v, 0.5), pct(v, 0.99));
+                println!(
+                    "{:<9} {:<30} {:>3} {:>10.1} {:>10.1}",
+                    engine.as_str(),
+                    what,
+                    v.len(),
+                    pct(v, 0.5),
+                    pct(v, 0.99)
+                );
             };
             row("first screenshot, cold rig", &mut cold);
             row("first screenshot, reused rig", &mut warm);
             let want = Acquire::new("bench", "actions", SurfaceKind::Browser, Some(engine.as_str()));
-            let lease = pool.acquire(want, move |_| BrowserRig::launch_boxed(BrowserOptions::new(engine))).await.unwrap();
+            let lease =
+                pool.acquire(want, move |_| BrowserRig::launch_boxed(BrowserOptions::new(engine))).await.unwrap();
             act(&pool, &lease, BrowserAction::Navigate { url: url.clone() }).await;
             let mut times: Vec<(&str, Vec<Duration>)> =
                 ["navigate", "snapshot", "fill", "click", "extract text", "screenshot", "clipboard write+read"]

@@ -147,12 +147,23 @@ fn browser_use_rig_list_and_rig_close_through_the_dispatcher() {
     let t = browser(app, &alice, "team", json!({"action": "navigate", "url": url, "engine": "chromium"}));
     assert_ne!(t["rig_id"], rig.as_str());
     assert_ne!(t["rig_id"], b["rig_id"]);
-    assert_eq!(ok(call(app, &alice, "rig_list", json!({"workspace_id": "default"}))).value["rigs"].as_array().unwrap().len(), 2);
-    assert_eq!(ok(call(app, &alice, "rig_list", json!({"workspace_id": "team"}))).value["rigs"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        ok(call(app, &alice, "rig_list", json!({"workspace_id": "default"}))).value["rigs"].as_array().unwrap().len(),
+        2
+    );
+    assert_eq!(
+        ok(call(app, &alice, "rig_list", json!({"workspace_id": "team"}))).value["rigs"].as_array().unwrap().len(),
+        1
+    );
 
     // A reconnected client (a new conversation) takes its rig over by id; the page is as it was.
     let again = Caller::local(Mode::Chat);
-    let r = browser(app, &again, "default", json!({"action": "extract", "what": "text", "selector": "#out", "rig_id": rig}));
+    let r = browser(
+        app,
+        &again,
+        "default",
+        json!({"action": "extract", "what": "text", "selector": "#out", "rig_id": rig}),
+    );
     assert_eq!((r["rig_id"].as_str(), r["created"].as_bool()), (Some(rig.as_str()), Some(false)));
     assert!(r["content"].as_str().unwrap().contains("Searched rigs"));
     // Another workspace cannot reach it.
@@ -190,9 +201,13 @@ fn browser_use_rig_list_and_rig_close_through_the_dispatcher() {
     let e = err(call(app, &alice, "rig_close", json!({"workspace_id": "default", "rig_id": rig})));
     assert_eq!((e.error, e.pointer.as_deref()), ("no_rig", Some("/rig_id")));
     assert!(e.message.contains("rig_list"));
-    let e = err(call(app, &alice, "browser_use", json!({"workspace_id": "default", "action": "reload", "rig_id": rig})));
+    let e =
+        err(call(app, &alice, "browser_use", json!({"workspace_id": "default", "action": "reload", "rig_id": rig})));
     assert_eq!(e.error, "no_rig");
-    assert_eq!(ok(call(app, &alice, "rig_list", json!({"workspace_id": "default"}))).value["rigs"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        ok(call(app, &alice, "rig_list", json!({"workspace_id": "default"}))).value["rigs"].as_array().unwrap().len(),
+        1
+    );
 
     // Server shutdown: every rig closed, no process of any rig left.
     let groups: Vec<i32> = groups.into_iter().chain(app.rigs().unwrap().process_groups()).collect();
