@@ -112,7 +112,8 @@ const METHODS: &[&str] = &[
     "notifications/progress",
 ];
 
-/// Names of the tools of the default and conformance sets, and some that do not exist.
+/// Names of the tools of the default and conformance sets, the rig tools that start no
+/// machine, and some that do not exist.
 const TOOLS: &[&str] = &[
     "search_tool_bm25",
     "list_my_tools",
@@ -134,6 +135,8 @@ const TOOLS: &[&str] = &[
     "json_schema_2020_12_tool",
     "test_approval_counter",
     "test_action_class_prompt",
+    "rig_list",
+    "rig_close",
     "run_script",
     "no_such_tool",
 ];
