@@ -342,7 +342,6 @@ struct ChildStats {
     bytes: u64,
     symbols: u64,
     references: u64,
-    index_bytes: u64,
 }
 
 /// One `cc-server index` child process.
@@ -350,6 +349,9 @@ struct Child {
     report: ChildReport,
     wall_s: f64,
     peak_rss_mb: Option<f64>,
+    /// The repository's folder on disk after the run: search index, records, graph and
+    /// vectors (the run's own `index_bytes` is taken before the graph and vectors are written).
+    index_bytes: u64,
 }
 
 impl Child {
@@ -362,8 +364,8 @@ impl Child {
             mb_per_s: s.bytes as f64 / 1e6 / self.wall_s.max(1e-9),
             files_per_s: s.files as f64 / self.wall_s.max(1e-9),
             peak_rss_mb: self.peak_rss_mb,
-            index_bytes: s.index_bytes,
-            index_to_source: s.index_bytes as f64 / (s.bytes.max(1)) as f64,
+            index_bytes: self.index_bytes,
+            index_to_source: self.index_bytes as f64 / (s.bytes.max(1)) as f64,
             per_changed_file_ms,
         }
     }
@@ -387,7 +389,24 @@ fn index_child(tree: &Path, data_dir: &Path, threads: Option<usize>) -> Result<C
     let report: ChildReport =
         serde_json::from_slice(&out.stdout).context("cc-server index --json printed something unexpected")?;
     let peak_rss_mb = report.peak_rss_mb.or(sampled);
-    Ok(Child { report, wall_s, peak_rss_mb })
+    let index_bytes = dir_size(&DataDir::new(data_dir).repo_dir(NAME));
+    Ok(Child { report, wall_s, peak_rss_mb, index_bytes })
+}
+
+/// Bytes of every file below `dir`.
+fn dir_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match e.metadata() {
+                Ok(m) if m.is_dir() => stack.push(e.path()),
+                Ok(m) => total += m.len(),
+                Err(_) => {}
+            }
+        }
+    }
+    total
 }
 
 /// Runs `cmd` to the end: its output, wall seconds and peak RSS in MB. The peak is the

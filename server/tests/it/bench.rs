@@ -115,6 +115,9 @@ fn bench_measures_a_repository_side_by_side_with_peers() {
     assert_eq!(j["index"][1]["parsed"], 0);
     assert_eq!(j["index"][2]["parsed"], 2);
     assert!(j["index"][0]["peak_rss_mb"].as_f64().unwrap() > 1.0);
+    // The size on disk is the whole folder (graph included) from the cold run on: a warm
+    // run that writes nothing reports the same size.
+    assert_eq!(j["index"][0]["index_bytes"], j["index"][1]["index_bytes"]);
     for q in j["queries"].as_array().unwrap() {
         // Without a model, semantic and hybrid are listed as not measured, with the reason.
         if q["kind"] == "semantic" || q["kind"] == "hybrid" {
