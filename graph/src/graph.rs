@@ -216,7 +216,7 @@ impl CallGraph {
             let before = names.len();
             for f in records {
                 for r in &f.references {
-                    if r.kind != RefKind::Type || r.alias.is_some() || !names.contains(&r.name) {
+                    if r.kind != RefKind::Type || r.alias.is_some() || !names.contains(r.name.as_str()) {
                         continue;
                     }
                     let class = f
@@ -297,7 +297,7 @@ impl CallGraph {
                 let n = res.targets.len();
                 let targets: Vec<NodeRef> = if n == 0 {
                     match (&res.external, r.kind) {
-                        (Some(x), RefKind::Call) => vec![NodeRef::External(x.clone())],
+                        (Some(x), RefKind::Call) => vec![NodeRef::External(x.to_string())],
                         _ => vec![],
                     }
                 } else {
@@ -561,7 +561,7 @@ impl CallGraph {
 /// implicit `this`, depend on class hierarchies that may have changed elsewhere.
 fn affects(r: &cc_indexer::Reference, lang: Lang, names: &HashSet<String>) -> bool {
     matches!(r.kind, RefKind::Call | RefKind::Callback)
-        && (names.contains(&r.name)
+        && (names.contains(r.name.as_str())
             || r.receiver.as_deref().is_some_and(|rcv| !rcv.trim().is_empty())
             || crate::resolve::implicit_this(lang))
 }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use cc_grammars::captures::{self, Role};
 use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator};
 
-use crate::record::{Diagnostic, Lang, RefKind, Reference, Span, Symbol, SymbolId, SymbolKind};
+use crate::record::{CompactString, Diagnostic, Lang, RefKind, Reference, Span, Symbol, SymbolId, SymbolKind};
 
 /// What one file yields.
 #[derive(Debug, Default)]
@@ -45,12 +45,12 @@ struct RawDef<'t> {
 
 struct RawRef {
     start: usize,
-    name: String,
+    name: CompactString,
     kind: RefKind,
     span: Span,
-    receiver: Option<String>,
-    module: Option<String>,
-    alias: Option<String>,
+    receiver: Option<CompactString>,
+    module: Option<CompactString>,
+    alias: Option<CompactString>,
 }
 
 /// Longest signature kept, in bytes.
@@ -134,7 +134,7 @@ impl Extractor {
             match role {
                 Role::Definition(_) | Role::Scope => {
                     let Some(name_node) = name else { continue };
-                    let text = clean_name(&node_text(name_node, source));
+                    let text = clean_name(&node_text(name_node, source)).to_string();
                     if text.is_empty() {
                         continue;
                     }
@@ -178,7 +178,7 @@ impl Extractor {
                 Role::Reference(kind) => {
                     let name_node = name.or(if kind == RefKind::Import { module } else { None });
                     let Some(name_node) = name_node else { continue };
-                    let text = clean_name(&node_text(name_node, source));
+                    let text = CompactString::from(clean_name(&node_text(name_node, source)));
                     if text.is_empty() {
                         continue;
                     }
@@ -193,9 +193,9 @@ impl Extractor {
                         name: text,
                         kind,
                         span: Span::from_node(&name_node),
-                        receiver: receiver.map(|n| truncate(collapse_ws(&node_text(n, source)), MAX_RECEIVER)),
-                        module: module.map(|n| clean_name(&node_text(n, source))),
-                        alias: alias.map(|n| clean_name(&node_text(n, source))),
+                        receiver: receiver.map(|n| truncate(collapse_ws(&node_text(n, source)), MAX_RECEIVER).into()),
+                        module: module.map(|n| clean_name(&node_text(n, source)).into()),
+                        alias: alias.map(|n| clean_name(&node_text(n, source)).into()),
                     };
                     let i = match slot {
                         Some(i) => {
@@ -376,7 +376,7 @@ fn node_text<'s>(node: Node<'_>, source: &'s [u8]) -> std::borrow::Cow<'s, str> 
 
 /// Names as written, minus the quotes around string-valued names (imports, R
 /// assignments: `"x"`, `'x'`, `` `x` ``, `<stdio.h>`) and the colon of Ruby symbols.
-fn clean_name(s: &str) -> String {
+fn clean_name(s: &str) -> &str {
     let t = s.trim();
     let pairs = [('"', '"'), ('\'', '\''), ('`', '`'), ('<', '>')];
     let unquoted = pairs.iter().find_map(|&(open, close)| {
@@ -389,7 +389,7 @@ fn clean_name(s: &str) -> String {
         Some(rest) if rest.starts_with(|c: char| c.is_alphabetic() || c == '_') => rest,
         _ => t,
     };
-    t.trim().to_string()
+    t.trim()
 }
 
 fn collapse_ws(s: &str) -> String {

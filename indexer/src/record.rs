@@ -4,6 +4,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use compact_str::CompactString;
+
 pub use cc_grammars::captures::{RefKind, SymbolKind};
 pub use cc_grammars::Lang;
 
@@ -98,17 +100,17 @@ pub struct Symbol {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reference {
     /// The name as written at the use site (last segment of a qualified call).
-    pub name: String,
+    pub name: CompactString,
     pub kind: RefKind,
     pub span: Span,
     /// The innermost symbol whose span contains this reference; `None` at file level.
     pub enclosing: Option<SymbolId>,
     /// Receiver or qualifier text of a call (`self`, `os.path`, `Foo`), as written.
-    pub receiver: Option<String>,
+    pub receiver: Option<CompactString>,
     /// For imports: the module imported from, as written (quotes removed).
-    pub module: Option<String>,
+    pub module: Option<CompactString>,
     /// For imports: the local alias (`import numpy as np` -> `np`).
-    pub alias: Option<String>,
+    pub alias: Option<CompactString>,
 }
 
 /// Something wrong with one file, reported without stopping the run.

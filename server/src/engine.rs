@@ -85,6 +85,7 @@ pub fn index_with(
     embed: Option<&crate::embedding::Embeddings>,
 ) -> Result<Indexed> {
     let (report, records) = cc_indexer::index_repository_records(data, opts, progress.files(), cancel)?;
+    tracing::debug!(peak_rss_mb = ?peak_rss_mb(), "indexed: walk, parse, tantivy, records.bin");
     let dir = data.repo_dir(&report.name);
     // Embeddings first: the graph build below consumes the records.
     let embeddings = match embed {
@@ -114,6 +115,7 @@ pub fn index_with(
         Some(s) => (false, s.refs_resolved),
         None => (true, n),
     };
+    tracing::debug!(peak_rss_mb = ?peak_rss_mb(), "graph built");
     graph.save(&dir)?;
     let graph_report = GraphReport {
         nodes: graph.node_count(),
