@@ -45,11 +45,16 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+pub mod android;
 pub mod browser;
 pub mod desktop;
+pub mod device;
+pub mod ios;
 pub mod output;
 pub mod pool;
 pub mod procs;
+#[cfg(feature = "test-doubles")]
+pub mod testing;
 
 /// A boxed future (object-safe async methods).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
