@@ -349,7 +349,9 @@ async fn serve(mut s: TcpStream, state: Arc<Mutex<DeviceState>>, cfg: DeviceConf
                 let local = next_id;
                 next_id += 1;
                 let mut st = Stream { remote: p.arg0, queue: VecDeque::new(), awaiting_ack: false, close_when_drained: true, sync: None };
-                let output: Option<Vec<u8>> = if let Some(cmd) = service.strip_prefix("shell,v2,raw:").or_else(|| service.strip_prefix("shell,v2:")) {
+                let shell = service.split_once(':').filter(|(opts, _)| *opts == "shell" || opts.starts_with("shell,"));
+                let output: Option<Vec<u8>> = if let Some((opts, cmd)) = shell.filter(|(o, _)| o.split(',').any(|x| x == "v2")) {
+                    let _ = opts;
                     let (out, err, code) = run_line(&state, cmd);
                     let mut v = Vec::new();
                     for (id, data) in [(1u8, &out), (2u8, &err)] {
@@ -361,7 +363,7 @@ async fn serve(mut s: TcpStream, state: Arc<Mutex<DeviceState>>, cfg: DeviceConf
                     }
                     v.extend_from_slice(&[3, 1, 0, 0, 0, code]);
                     Some(v)
-                } else if let Some(cmd) = service.strip_prefix("shell:") {
+                } else if let Some((_, cmd)) = shell {
                     let (mut out, err, _) = run_line(&state, cmd);
                     out.extend_from_slice(&err);
                     Some(out)

@@ -3,6 +3,7 @@
 //! limits, crash recovery and cleanup checked by counting the processes it started), and
 //! Docker desktops (tests/setup-docker.sh starts a daemon and builds the image; the tests
 //! fail saying so when none answers).
+mod android;
 mod browser;
 mod desktop;
 mod site;
