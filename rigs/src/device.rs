@@ -70,7 +70,13 @@ impl ScreenMap {
     }
 
     pub fn of_shot(s: &Scaled) -> ScreenMap {
-        ScreenMap { scale: s.scale, real_width: s.real_width, real_height: s.real_height, width: s.width, height: s.height }
+        ScreenMap {
+            scale: s.scale,
+            real_width: s.real_width,
+            real_height: s.real_height,
+            width: s.width,
+            height: s.height,
+        }
     }
 
     /// A point of the returned screenshot in real pixels; a point off the screen is an

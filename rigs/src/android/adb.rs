@@ -77,7 +77,9 @@ impl AdbServer {
                  ANDROID_ADB_SERVER_PORT picks another port)",
                 self.addr
             ))),
-            Err(_) => Err(RigError::Start(format!("the ADB server on {} did not accept a connection in 5 s", self.addr))),
+            Err(_) => {
+                Err(RigError::Start(format!("the ADB server on {} did not accept a connection in 5 s", self.addr)))
+            }
         }
     }
 
@@ -176,9 +178,8 @@ impl AdbServer {
             d.extend_from_slice(chunk);
             s.write_all(&d).await.map_err(|e| io_err("sync", e))?;
         }
-        let mtime = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as u32);
+        let mtime =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as u32);
         let mut done = b"DONE".to_vec();
         done.extend_from_slice(&mtime.to_le_bytes());
         s.write_all(&done).await.map_err(|e| io_err("sync", e))?;
@@ -299,7 +300,10 @@ mod tests {
         assert_eq!(d.len(), 2);
         assert_eq!((d[0].serial.as_str(), d[0].state.as_str()), ("emulator-5554", "device"));
         assert!(d[0].details.starts_with("product:sdk_gphone64 model:Pixel_7"));
-        assert_eq!((d[1].serial.as_str(), d[1].state.as_str(), d[1].details.as_str()), ("127.0.0.1:5555", "offline", "transport_id:2"));
+        assert_eq!(
+            (d[1].serial.as_str(), d[1].state.as_str(), d[1].details.as_str()),
+            ("127.0.0.1:5555", "offline", "transport_id:2")
+        );
     }
 
     #[test]

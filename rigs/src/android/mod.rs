@@ -240,7 +240,9 @@ impl AndroidRig {
                 if d.state != "device" {
                     let hint = match d.state.as_str() {
                         "unauthorized" => "accept this computer's RSA key on the device (USB debugging prompt)",
-                        "offline" => "the device does not answer: reconnect it (`adb reconnect offline`) or restart its adbd",
+                        "offline" => {
+                            "the device does not answer: reconnect it (`adb reconnect offline`) or restart its adbd"
+                        }
                         _ => "boot it into Android",
                     };
                     return Err(RigError::Start(format!(
@@ -255,15 +257,13 @@ impl AndroidRig {
                     let (group, serial) = boot_emulator(&server, &bin, opts.avd.as_deref()).await?;
                     (serial, Some(group))
                 }
-                None => {
-                    return Err(RigError::Start(format!(
-                        "no device named and no emulator to boot: pass serial (or set ANDROID_SERIAL) to drive a device \
+                None => return Err(RigError::Start(format!(
+                    "no device named and no emulator to boot: pass serial (or set ANDROID_SERIAL) to drive a device \
                          of the ADB server at {} (it lists: {}), or install the Android SDK emulator with an AVD \
                          (ANDROID_HOME or ANDROID_SDK_ROOT, or `emulator` on PATH) for the rig to boot one",
-                        server.addr,
-                        devices_text(&devices)
-                    )))
-                }
+                    server.addr,
+                    devices_text(&devices)
+                ))),
             },
         };
         let claim = Claim::take(&server, &serial)?;
@@ -434,14 +434,17 @@ impl AndroidRig {
                         let component = if a.contains('/') { a.clone() } else { format!("{package}/{a}") };
                         self.run_ok(&["am", "start", "-n", &component]).await?
                     }
-                    None => {
-                        self.run(&["monkey", "-p", &package, "-c", "android.intent.category.LAUNCHER", "1"])
-                            .await?
-                            .text()
-                    }
+                    None => self
+                        .run(&["monkey", "-p", &package, "-c", "android.intent.category.LAUNCHER", "1"])
+                        .await?
+                        .text(),
                 };
                 if out.contains("No activities found") || out.contains("Error") || out.contains("monkey aborted") {
-                    return Err(RigError::Driver(format!("starting {package} failed on {}: {}", self.serial, out.trim())));
+                    return Err(RigError::Driver(format!(
+                        "starting {package} failed on {}: {}",
+                        self.serial,
+                        out.trim()
+                    )));
                 }
                 self.started.lock().expect("started").insert(package.clone());
                 done(format!("started {}", activity.map_or(package.clone(), |a| format!("{package} ({a})"))))
@@ -488,11 +491,17 @@ impl AndroidRig {
             AndroidAction::UiDump { max_chars } => self.ui_dump(max_chars.unwrap_or(DEFAULT_MAX_CHARS)).await,
             AndroidAction::Command { argv, max_chars } => {
                 if argv.is_empty() || argv[0].is_empty() {
-                    return Err(RigError::invalid("argv", "give the command as a non-empty list: [\"ls\", \"-l\", \"/sdcard\"]"));
+                    return Err(RigError::invalid(
+                        "argv",
+                        "give the command as a non-empty list: [\"ls\", \"-l\", \"/sdcard\"]",
+                    ));
                 }
                 let bytes: usize = argv.iter().map(|a| a.len()).sum();
                 if bytes > MAX_ARGV_BYTES {
-                    return Err(RigError::invalid("argv", format!("{bytes} bytes of arguments; at most {MAX_ARGV_BYTES}")));
+                    return Err(RigError::invalid(
+                        "argv",
+                        format!("{bytes} bytes of arguments; at most {MAX_ARGV_BYTES}"),
+                    ));
                 }
                 if let Some(i) = argv.iter().position(|a| a.contains('\0')) {
                     return Err(RigError::invalid("argv", format!("element {i} contains a NUL byte")));
@@ -508,9 +517,10 @@ impl AndroidRig {
                         "ran {} on {}{}",
                         argv[0],
                         self.serial,
-                        out.exit.map_or(" (exit status unknown: the device has no shell protocol v2)".into(), |c| format!(
-                            ", exit {c}"
-                        ))
+                        out.exit
+                            .map_or(" (exit status unknown: the device has no shell protocol v2)".into(), |c| format!(
+                                ", exit {c}"
+                            ))
                     ),
                     content: Some(fence(
                         &format!("output of {} on {}", argv[0], self.serial),
@@ -563,19 +573,27 @@ impl AndroidRig {
 
     async fn install(&self, path: &str) -> Result<DeviceOutput, RigError> {
         let meta = std::fs::metadata(path).map_err(|e| {
-            RigError::invalid("path", format!("no APK at '{path}' on the server's machine ({e}); give the path of an .apk file there"))
+            RigError::invalid(
+                "path",
+                format!("no APK at '{path}' on the server's machine ({e}); give the path of an .apk file there"),
+            )
         })?;
         if !meta.is_file() {
             return Err(RigError::invalid("path", format!("'{path}' is not a file; give the path of an .apk file")));
         }
         if meta.len() > MAX_APK_BYTES {
-            return Err(RigError::invalid("path", format!("'{path}' has {} bytes; at most {MAX_APK_BYTES}", meta.len())));
+            return Err(RigError::invalid(
+                "path",
+                format!("'{path}' has {} bytes; at most {MAX_APK_BYTES}", meta.len()),
+            ));
         }
-        let data = tokio::fs::read(path)
-            .await
-            .map_err(|e| RigError::invalid("path", format!("reading '{path}': {e}")))?;
+        let data =
+            tokio::fs::read(path).await.map_err(|e| RigError::invalid("path", format!("reading '{path}': {e}")))?;
         if !data.starts_with(b"PK\x03\x04") {
-            return Err(RigError::invalid("path", format!("'{path}' is not an APK (an APK is a zip archive; this file does not start like one)")));
+            return Err(RigError::invalid(
+                "path",
+                format!("'{path}' is not an APK (an APK is a zip archive; this file does not start like one)"),
+            ));
         }
         let before = self.packages().await?;
         let remote = format!("/data/local/tmp/cc-rigs-{}.apk", uuid::Uuid::new_v4().simple());
@@ -668,7 +686,8 @@ impl Rig for AndroidRig {
             match emulator {
                 Some(g) => g.kill(),
                 None => {
-                    let started: Vec<String> = std::mem::take(&mut *self.started.lock().expect("started")).into_iter().collect();
+                    let started: Vec<String> =
+                        std::mem::take(&mut *self.started.lock().expect("started")).into_iter().collect();
                     for p in started {
                         let _ = tokio::time::timeout(Duration::from_secs(5), self.run(&["am", "force-stop", &p])).await;
                     }
@@ -689,12 +708,20 @@ async fn boot_emulator(server: &AdbServer, bin: &Path, avd: Option<&str>) -> Res
         .output()
         .await
         .map_err(|e| RigError::Start(format!("running {} -list-avds: {e}", bin.display())))?;
-    let avds: Vec<String> =
-        String::from_utf8_lossy(&list.stdout).lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect();
+    let avds: Vec<String> = String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
     let name = match avd {
         Some(a) if avds.iter().any(|x| x == a) => a.to_string(),
         Some(a) => {
-            return Err(RigError::Start(format!("the emulator at {} has no AVD '{a}'; it has: {}", bin.display(), avds.join(", "))))
+            return Err(RigError::Start(format!(
+                "the emulator at {} has no AVD '{a}'; it has: {}",
+                bin.display(),
+                avds.join(", ")
+            )))
         }
         None => avds.first().cloned().ok_or_else(|| {
             RigError::Start(format!(
@@ -786,7 +813,10 @@ fn check_package(field: &'static str, p: &str) -> Result<(), RigError> {
     if ok {
         Ok(())
     } else {
-        Err(RigError::invalid(field, format!("'{p}' is not a package name (letters, digits, '_' in dot-separated parts: com.example.app)")))
+        Err(RigError::invalid(
+            field,
+            format!("'{p}' is not a package name (letters, digits, '_' in dot-separated parts: com.example.app)"),
+        ))
     }
 }
 
@@ -806,7 +836,10 @@ fn check_url(url: &str) -> Result<(), RigError> {
             && s.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
     });
     if !scheme_ok || url.len() > 8192 || url.chars().any(char::is_control) {
-        return Err(RigError::invalid("url", format!("'{url}' is not a URL or deep link (scheme:rest, e.g. https://example.com or myapp://item/1)")));
+        return Err(RigError::invalid(
+            "url",
+            format!("'{url}' is not a URL or deep link (scheme:rest, e.g. https://example.com or myapp://item/1)"),
+        ));
     }
     Ok(())
 }
@@ -945,7 +978,11 @@ fn attributes(tag: &str) -> Vec<(String, String)> {
 
 /// `[l,t][r,b]`.
 fn parse_bounds(b: &str) -> Option<(i64, i64, i64, i64)> {
-    let nums: Vec<i64> = b.split(|c: char| !(c.is_ascii_digit() || c == '-')).filter(|s| !s.is_empty()).filter_map(|s| s.parse().ok()).collect();
+    let nums: Vec<i64> = b
+        .split(|c: char| !(c.is_ascii_digit() || c == '-'))
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| s.parse().ok())
+        .collect();
     (nums.len() == 4).then(|| (nums[0], nums[1], nums[2], nums[3]))
 }
 
@@ -1012,7 +1049,10 @@ mod tests {
         use TypeStep::*;
         assert_eq!(type_steps("hello world").unwrap(), [Text("hello%sworld".into())]);
         assert_eq!(type_steps("100%sure").unwrap(), [Text("100%".into()), Text("sure".into())]);
-        assert_eq!(type_steps("a\nb\tc").unwrap(), [Text("a".into()), Key("66".into()), Text("b".into()), Key("61".into()), Text("c".into())]);
+        assert_eq!(
+            type_steps("a\nb\tc").unwrap(),
+            [Text("a".into()), Key("66".into()), Text("b".into()), Key("61".into()), Text("c".into())]
+        );
         assert_eq!(type_steps("it's $HOME; ok").unwrap(), [Text("it's%s$HOME;%sok".into())]);
         let e = type_steps("café").unwrap_err();
         assert_eq!(e.kind(), "invalid_input");
@@ -1041,7 +1081,10 @@ mod tests {
         assert_eq!(parse_wm_size("error"), None);
         assert_eq!(
             parse_getprop("[ro.product.model]: [Pixel 7]\n[ro.build.version.sdk]: [34]\n"),
-            vec![("ro.product.model".to_string(), "Pixel 7".to_string()), ("ro.build.version.sdk".to_string(), "34".to_string())]
+            vec![
+                ("ro.product.model".to_string(), "Pixel 7".to_string()),
+                ("ro.build.version.sdk".to_string(), "34".to_string())
+            ]
         );
     }
 

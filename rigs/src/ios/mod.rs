@@ -167,9 +167,12 @@ pub enum WdaError {
 impl Wda {
     pub fn new(base: &str) -> Result<Wda, RigError> {
         let base = base.trim_end_matches('/').to_string();
-        let u = url::Url::parse(&base).map_err(|e| RigError::Start(format!("the WebDriverAgent URL '{base}' is not a URL: {e}")))?;
+        let u = url::Url::parse(&base)
+            .map_err(|e| RigError::Start(format!("the WebDriverAgent URL '{base}' is not a URL: {e}")))?;
         if u.scheme() != "http" {
-            return Err(RigError::Start(format!("the WebDriverAgent URL '{base}' must be http:// (WDA serves plain HTTP)")));
+            return Err(RigError::Start(format!(
+                "the WebDriverAgent URL '{base}' must be http:// (WDA serves plain HTTP)"
+            )));
         }
         let http = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
             .build(hyper_util::client::legacy::connect::HttpConnector::new());
@@ -204,7 +207,10 @@ impl Wda {
         let v: Value = serde_json::from_slice(&bytes).map_err(|e| WdaError::Answer {
             status,
             error: "invalid answer".into(),
-            message: format!("{method} {path} answered {status} with no JSON ({e}): {}", String::from_utf8_lossy(&bytes[..bytes.len().min(200)])),
+            message: format!(
+                "{method} {path} answered {status} with no JSON ({e}): {}",
+                String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
+            ),
         })?;
         let value = v.get("value").cloned().unwrap_or(Value::Null);
         if let Some(err) = value.get("error").and_then(Value::as_str) {
@@ -215,7 +221,11 @@ impl Wda {
             });
         }
         if status >= 400 {
-            return Err(WdaError::Answer { status, error: "http".into(), message: format!("{method} {path} answered {status}") });
+            return Err(WdaError::Answer {
+                status,
+                error: "http".into(),
+                message: format!("{method} {path} answered {status}"),
+            });
         }
         Ok(value)
     }
@@ -224,7 +234,9 @@ impl Wda {
 fn wda_err(what: &str, e: WdaError) -> RigError {
     match e {
         WdaError::Unreachable(m) => RigError::Dead(format!("WebDriverAgent stopped answering ({what}): {m}")),
-        WdaError::Answer { error, message, .. } => RigError::Driver(format!("WebDriverAgent refused {what}: {error}: {message}")),
+        WdaError::Answer { error, message, .. } => {
+            RigError::Driver(format!("WebDriverAgent refused {what}: {error}: {message}"))
+        }
     }
 }
 
@@ -243,6 +255,12 @@ pub struct IosRig {
     engine: String,
     claimed: AtomicBool,
     closed: AtomicBool,
+}
+
+impl std::fmt::Debug for IosRig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IosRig").field("wda", &self.wda.base()).field("udid", &self.udid).finish_non_exhaustive()
+    }
 }
 
 impl IosRig {
@@ -416,7 +434,12 @@ impl IosRig {
                     ("screen_points".to_string(), format!("{w}x{h}")),
                     ("scale".to_string(), s.to_string()),
                 ];
-                for (k, p) in [("os", "/os/name"), ("sdk", "/os/sdkVersion"), ("wda_build", "/build/productBundleIdentifier"), ("state", "/state")] {
+                for (k, p) in [
+                    ("os", "/os/name"),
+                    ("sdk", "/os/sdkVersion"),
+                    ("wda_build", "/build/productBundleIdentifier"),
+                    ("state", "/state"),
+                ] {
                     let v = get(p);
                     if !v.is_empty() {
                         properties.push((k.to_string(), v));
@@ -446,7 +469,9 @@ impl IosRig {
             }
             IosAction::Screenshot => {
                 let v = self.wda.call("GET", "/screenshot", None).await.map_err(|e| wda_err("/screenshot", e))?;
-                let b64 = v.as_str().ok_or_else(|| RigError::Driver("WebDriverAgent's /screenshot has no base64 value".into()))?;
+                let b64 = v
+                    .as_str()
+                    .ok_or_else(|| RigError::Driver("WebDriverAgent's /screenshot has no base64 value".into()))?;
                 let png = base64::engine::general_purpose::STANDARD
                     .decode(b64.trim())
                     .map_err(|e| RigError::Driver(format!("WebDriverAgent's screenshot is not base64: {e}")))?;
@@ -466,7 +491,10 @@ impl IosRig {
                 let xml = v.as_str().unwrap_or_default();
                 let s = self.points.lock().expect("points").2;
                 Ok(DeviceOutput {
-                    summary: format!("page source: {} characters (x, y, width, height in points; x{s} = screen pixels)", xml.chars().count()),
+                    summary: format!(
+                        "page source: {} characters (x, y, width, height in points; x{s} = screen pixels)",
+                        xml.chars().count()
+                    ),
                     content: Some(fence("WebDriverAgent page source", xml, max_chars.unwrap_or(DEFAULT_MAX_CHARS))),
                     ..DeviceOutput::default()
                 })
@@ -524,7 +552,9 @@ impl IosRig {
             }
             IosAction::OpenUrl { url } => {
                 let ok = url.split_once(':').is_some_and(|(s, _)| {
-                    !s.is_empty() && s.starts_with(|c: char| c.is_ascii_alphabetic()) && s.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+                    !s.is_empty()
+                        && s.starts_with(|c: char| c.is_ascii_alphabetic())
+                        && s.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
                 });
                 if !ok || url.len() > 8192 || url.chars().any(char::is_control) {
                     return Err(RigError::invalid("url", format!("'{url}' is not a URL or deep link (scheme:rest, e.g. https://example.com or myapp://item/1)")));
@@ -578,7 +608,10 @@ impl IosRig {
             }
             IosAction::Command { argv, max_chars } => {
                 if argv.is_empty() || argv[0].is_empty() {
-                    return Err(RigError::invalid("argv", "give the command as a non-empty list: [\"defaults\", \"read\"]"));
+                    return Err(RigError::invalid(
+                        "argv",
+                        "give the command as a non-empty list: [\"defaults\", \"read\"]",
+                    ));
                 }
                 let mut args = vec!["spawn", self.udid.as_str()];
                 args.extend(argv.iter().map(String::as_str));
@@ -590,7 +623,11 @@ impl IosRig {
                 }
                 Ok(DeviceOutput {
                     summary: format!("ran {} in simulator {} ({})", argv[0], self.udid, out.status),
-                    content: Some(fence(&format!("output of {} in the simulator", argv[0]), &text, max_chars.unwrap_or(DEFAULT_MAX_CHARS))),
+                    content: Some(fence(
+                        &format!("output of {} in the simulator", argv[0]),
+                        &text,
+                        max_chars.unwrap_or(DEFAULT_MAX_CHARS),
+                    )),
                     exit_code: out.status.code(),
                     ..DeviceOutput::default()
                 })
@@ -606,11 +643,17 @@ impl IosRig {
 }
 
 fn check_bundle(b: &str) -> Result<(), RigError> {
-    let ok = !b.is_empty() && b.len() <= 255 && b.chars().all(|c| c.is_ascii_alphanumeric() || ".-_".contains(c)) && !b.starts_with('.');
+    let ok = !b.is_empty()
+        && b.len() <= 255
+        && b.chars().all(|c| c.is_ascii_alphanumeric() || ".-_".contains(c))
+        && !b.starts_with('.');
     if ok {
         Ok(())
     } else {
-        Err(RigError::invalid("bundle_id", format!("'{b}' is not a bundle id (letters, digits, '.', '-': com.example.app)")))
+        Err(RigError::invalid(
+            "bundle_id",
+            format!("'{b}' is not a bundle id (letters, digits, '.', '-': com.example.app)"),
+        ))
     }
 }
 
@@ -635,7 +678,9 @@ impl Rig for IosRig {
         Vec::new()
     }
     fn alive(&self) -> BoxFuture<'_, bool> {
-        Box::pin(async move { !self.closed.load(Ordering::SeqCst) && self.wda.call("GET", "/status", None).await.is_ok() })
+        Box::pin(
+            async move { !self.closed.load(Ordering::SeqCst) && self.wda.call("GET", "/status", None).await.is_ok() },
+        )
     }
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
@@ -644,7 +689,11 @@ impl Rig for IosRig {
             }
             let sid = self.session.lock().await.clone();
             if !sid.is_empty() {
-                let _ = tokio::time::timeout(Duration::from_secs(5), self.wda.call("DELETE", &format!("/session/{sid}"), None)).await;
+                let _ = tokio::time::timeout(
+                    Duration::from_secs(5),
+                    self.wda.call("DELETE", &format!("/session/{sid}"), None),
+                )
+                .await;
             }
             self.release();
         })

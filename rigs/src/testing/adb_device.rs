@@ -85,8 +85,17 @@ impl Default for DeviceConfig {
 /// One input event the device received.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InputEvent {
-    Tap { x: i64, y: i64 },
-    Swipe { x1: i64, y1: i64, x2: i64, y2: i64, ms: i64 },
+    Tap {
+        x: i64,
+        y: i64,
+    },
+    Swipe {
+        x1: i64,
+        y1: i64,
+        x2: i64,
+        y2: i64,
+        ms: i64,
+    },
     /// The text `input text` typed (`%s` already turned into spaces).
     Text(String),
     Key(String),
@@ -348,36 +357,43 @@ async fn serve(mut s: TcpStream, state: Arc<Mutex<DeviceState>>, cfg: DeviceConf
                 state.lock().expect("state").services.push(service.clone());
                 let local = next_id;
                 next_id += 1;
-                let mut st = Stream { remote: p.arg0, queue: VecDeque::new(), awaiting_ack: false, close_when_drained: true, sync: None };
-                let shell = service.split_once(':').filter(|(opts, _)| *opts == "shell" || opts.starts_with("shell,"));
-                let output: Option<Vec<u8>> = if let Some((opts, cmd)) = shell.filter(|(o, _)| o.split(',').any(|x| x == "v2")) {
-                    let _ = opts;
-                    let (out, err, code) = run_line(&state, cmd);
-                    let mut v = Vec::new();
-                    for (id, data) in [(1u8, &out), (2u8, &err)] {
-                        if !data.is_empty() {
-                            v.push(id);
-                            v.extend_from_slice(&(data.len() as u32).to_le_bytes());
-                            v.extend_from_slice(data);
-                        }
-                    }
-                    v.extend_from_slice(&[3, 1, 0, 0, 0, code]);
-                    Some(v)
-                } else if let Some((_, cmd)) = shell {
-                    let (mut out, err, _) = run_line(&state, cmd);
-                    out.extend_from_slice(&err);
-                    Some(out)
-                } else if let Some(cmd) = service.strip_prefix("exec:") {
-                    Some(run_line(&state, cmd).0)
-                } else if service == "sync:" {
-                    st.sync = Some(SyncState::default());
-                    st.close_when_drained = false;
-                    None
-                } else {
-                    // An unknown service: refused, as adbd does, with CLSE.
-                    s.write_all(&encode(A_CLSE, 0, p.arg0, &[])).await?;
-                    continue;
+                let mut st = Stream {
+                    remote: p.arg0,
+                    queue: VecDeque::new(),
+                    awaiting_ack: false,
+                    close_when_drained: true,
+                    sync: None,
                 };
+                let shell = service.split_once(':').filter(|(opts, _)| *opts == "shell" || opts.starts_with("shell,"));
+                let output: Option<Vec<u8>> =
+                    if let Some((opts, cmd)) = shell.filter(|(o, _)| o.split(',').any(|x| x == "v2")) {
+                        let _ = opts;
+                        let (out, err, code) = run_line(&state, cmd);
+                        let mut v = Vec::new();
+                        for (id, data) in [(1u8, &out), (2u8, &err)] {
+                            if !data.is_empty() {
+                                v.push(id);
+                                v.extend_from_slice(&(data.len() as u32).to_le_bytes());
+                                v.extend_from_slice(data);
+                            }
+                        }
+                        v.extend_from_slice(&[3, 1, 0, 0, 0, code]);
+                        Some(v)
+                    } else if let Some((_, cmd)) = shell {
+                        let (mut out, err, _) = run_line(&state, cmd);
+                        out.extend_from_slice(&err);
+                        Some(out)
+                    } else if let Some(cmd) = service.strip_prefix("exec:") {
+                        Some(run_line(&state, cmd).0)
+                    } else if service == "sync:" {
+                        st.sync = Some(SyncState::default());
+                        st.close_when_drained = false;
+                        None
+                    } else {
+                        // An unknown service: refused, as adbd does, with CLSE.
+                        s.write_all(&encode(A_CLSE, 0, p.arg0, &[])).await?;
+                        continue;
+                    };
                 s.write_all(&encode(A_OKAY, local, p.arg0, &[])).await?;
                 if let Some(out) = output {
                     for c in out.chunks(max_payload) {
@@ -477,14 +493,19 @@ fn sync_step(state: &Arc<Mutex<DeviceState>>, sync: &mut SyncState) -> (Vec<Vec<
                     st.files.insert(path, data);
                     replies.push(sync_reply(b"OKAY", &[]));
                 }
-                Some((path, _)) => replies.push(sync_reply(b"FAIL", format!("remote couldn't create file {path}: Permission denied").as_bytes())),
+                Some((path, _)) => replies.push(sync_reply(
+                    b"FAIL",
+                    format!("remote couldn't create file {path}: Permission denied").as_bytes(),
+                )),
                 None => replies.push(sync_reply(b"FAIL", b"DONE without SEND")),
             },
             b"STAT" => {
                 let path = String::from_utf8_lossy(&body).into_owned();
                 let (mode, size) = match st.files.get(&path) {
                     Some(d) => (0o100644u32, d.len() as u32),
-                    None if st.files.keys().any(|k| k.starts_with(&format!("{}/", path.trim_end_matches('/')))) => (0o040755, 4096),
+                    None if st.files.keys().any(|k| k.starts_with(&format!("{}/", path.trim_end_matches('/')))) => {
+                        (0o040755, 4096)
+                    }
                     None => (0, 0),
                 };
                 let mut r = b"STAT".to_vec();
@@ -504,7 +525,9 @@ fn sync_step(state: &Arc<Mutex<DeviceState>>, sync: &mut SyncState) -> (Vec<Vec<
                         done.extend_from_slice(&0u32.to_le_bytes());
                         replies.push(done);
                     }
-                    None => replies.push(sync_reply(b"FAIL", format!("remote object '{path}' does not exist").as_bytes())),
+                    None => {
+                        replies.push(sync_reply(b"FAIL", format!("remote object '{path}' does not exist").as_bytes()))
+                    }
                 }
             }
             b"LIST" => {
@@ -524,7 +547,10 @@ fn sync_step(state: &Arc<Mutex<DeviceState>>, sync: &mut SyncState) -> (Vec<Vec<
             }
             b"QUIT" => return (replies, true),
             _ => {
-                replies.push(sync_reply(b"FAIL", format!("unknown sync request {:?}", String::from_utf8_lossy(&id)).as_bytes()));
+                replies.push(sync_reply(
+                    b"FAIL",
+                    format!("unknown sync request {:?}", String::from_utf8_lossy(&id)).as_bytes(),
+                ));
                 return (replies, true);
             }
         }
@@ -675,7 +701,9 @@ fn input(st: &mut DeviceState, a: &[&str]) -> Out {
     let ev = match a {
         ["tap", ..] if a.len() == 3 => n(1).zip(n(2)).map(|(x, y)| InputEvent::Tap { x, y }),
         ["swipe", ..] if a.len() == 5 || a.len() == 6 => match (n(1), n(2), n(3), n(4)) {
-            (Some(x1), Some(y1), Some(x2), Some(y2)) => Some(InputEvent::Swipe { x1, y1, x2, y2, ms: n(5).unwrap_or(300) }),
+            (Some(x1), Some(y1), Some(x2), Some(y2)) => {
+                Some(InputEvent::Swipe { x1, y1, x2, y2, ms: n(5).unwrap_or(300) })
+            }
             _ => None,
         },
         ["text", t] => Some(InputEvent::Text(t.replace("%s", " "))),
@@ -692,7 +720,14 @@ fn input(st: &mut DeviceState, a: &[&str]) -> Out {
             st.inputs.push(e);
             text("")
         }
-        None => fail("", &format!("Error: Invalid arguments for command: {}\nUsage: input [<source>] <command> [<arg>...]\n", a.join(" ")), 1),
+        None => fail(
+            "",
+            &format!(
+                "Error: Invalid arguments for command: {}\nUsage: input [<source>] <command> [<arg>...]\n",
+                a.join(" ")
+            ),
+            1,
+        ),
     }
 }
 
@@ -700,7 +735,9 @@ fn pm(st: &mut DeviceState, a: &[&str]) -> Out {
     match a {
         ["list", "packages", rest @ ..] => {
             let filter = rest.iter().find(|r| !r.starts_with('-')).copied().unwrap_or("");
-            text(st.packages.keys().filter(|p| p.contains(filter)).map(|p| format!("package:{p}\n")).collect::<String>())
+            text(
+                st.packages.keys().filter(|p| p.contains(filter)).map(|p| format!("package:{p}\n")).collect::<String>(),
+            )
         }
         ["path", pkg] => match st.packages.contains_key(*pkg) {
             true => text(format!("package:/data/app/{pkg}-1/base.apk\n")),
@@ -712,7 +749,11 @@ fn pm(st: &mut DeviceState, a: &[&str]) -> Out {
             };
             let replace = rest.contains(&"-r");
             let Some(data) = st.files.get(*path) else {
-                return fail("", &format!("Error: Unable to open file: {path}\nConsider using a file under /data/local/tmp/\n"), 1);
+                return fail(
+                    "",
+                    &format!("Error: Unable to open file: {path}\nConsider using a file under /data/local/tmp/\n"),
+                    1,
+                );
             };
             let s = String::from_utf8_lossy(data);
             let Some(pkg) = s.split("package=\"").nth(1).and_then(|r| r.split('"').next()).map(str::to_string) else {

@@ -87,7 +87,10 @@ impl AdbServerProcess {
                 return Ok(());
             }
             if started.elapsed() > Duration::from_secs(20) {
-                return Err(format!("{serial} did not become '{state}' within 20 s (adb connect said: {}); adb devices: {list}", out.trim()));
+                return Err(format!(
+                    "{serial} did not become '{state}' within 20 s (adb connect said: {}); adb devices: {list}",
+                    out.trim()
+                ));
             }
             std::thread::sleep(Duration::from_millis(100));
         }

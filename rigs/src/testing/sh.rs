@@ -118,7 +118,9 @@ pub fn parse(line: &str) -> Result<Vec<(Join, Vec<String>)>, String> {
                 join = Join::Or;
             }
             '$' | '`' | '|' | '&' | '<' | '>' | '(' | ')' | '*' | '?' | '[' => {
-                return Err(format!("the double's sh does not support unquoted {c:?} (the real sh would expand, redirect or glob it)"));
+                return Err(format!(
+                    "the double's sh does not support unquoted {c:?} (the real sh would expand, redirect or glob it)"
+                ));
             }
             '~' if !in_word => return Err("the double's sh does not expand a leading '~'".into()),
             c => {
@@ -170,7 +172,18 @@ mod tests {
 
     #[test]
     fn what_the_double_cannot_do_is_refused() {
-        for bad in ["echo $HOME", "echo \"$HOME\"", "ls | wc", "a > b", "ls *", "echo `id`", "echo 'open", "x &", "~/x", "; ls"] {
+        for bad in [
+            "echo $HOME",
+            "echo \"$HOME\"",
+            "ls | wc",
+            "a > b",
+            "ls *",
+            "echo `id`",
+            "echo 'open",
+            "x &",
+            "~/x",
+            "; ls",
+        ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
     }

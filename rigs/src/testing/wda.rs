@@ -154,7 +154,8 @@ async fn serve(mut s: TcpStream, state: Arc<Mutex<WdaState>>) -> std::io::Result
         }
         body.extend_from_slice(&chunk[..n]);
     }
-    let json_body: Value = if body.is_empty() { Value::Null } else { serde_json::from_slice(&body).unwrap_or(Value::Null) };
+    let json_body: Value =
+        if body.is_empty() { Value::Null } else { serde_json::from_slice(&body).unwrap_or(Value::Null) };
     let (status, answer) = route(&state, &method, &target, &json_body);
     let text = answer.to_string();
     let reason = match status {
@@ -198,7 +199,10 @@ fn route(state: &Arc<Mutex<WdaState>>, method: &str, target: &str, body: &Value)
             st.sessions_created += 1;
             let id = format!("S{:04}-{}", st.sessions_created, uuid::Uuid::new_v4().simple());
             st.sessions.push(id.clone());
-            (200, json!({"value": {"sessionId": id, "capabilities": {"device": "iphone", "sdkVersion": "17.5"}}, "sessionId": id}))
+            (
+                200,
+                json!({"value": {"sessionId": id, "capabilities": {"device": "iphone", "sdkVersion": "17.5"}}, "sessionId": id}),
+            )
         }
         ("GET", ["screenshot"]) => ok(json!(base64::engine::general_purpose::STANDARD.encode(&st.png)), None),
         ("GET", ["source"]) => ok(json!(st.source), None),
@@ -219,7 +223,9 @@ fn route(state: &Arc<Mutex<WdaState>>, method: &str, target: &str, body: &Value)
                 None => error(400, "invalid argument", "'content' must be base64"),
             }
         }
-        ("POST", ["wda", "getPasteboard"]) => ok(json!(base64::engine::general_purpose::STANDARD.encode(&st.pasteboard)), None),
+        ("POST", ["wda", "getPasteboard"]) => {
+            ok(json!(base64::engine::general_purpose::STANDARD.encode(&st.pasteboard)), None)
+        }
         ("DELETE", ["session", id]) => {
             let before = st.sessions.len();
             st.sessions.retain(|s| s != id);
@@ -266,24 +272,33 @@ fn route(state: &Arc<Mutex<WdaState>>, method: &str, target: &str, body: &Value)
                     }
                 }
                 ["wda", "apps", op] => {
-                    let Some(bundle) = s("bundleId") else { return error(400, "invalid argument", "bundleId is required") };
+                    let Some(bundle) = s("bundleId") else {
+                        return error(400, "invalid argument", "bundleId is required");
+                    };
                     let installed = st.installed.contains(&bundle);
                     match *op {
-                        "state" => ok(json!(if !installed {
-                            0
-                        } else if st.foreground.as_deref() == Some(bundle.as_str()) {
-                            4
-                        } else if st.running.contains(&bundle) {
-                            3
-                        } else {
-                            1
-                        }), sid),
+                        "state" => ok(
+                            json!(if !installed {
+                                0
+                            } else if st.foreground.as_deref() == Some(bundle.as_str()) {
+                                4
+                            } else if st.running.contains(&bundle) {
+                                3
+                            } else {
+                                1
+                            }),
+                            sid,
+                        ),
                         "launch" | "activate" if installed => {
                             st.running.insert(bundle.clone());
                             st.foreground = Some(bundle);
                             ok(Value::Null, sid)
                         }
-                        "launch" | "activate" => error(500, "unknown error", &format!("The application '{bundle}' is not installed on the device")),
+                        "launch" | "activate" => error(
+                            500,
+                            "unknown error",
+                            &format!("The application '{bundle}' is not installed on the device"),
+                        ),
                         "terminate" => {
                             let was = st.running.remove(&bundle);
                             if st.foreground.as_deref() == Some(bundle.as_str()) {

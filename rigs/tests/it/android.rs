@@ -27,7 +27,11 @@ fn opts(adb: &AdbServerProcess, serial: Option<String>) -> AndroidOptions {
     AndroidOptions { server: adb.server(), serial, sdk: None, avd: None }
 }
 
-fn act(rt: &tokio::runtime::Runtime, rig: &AndroidRig, a: AndroidAction) -> Result<cc_rigs::device::DeviceOutput, RigError> {
+fn act(
+    rt: &tokio::runtime::Runtime,
+    rig: &AndroidRig,
+    a: AndroidAction,
+) -> Result<cc_rigs::device::DeviceOutput, RigError> {
     rt.block_on(rig.act(a))
 }
 
@@ -68,7 +72,8 @@ fn check_in_screenshot_and_taps_with_mapped_coordinates() {
     let (rx, ry) = map.to_real("x", "y", 100.0, 300.0).unwrap();
     assert_eq!((rx, ry), ((100.0 / shot.scale).round() as u32, (300.0 / shot.scale).round() as u32));
     act(&rt, &rig, AndroidAction::Tap { x: 100.0, y: 300.0 }).unwrap();
-    act(&rt, &rig, AndroidAction::Swipe { x: 10.0, y: 700.0, to_x: 10.0, to_y: 100.0, duration_ms: Some(250) }).unwrap();
+    act(&rt, &rig, AndroidAction::Swipe { x: 10.0, y: 700.0, to_x: 10.0, to_y: 100.0, duration_ms: Some(250) })
+        .unwrap();
     act(&rt, &rig, AndroidAction::LongPress { x: 200.0, y: 200.0, duration_ms: None }).unwrap();
     act(&rt, &rig, AndroidAction::Key { key: "home".into() }).unwrap();
     let inputs = dev.state().inputs.clone();
@@ -88,7 +93,8 @@ fn check_in_screenshot_and_taps_with_mapped_coordinates() {
     assert_eq!(e.kind(), "invalid_input");
     assert!(matches!(&e, RigError::Invalid { field: "x", .. }), "{e}");
     assert!(e.to_string().contains(&format!("the screenshot is {}x{}", shot.width, shot.height)), "{e}");
-    let e = act(&rt, &rig, AndroidAction::Swipe { x: 1.0, y: 1.0, to_x: 1.0, to_y: 5000.0, duration_ms: None }).unwrap_err();
+    let e = act(&rt, &rig, AndroidAction::Swipe { x: 1.0, y: 1.0, to_x: 1.0, to_y: 5000.0, duration_ms: None })
+        .unwrap_err();
     assert!(matches!(&e, RigError::Invalid { field: "to_y", .. }), "{e}");
     assert_eq!(dev.state().inputs.len(), 4);
 }
@@ -123,7 +129,9 @@ fn argv_arrives_intact_through_the_device_shell() {
     let (adb, dev) = setup(DeviceConfig::default());
     let rig = rt.block_on(AndroidRig::connect(opts(&adb, Some(dev.serial())))).unwrap();
     let argv: Vec<String> =
-        ["echo", "two words", "it's", "a;b", "\"dq\"", "$HOME", "`id`", "x && y", "back\\slash", "", "*"].map(String::from).to_vec();
+        ["echo", "two words", "it's", "a;b", "\"dq\"", "$HOME", "`id`", "x && y", "back\\slash", "", "*"]
+            .map(String::from)
+            .to_vec();
     let out = act(&rt, &rig, AndroidAction::Command { argv: argv.clone(), max_chars: None }).unwrap();
     assert_eq!(dev.state().commands.last().unwrap(), &argv, "the device's sh split the line into the same argv");
     assert_eq!(out.exit_code, Some(0));
@@ -131,7 +139,12 @@ fn argv_arrives_intact_through_the_device_shell() {
     assert!(content.starts_with("<untrusted-data source=\"output of echo on "), "{content}");
     assert!(content.contains("\ntwo words it's a;b \"dq\" $HOME `id` x && y back\\slash  *\n"), "{content}");
     // A command that fails reports its exit status and standard error.
-    let out = act(&rt, &rig, AndroidAction::Command { argv: vec!["no-such-tool".into(), "x; rm -rf /".into()], max_chars: None }).unwrap();
+    let out = act(
+        &rt,
+        &rig,
+        AndroidAction::Command { argv: vec!["no-such-tool".into(), "x; rm -rf /".into()], max_chars: None },
+    )
+    .unwrap();
     assert_eq!(out.exit_code, Some(127));
     assert!(out.content.unwrap().fenced.contains("[stderr]\n/system/bin/sh: no-such-tool: inaccessible or not found"));
     assert_eq!(dev.state().commands.last().unwrap(), &["no-such-tool", "x; rm -rf /"]);
@@ -151,7 +164,12 @@ fn apps_install_start_stop_reset_and_uninstall() {
     // Install: pushed through sync, installed by pm, listed by pm; the temp file is gone.
     let out = act(&rt, &rig, AndroidAction::Install { path: path.display().to_string() }).unwrap();
     assert!(out.summary.contains("com.example.shop"), "{}", out.summary);
-    let list = act(&rt, &rig, AndroidAction::Command { argv: vec!["pm".into(), "list".into(), "packages".into()], max_chars: None }).unwrap();
+    let list = act(
+        &rt,
+        &rig,
+        AndroidAction::Command { argv: vec!["pm".into(), "list".into(), "packages".into()], max_chars: None },
+    )
+    .unwrap();
     assert!(list.content.unwrap().fenced.contains("package:com.example.shop\n"));
     assert!(dev.state().services.contains(&"sync:".to_string()));
     assert!(dev.state().files.keys().all(|f| !f.ends_with(".apk")), "{:?}", dev.state().files.keys());
@@ -161,12 +179,27 @@ fn apps_install_start_stop_reset_and_uninstall() {
     assert_eq!(dev.state().foreground.as_deref(), Some("com.example.shop"));
     act(&rt, &rig, AndroidAction::Stop { package: "com.example.shop".into() }).unwrap();
     assert_eq!(dev.state().foreground, None);
-    act(&rt, &rig, AndroidAction::Start { package: "com.example.shop".into(), activity: Some(".Main".into()) }).unwrap();
+    act(&rt, &rig, AndroidAction::Start { package: "com.example.shop".into(), activity: Some(".Main".into()) })
+        .unwrap();
     assert_eq!(dev.state().intents.last().unwrap(), &["am", "start", "-n", "com.example.shop/.Main"]);
-    act(&rt, &rig, AndroidAction::OpenUrl { url: "shop://item/42?ref=a b&x='y'".into(), package: Some("com.example.shop".into()) }).unwrap();
+    act(
+        &rt,
+        &rig,
+        AndroidAction::OpenUrl { url: "shop://item/42?ref=a b&x='y'".into(), package: Some("com.example.shop".into()) },
+    )
+    .unwrap();
     assert_eq!(
         dev.state().intents.last().unwrap(),
-        &["am", "start", "-a", "android.intent.action.VIEW", "-d", "shop://item/42?ref=a b&x='y'", "-p", "com.example.shop"]
+        &[
+            "am",
+            "start",
+            "-a",
+            "android.intent.action.VIEW",
+            "-d",
+            "shop://item/42?ref=a b&x='y'",
+            "-p",
+            "com.example.shop"
+        ]
     );
 
     // Reset clears the app's data.
@@ -246,7 +279,11 @@ fn unknown_offline_and_unauthorized_devices_and_no_device_say_what_is_missing() 
     let (adb, dev) = setup(DeviceConfig::default());
     let e = rt.block_on(AndroidRig::connect(opts(&adb, Some("emulator-5999".into())))).unwrap_err();
     assert!(matches!(&e, RigError::Invalid { field: "serial", .. }), "{e}");
-    assert!(e.to_string().contains("no device 'emulator-5999'") && e.to_string().contains(&format!("{} (device)", dev.serial())), "{e}");
+    assert!(
+        e.to_string().contains("no device 'emulator-5999'")
+            && e.to_string().contains(&format!("{} (device)", dev.serial())),
+        "{e}"
+    );
 
     let silent = FakeDevice::start(DeviceConfig { handshake: Handshake::Silent, ..DeviceConfig::default() });
     adb.connect(silent.addr, "offline").unwrap();
@@ -261,7 +298,12 @@ fn unknown_offline_and_unauthorized_devices_and_no_device_say_what_is_missing() 
 
     // No serial and no SDK: both missing pieces are named.
     let e = rt
-        .block_on(AndroidRig::connect(AndroidOptions { server: adb.server(), serial: None, sdk: Some("/nonexistent-sdk".into()), avd: None }))
+        .block_on(AndroidRig::connect(AndroidOptions {
+            server: adb.server(),
+            serial: None,
+            sdk: Some("/nonexistent-sdk".into()),
+            avd: None,
+        }))
         .unwrap_err();
     if cc_rigs::procs::which(&["emulator"]).is_none() {
         assert!(e.to_string().contains("pass serial") && e.to_string().contains("Android SDK emulator"), "{e}");
@@ -270,7 +312,12 @@ fn unknown_offline_and_unauthorized_devices_and_no_device_say_what_is_missing() 
     // No ADB server at all.
     let port = cc_rigs::procs::free_port().unwrap();
     let e = rt
-        .block_on(AndroidRig::connect(AndroidOptions { server: cc_rigs::android::adb::AdbServer::new(port), serial: Some("x".into()), sdk: None, avd: None }))
+        .block_on(AndroidRig::connect(AndroidOptions {
+            server: cc_rigs::android::adb::AdbServer::new(port),
+            serial: Some("x".into()),
+            sdk: None,
+            avd: None,
+        }))
         .unwrap_err();
     assert!(e.to_string().contains("no ADB server answers") && e.to_string().contains("adb start-server"), "{e}");
 
@@ -287,7 +334,8 @@ fn legacy_shell_devices_work_without_exit_codes() {
     let rt = rt();
     let (adb, dev) = setup(DeviceConfig { shell_v2: false, ..DeviceConfig::default() });
     let rig = rt.block_on(AndroidRig::connect(opts(&adb, Some(dev.serial())))).unwrap();
-    let out = act(&rt, &rig, AndroidAction::Command { argv: vec!["echo".into(), "a b".into()], max_chars: None }).unwrap();
+    let out =
+        act(&rt, &rig, AndroidAction::Command { argv: vec!["echo".into(), "a b".into()], max_chars: None }).unwrap();
     assert_eq!(out.exit_code, None);
     assert!(out.summary.contains("exit status unknown"), "{}", out.summary);
     assert!(dev.state().services.iter().any(|s| s.starts_with("shell:'echo' 'a b'")), "{:?}", dev.state().services);

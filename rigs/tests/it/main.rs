@@ -6,4 +6,5 @@
 mod android;
 mod browser;
 mod desktop;
+mod ios;
 mod site;
