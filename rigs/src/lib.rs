@@ -1,6 +1,6 @@
-//! cc-rigs: disposable machines driven for agents — a browser over W3C WebDriver today;
-//! Docker desktops, Android devices (ADB) and iOS simulators (WebDriverAgent) plug in
-//! through the same [`Rig`] trait.
+//! cc-rigs: disposable machines driven for agents — browsers over W3C WebDriver, Docker
+//! desktops, Android devices over ADB ([`android`]) and iOS simulators over WebDriverAgent
+//! ([`ios`]), all through the same [`Rig`] trait.
 //!
 //! Main types:
 //! - [`Rig`]: one machine of one [`SurfaceKind`]: its engine, display size, the process

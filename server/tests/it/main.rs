@@ -3,6 +3,7 @@ mod bench;
 mod cli;
 mod dispatch;
 mod fuzz;
+mod mobile;
 mod policy;
 mod rigs;
 mod surface;
