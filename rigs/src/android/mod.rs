@@ -257,13 +257,15 @@ impl AndroidRig {
                     let (group, serial) = boot_emulator(&server, &bin, opts.avd.as_deref()).await?;
                     (serial, Some(group))
                 }
-                None => return Err(RigError::Start(format!(
+                None => {
+                    return Err(RigError::Start(format!(
                     "no device named and no emulator to boot: pass serial (or set ANDROID_SERIAL) to drive a device \
                          of the ADB server at {} (it lists: {}), or install the Android SDK emulator with an AVD \
                          (ANDROID_HOME or ANDROID_SDK_ROOT, or `emulator` on PATH) for the rig to boot one",
                     server.addr,
                     devices_text(&devices)
-                ))),
+                )))
+                }
             },
         };
         let claim = Claim::take(&server, &serial)?;

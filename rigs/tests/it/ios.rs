@@ -5,7 +5,6 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use cc_rigs::device::ScreenMap;
 use cc_rigs::ios::{Button, IosAction, IosOptions, IosRig};
 use cc_rigs::testing::wda::FakeWda;
 use cc_rigs::{Rig, RigError};
@@ -30,10 +29,10 @@ fn one_session_taps_in_points_apps_urls_and_the_pasteboard() {
     assert_eq!(c.info.unwrap().os_version, "iOS 17.5");
     let shot = act(IosAction::Screenshot).unwrap().image.unwrap();
     assert_eq!((shot.real_width, shot.real_height, shot.height), (1170, 2532, 768));
-    let map = ScreenMap::of_shot(&shot);
     act(IosAction::Tap { x: 100.0, y: 400.0 }).unwrap();
-    let (px, py) = map.to_real("x", "y", 100.0, 400.0).unwrap();
-    assert_eq!(wda.state().taps, vec![(px as f64 / 3.0, py as f64 / 3.0)]);
+    // Screenshot pixels -> screen pixels (/ scale) -> points (/ 3).
+    let (px, py) = ((100.0 / shot.scale).round(), (400.0 / shot.scale).round());
+    assert_eq!(wda.state().taps, vec![(px / 3.0, py / 3.0)]);
     act(IosAction::Swipe { x: 10.0, y: 700.0, to_x: 10.0, to_y: 50.0, duration_ms: Some(500) }).unwrap();
     let sw = wda.state().swipes[0];
     assert_eq!(sw.4, 0.5);

@@ -179,7 +179,10 @@ fn mobile_use_drives_a_device_behind_the_real_adb_server() {
     assert_eq!((rigs[0]["display_width"].as_u64(), rigs[0]["display_height"].as_u64()), (Some(1080), Some(2400)));
     let closed = ok(confirmed(app, &alice, "rig_close", json!({"workspace_id": "default", "rig_id": rig}))).value;
     assert_eq!(closed["closed"]["id"], rig.as_str());
-    assert!(ok(call(app, &alice, "rig_list", &json!({"workspace_id": "default"}))).value["rigs"].as_array().unwrap().is_empty());
+    assert!(ok(call(app, &alice, "rig_list", &json!({"workspace_id": "default"}))).value["rigs"]
+        .as_array()
+        .unwrap()
+        .is_empty());
     assert_eq!(dev.state().foreground, None);
     assert!(!dev.state().packages["com.example.shop"].running);
     let e = err(mobile(&alice, json!({"action": "screenshot", "rig_id": rig})));
@@ -235,6 +238,9 @@ fn ios_use_drives_webdriveragent_with_one_session() {
     assert_eq!(list["rigs"][0]["display_width"], 1170);
     ok(confirmed(app, &alice, "rig_close", json!({"workspace_id": "default", "rig_id": rig})));
     assert!(wda.state().sessions.is_empty(), "rig_close deleted the session");
-    assert!(ok(call(app, &alice, "rig_list", &json!({"workspace_id": "default"}))).value["rigs"].as_array().unwrap().is_empty());
+    assert!(ok(call(app, &alice, "rig_list", &json!({"workspace_id": "default"}))).value["rigs"]
+        .as_array()
+        .unwrap()
+        .is_empty());
     app.shutdown_rigs();
 }

@@ -27,8 +27,12 @@ use crate::mcp::dispatch::{CallCtx, ToolError};
 use crate::mcp::registry::{schema_of, ActionClass, Handler, Output, Registry, Scope, Spec};
 
 /// The classes of both tools (spec: the `use` tools' three, and packageInstall).
-const CLASSES: &[ActionClass] =
-    &[ActionClass::EnclosureControl, ActionClass::NetworkEgress, ActionClass::ProcessSpawn, ActionClass::PackageInstall];
+const CLASSES: &[ActionClass] = &[
+    ActionClass::EnclosureControl,
+    ActionClass::NetworkEgress,
+    ActionClass::ProcessSpawn,
+    ActionClass::PackageInstall,
+];
 
 // ---------------------------------------------------------------- arguments
 
@@ -310,9 +314,10 @@ fn android_action(a: &MobileUseArgs) -> Result<AndroidAction, ToolError> {
         N::Stop => AndroidAction::Stop { package: package()? },
         N::Reset => AndroidAction::Reset { package: package()? },
         N::Uninstall => AndroidAction::Uninstall { package: package()? },
-        N::OpenUrl => {
-            AndroidAction::OpenUrl { url: a.url.clone().ok_or_else(|| missing("url", name))?, package: a.package.clone() }
-        }
+        N::OpenUrl => AndroidAction::OpenUrl {
+            url: a.url.clone().ok_or_else(|| missing("url", name))?,
+            package: a.package.clone(),
+        },
         N::UiDump => AndroidAction::UiDump { max_chars: max_chars(a.max_chars) },
         N::Command => AndroidAction::Command {
             argv: a.argv.clone().ok_or_else(|| missing("argv", name))?,
@@ -372,9 +377,10 @@ fn ios_action(a: &IosUseArgs) -> Result<IosAction, ToolError> {
 /// The pool names the engine; these tools call it `serial`.
 fn device_error(e: RigError) -> ToolError {
     match e {
-        RigError::Invalid { field: "engine", message } => {
-            rig_error(RigError::Invalid { field: "serial", message: message.replace("engine or rig_id", "serial or rig_id") })
-        }
+        RigError::Invalid { field: "engine", message } => rig_error(RigError::Invalid {
+            field: "serial",
+            message: message.replace("engine or rig_id", "serial or rig_id"),
+        }),
         e => rig_error(e),
     }
 }
@@ -402,7 +408,13 @@ fn result(ctx: &CallCtx, lease: &Lease, rig_id_given: bool, out: DeviceOutput) -
     let mut extra = Vec::new();
     let image = out.image.map(|s| {
         extra.push(ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(&s.png), "image/png"));
-        ImageOut { width: s.width, height: s.height, real_width: s.real_width, real_height: s.real_height, scale: s.scale }
+        ImageOut {
+            width: s.width,
+            height: s.height,
+            real_width: s.real_width,
+            real_height: s.real_height,
+            scale: s.scale,
+        }
     });
     let value = serde_json::to_value(DeviceUseOut {
         rig_id: lease.id().to_string(),
@@ -424,7 +436,8 @@ fn result(ctx: &CallCtx, lease: &Lease, rig_id_given: bool, out: DeviceOutput) -
 async fn mobile_use(ctx: CallCtx, a: MobileUseArgs) -> Result<Output, ToolError> {
     let ws = ctx.workspace.clone().expect("scoped");
     let action = android_action(&a)?;
-    let slow = matches!(action, AndroidAction::Install { .. } | AndroidAction::UiDump { .. } | AndroidAction::Command { .. });
+    let slow =
+        matches!(action, AndroidAction::Install { .. } | AndroidAction::UiDump { .. } | AndroidAction::Command { .. });
     let pool = ctx.app.rigs().map_err(rig_error)?;
     let want = Acquire {
         workspace: ws,
@@ -468,7 +481,8 @@ async fn ios_use(ctx: CallCtx, a: IosUseArgs) -> Result<Output, ToolError> {
     let lease = pool.acquire(want, |_| IosRig::connect_boxed(IosOptions::from_env())).await.map_err(rig_error)?;
     let out = pool
         .run_for(&lease, long(slow, pool.config().action_timeout), move |rig| async move {
-            let d = cc_rigs::downcast::<IosRig>(rig).ok_or_else(|| RigError::invalid("rig_id", "that rig is not an iOS rig"))?;
+            let d = cc_rigs::downcast::<IosRig>(rig)
+                .ok_or_else(|| RigError::invalid("rig_id", "that rig is not an iOS rig"))?;
             d.act(action).await
         })
         .await
