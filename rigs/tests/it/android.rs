@@ -256,7 +256,7 @@ fn the_ui_dump_is_retried_and_fenced_with_bounds() {
     let nonce = f.lines().next().unwrap().split("nonce=\"").nth(1).unwrap().trim_end_matches("\">").to_string();
     assert!(f.ends_with(&format!("</untrusted-data nonce=\"{nonce}\">")), "{f}");
     // 1080x2400 comes back 346x768: the button's center (300, 300) is at 300 * 346 / 1080.
-    let scale = 346.0 / 1080.0;
+    let scale: f64 = 346.0 / 1080.0;
     let (cx, cy) = ((300.0 * scale).round(), (300.0 * scale).round());
     assert!(
         f.contains(&format!("[1] Button text=\"Sign in & go\" id=\"com.example.shop:id/sign_in\" clickable bounds=[100,200][500,400] tap=({cx},{cy})")),
