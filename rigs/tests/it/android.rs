@@ -343,3 +343,40 @@ fn legacy_shell_devices_work_without_exit_codes() {
     act(&rt, &rig, AndroidAction::Tap { x: 1.0, y: 1.0 }).unwrap();
     assert_eq!(dev.state().inputs.len(), 1);
 }
+
+/// Without a serial, the rig looks for the SDK's emulator: one without an AVD, and one
+/// that dies while booting, are named (a real boot needs an SDK this machine lacks).
+#[test]
+fn without_a_serial_the_sdk_emulator_is_used_and_its_failures_named() {
+    use std::os::unix::fs::PermissionsExt;
+    let rt = rt();
+    let adb = AdbServerProcess::start().unwrap_or_else(|e| panic!("{e}"));
+    let sdk = tempfile::tempdir().unwrap();
+    std::fs::create_dir(sdk.path().join("emulator")).unwrap();
+    let bin = sdk.path().join("emulator").join("emulator");
+    let log = sdk.path().join("argv.log");
+    let write = |script: &str| {
+        std::fs::write(&bin, script).unwrap();
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    let o = || AndroidOptions { server: adb.server(), serial: None, sdk: Some(sdk.path().into()), avd: None };
+
+    write("#!/bin/sh\nexit 0\n");
+    let e = rt.block_on(AndroidRig::connect(o())).unwrap_err();
+    assert!(e.to_string().contains("has no AVD to boot") && e.to_string().contains("pass serial"), "{e}");
+
+    write(&format!(
+        "#!/bin/sh\nif [ \"$1\" = -list-avds ]; then echo Pixel_API_34; exit 0; fi\nprintf '%s\\n' \"$@\" > '{}'\necho 'PANIC: broken AVD' >&2\nexit 1\n",
+        log.display()
+    ));
+    let e = rt.block_on(AndroidRig::connect(o())).unwrap_err();
+    assert_eq!(e.kind(), "rig_start");
+    assert!(e.to_string().contains("the emulator (Pixel_API_34) exited while booting"), "{e}");
+    let argv = std::fs::read_to_string(&log).unwrap();
+    let argv: Vec<&str> = argv.lines().collect();
+    assert_eq!(&argv[..3], ["-avd", "Pixel_API_34", "-port"]);
+    assert!(argv.contains(&"-wipe-data") && argv.contains(&"-no-window"), "{argv:?}");
+
+    let e = rt.block_on(AndroidRig::connect(AndroidOptions { avd: Some("Nope".into()), ..o() })).unwrap_err();
+    assert!(e.to_string().contains("has no AVD 'Nope'; it has: Pixel_API_34"), "{e}");
+}
