@@ -39,7 +39,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut close = Vec::new();
     for _ in 0..5 {
         let t = Instant::now();
-        let mut d = Desktop::start(&docker, DesktopConfig::default()).await?;
+        let d = Desktop::start(&docker, DesktopConfig::default()).await?;
         start_only.push(t.elapsed());
         d.screenshot().await?;
         cold.push(t.elapsed());
@@ -51,7 +51,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     stats("cold: first screenshot", cold);
     stats("close (remove container)", close);
 
-    let mut d = Desktop::start(&docker, DesktopConfig::default()).await?;
+    let d = Desktop::start(&docker, DesktopConfig::default()).await?;
     let mut v = Vec::new();
     for _ in 0..rounds {
         v.push(time(async { d.screenshot().await.unwrap() }).await);

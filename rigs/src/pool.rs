@@ -511,7 +511,9 @@ impl Pool {
                 let closes = rigs.iter().map(|e| {
                     let rig = e.rig.clone();
                     async move {
-                        let _ = tokio::time::timeout(Duration::from_secs(5), rig.close()).await;
+                        // A container's removal can take seconds on a loaded machine; what is not
+                        // closed in time is still removed by its own `Drop` (desktops) or killed below.
+                        let _ = tokio::time::timeout(Duration::from_secs(15), rig.close()).await;
                     }
                 });
                 futures::future::join_all(closes).await;

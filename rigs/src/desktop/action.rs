@@ -160,7 +160,8 @@ impl DesktopAction {
             Some(serde_json::Value::String(_)) => {}
             Some(other) => return Err(DesktopError::bad("/action", format!("expected a string, got {other}"))),
         }
-        serde_json::from_value(value).map_err(|e| {
+        let given: Vec<String> = obj.keys().cloned().collect();
+        let action: DesktopAction = serde_json::from_value(value).map_err(|e| {
             let msg = e.to_string();
             // serde names the field in backticks: "missing field `x`", "unknown field `z`, expected …"
             let field =
@@ -170,7 +171,17 @@ impl DesktopAction {
                 Some(f) => DesktopError::bad(&format!("/{f}"), msg.clone()),
                 None => DesktopError::bad("", msg),
             }
-        })
+        })?;
+        // serde ignores extra fields of a unit variant (`screenshot`) even with
+        // deny_unknown_fields: every field given must be one the action serialises back.
+        let known = serde_json::to_value(&action).unwrap_or_default();
+        if let Some(extra) = given.iter().find(|k| known.get(k.as_str()).is_none()) {
+            return Err(DesktopError::bad(
+                &format!("/{extra}"),
+                format!("action `{}` takes no `{extra}`", action.name()),
+            ));
+        }
+        Ok(action)
     }
 
     /// The action's name (`"click"`).
@@ -413,6 +424,11 @@ mod tests {
         assert_eq!(err(json!({"action": "move", "x": 1})), "/y: missing");
         assert_eq!(err(json!({"action": "click", "x": 1})), "/y: missing (give both x and y, or neither)");
         assert!(err(json!({"action": "move", "x": 1, "y": 2, "z": 3})).starts_with("/z: unknown field"));
+        assert_eq!(err(json!({"action": "screenshot", "x": 3})), "/x: action `screenshot` takes no `x`");
+        assert_eq!(
+            err(json!({"action": "cursor_position", "text": "a"})),
+            "/text: action `cursor_position` takes no `text`"
+        );
         assert_eq!(
             err(json!({"action": "move", "x": 1024, "y": 0})),
             "/x: 1024 is off screen (the display is 1024x768: x in 0..=1023)"

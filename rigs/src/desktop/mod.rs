@@ -5,7 +5,7 @@
 //! # async fn demo() -> cc_rigs::desktop::Result<()> {
 //! use cc_rigs::desktop::{connect, Desktop, DesktopAction, DesktopConfig};
 //! let docker = connect().await?;
-//! let mut desktop = Desktop::start(&docker, DesktopConfig::default()).await?;
+//! let desktop = Desktop::start(&docker, DesktopConfig::default()).await?;
 //! desktop.act(DesktopAction::Click { x: Some(100), y: Some(100), button: Default::default(), clicks: 1 }).await?;
 //! let shot = desktop.screenshot().await?; // PNG bytes at the display's real size
 //! desktop.close().await?; // removes the container
@@ -22,6 +22,7 @@ mod action;
 mod error;
 mod image;
 mod keys;
+mod rig;
 
 pub use action::{
     DesktopAction, MouseButton, ScrollDirection, ACTION_NAMES, MAX_CLIPBOARD_BYTES, MAX_SIZE, MAX_TYPE_CHARS,
@@ -31,6 +32,7 @@ pub use error::{DesktopError, Result};
 pub use image::{build_image, image_exists, image_tag, BuiltImage, IMAGE_REPO, RECIPE};
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -280,7 +282,9 @@ pub struct Desktop {
     size: Mutex<(u32, u32)>,
     keymap: Mutex<Keymap>,
     config: DesktopConfig,
-    closed: bool,
+    /// The image it runs (the rig's engine).
+    image: String,
+    closed: AtomicBool,
 }
 
 impl std::fmt::Debug for Desktop {
@@ -317,7 +321,7 @@ impl Desktop {
             labels.insert(k.into(), v);
         }
         let body = ContainerCreateBody {
-            image: Some(image),
+            image: Some(image.clone()),
             env: Some(vec![
                 format!("DISPLAY={DISPLAY}"),
                 format!("CC_WIDTH={}", config.width),
@@ -338,13 +342,14 @@ impl Desktop {
             ..Default::default()
         };
         let created = docker.create_container(Some(CreateContainerOptionsBuilder::default().build()), body).await?;
-        let mut desktop = Desktop {
+        let desktop = Desktop {
             docker: docker.clone(),
             id: created.id,
             size: Mutex::new((config.width, config.height)),
             keymap: Mutex::new(Keymap::default()),
             config,
-            closed: false,
+            image,
+            closed: AtomicBool::new(false),
         };
         // From here on a failure removes the container (close, or Drop).
         if let Err(e) = desktop.boot().await {
@@ -570,18 +575,20 @@ impl Desktop {
     }
 
     /// Removes the container (idempotent). Later actions answer [`DesktopError::Closed`].
-    pub async fn close(&mut self) -> Result<()> {
-        if self.closed {
+    pub async fn close(&self) -> Result<()> {
+        if self.closed.load(Ordering::SeqCst) {
             return Ok(());
         }
-        let r = remove(&self.docker, &self.id).await;
-        self.closed = true;
-        r
+        // Marked closed only once removed: a removal that fails (or is abandoned by a
+        // timeout) is retried by `Drop`. Two closes racing both remove; the second gets 404.
+        remove(&self.docker, &self.id).await?;
+        self.closed.store(true, Ordering::SeqCst);
+        Ok(())
     }
 
     /// Is the container still running? (For the pool: a dead desktop marks the rig failed.)
     pub async fn is_running(&self) -> bool {
-        !self.closed
+        !self.closed.load(Ordering::SeqCst)
             && matches!(
                 self.docker.inspect_container(&self.id, None::<bollard::query_parameters::InspectContainerOptions>).await,
                 Ok(c) if c.state.as_ref().and_then(|s| s.running) == Some(true)
@@ -589,7 +596,7 @@ impl Desktop {
     }
 
     fn check_open(&self) -> Result<()> {
-        if self.closed {
+        if self.closed.load(Ordering::SeqCst) {
             return Err(DesktopError::Closed { id: self.id.clone() });
         }
         Ok(())
@@ -687,7 +694,7 @@ impl Drop for Desktop {
     /// An open desktop that is dropped (a panic, a forgotten close) still removes its
     /// container: on a thread of its own with its own connection, waiting for it.
     fn drop(&mut self) {
-        if self.closed {
+        if *self.closed.get_mut() {
             return;
         }
         let id = self.id.clone();

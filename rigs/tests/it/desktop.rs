@@ -69,7 +69,7 @@ async fn clipboard_becomes(d: &Desktop, want: &str) {
 #[tokio::test]
 async fn screenshot_is_a_png_of_the_display_size() {
     let docker = docker().await;
-    let mut d = start(&docker, &unique("shot")).await;
+    let d = start(&docker, &unique("shot")).await;
     assert_eq!(d.display_size(), (1024, 768));
     let shot = d.screenshot().await.unwrap();
     assert_eq!((shot.width, shot.height), (1024, 768));
@@ -85,7 +85,7 @@ async fn screenshot_is_a_png_of_the_display_size() {
 #[tokio::test]
 async fn type_into_the_terminal_and_read_it_back() {
     let docker = docker().await;
-    let mut d = start(&docker, &unique("type")).await;
+    let d = start(&docker, &unique("type")).await;
     let before = d.screenshot().await.unwrap();
     // The terminal sits at the top left: click into it, type a command that puts UTF-8 text
     // on the clipboard, run it, read the clipboard.
@@ -106,7 +106,7 @@ async fn type_into_the_terminal_and_read_it_back() {
 #[tokio::test]
 async fn clipboard_write_then_read_and_paste() {
     let docker = docker().await;
-    let mut d = start(&docker, &unique("clip")).await;
+    let d = start(&docker, &unique("clip")).await;
     let text = "ünïcødé ✓ 'quotes' \"double\" $(not run) `nor this`\nsecond line";
     assert!(matches!(act(&d, json!({"action": "clipboard_write", "text": text})).await, ActionOutput::Done));
     assert_eq!(clipboard(&d).await, text);
@@ -116,7 +116,7 @@ async fn clipboard_write_then_read_and_paste() {
 #[tokio::test]
 async fn pointer_actions_move_the_pointer() {
     let docker = docker().await;
-    let mut d = start(&docker, &unique("pointer")).await;
+    let d = start(&docker, &unique("pointer")).await;
     act(&d, json!({"action": "move", "x": 321, "y": 123})).await;
     assert_eq!(act(&d, json!({"action": "cursor_position"})).await, ActionOutput::Cursor { x: 321, y: 123 });
     for clicks in 1..=3 {
@@ -144,7 +144,7 @@ async fn pointer_actions_move_the_pointer() {
 #[tokio::test]
 async fn resize_changes_the_display_and_the_screenshot() {
     let docker = docker().await;
-    let mut d = start(&docker, &unique("resize")).await;
+    let d = start(&docker, &unique("resize")).await;
     assert_eq!(
         act(&d, json!({"action": "resize", "width": 800, "height": 600})).await,
         ActionOutput::Resized { width: 800, height: 600 }
@@ -170,7 +170,7 @@ async fn close_removes_the_container_and_it_was_confined() {
     let docker = docker().await;
     let label = unique("close");
     assert_eq!(count(&docker, &label).await, 0);
-    let mut d = start(&docker, &label).await;
+    let d = start(&docker, &label).await;
     assert_eq!(count(&docker, &label).await, 1);
     let info =
         docker.inspect_container(d.id(), None::<bollard::query_parameters::InspectContainerOptions>).await.unwrap();
@@ -206,7 +206,7 @@ async fn four_desktops_at_once() {
     // Four X sessions starting at once on a small shared machine can take a while.
     let cfg = DesktopConfig { start_timeout: Duration::from_secs(180), ..config(&label) };
     let started = futures::future::join_all((0..4).map(|_| Desktop::start(&docker, cfg.clone()))).await;
-    let mut desktops: Vec<Desktop> = started.into_iter().map(|r| r.unwrap()).collect();
+    let desktops: Vec<Desktop> = started.into_iter().map(|r| r.unwrap()).collect();
     assert_eq!(count(&docker, &label).await, 4);
     // Each has its own display: different pointer positions, same-size screenshots.
     for (i, d) in desktops.iter().enumerate() {
@@ -222,7 +222,7 @@ async fn four_desktops_at_once() {
             ActionOutput::Cursor { x: 10 + i as i64 * 100, y: 20 }
         );
     }
-    for d in &mut desktops {
+    for d in &desktops {
         d.close().await.unwrap();
     }
     assert_eq!(count(&docker, &label).await, 0);
@@ -239,7 +239,7 @@ async fn cleanup_orphans_removes_containers_whose_owner_is_gone() {
     child.wait().unwrap();
     assert!(!dead.is_alive());
     let orphan = Desktop::start(&docker, DesktopConfig { owner: Some(dead.clone()), ..config(&label) }).await.unwrap();
-    let mut alive = start(&docker, &label).await;
+    let alive = start(&docker, &label).await;
     assert_eq!(count(&docker, &label).await, 2);
     let removed = cleanup_orphans(&docker).await.unwrap();
     assert!(removed.contains(&orphan.id().to_string()), "{removed:?}");
@@ -255,7 +255,7 @@ async fn cleanup_orphans_removes_containers_whose_owner_is_gone() {
 #[tokio::test]
 async fn bad_input_is_answered_clearly_and_changes_nothing() {
     let docker = docker().await;
-    let mut d = start(&docker, &unique("bad")).await;
+    let d = start(&docker, &unique("bad")).await;
     let parse_err = |v: serde_json::Value| DesktopAction::from_json(v).unwrap_err().to_string();
     assert!(parse_err(json!({"action": "teleport"})).starts_with("/action: unknown action `teleport`; one of"));
     assert_eq!(parse_err(json!({"action": "move", "y": 3})), "/x: missing");

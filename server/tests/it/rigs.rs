@@ -42,12 +42,12 @@ fn site() -> u16 {
     port
 }
 
-struct Fixture {
+pub(crate) struct Fixture {
     _tmp: tempfile::TempDir,
-    app: Arc<App>,
+    pub(crate) app: Arc<App>,
 }
 
-fn fixture() -> Fixture {
+pub(crate) fn fixture() -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
     let data = DataDir::new(tmp.path().join("data"));
     std::fs::create_dir_all(&data.root).unwrap();
@@ -58,7 +58,7 @@ fn fixture() -> Fixture {
 }
 
 /// One call, on a runtime of its own that ends with the call (rigs must outlive it).
-fn call(app: &Arc<App>, caller: &Caller, name: &str, args: Value) -> CallOutcome {
+pub(crate) fn call(app: &Arc<App>, caller: &Caller, name: &str, args: Value) -> CallOutcome {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(app.dispatcher.call(
         app.clone(),
@@ -71,7 +71,7 @@ fn call(app: &Arc<App>, caller: &Caller, name: &str, args: Value) -> CallOutcome
     ))
 }
 
-fn ok(o: CallOutcome) -> Output {
+pub(crate) fn ok(o: CallOutcome) -> Output {
     match o {
         CallOutcome::Ok(out) => out,
         CallOutcome::Err(e) => panic!("tool error: {e:?}"),
@@ -79,7 +79,7 @@ fn ok(o: CallOutcome) -> Output {
     }
 }
 
-fn err(o: CallOutcome) -> ToolError {
+pub(crate) fn err(o: CallOutcome) -> ToolError {
     match o {
         CallOutcome::Err(e) => e,
         CallOutcome::Ok(out) => panic!("expected an error, got {}", out.value),
