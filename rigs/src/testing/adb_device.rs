@@ -8,9 +8,10 @@
 //! [`Handshake::Unauthorized`], AUTH tokens that never accept the host's key, so the
 //! server lists the device `unauthorized`; or, for [`Handshake::Silent`], nothing, so it
 //! stays `offline`), OPEN / OKAY / WRTE / CLSE with several streams per connection and
-//! one unacknowledged WRTE per stream, the services `shell:` (legacy), `shell,v2,raw:`
-//! (shell protocol v2: stdout, stderr and exit packets), `exec:` and `sync:` (STAT,
-//! SEND + DATA + DONE, RECV, LIST, QUIT; SYNC.TXT).
+//! one unacknowledged WRTE per stream, the services `shell:` (legacy: output only),
+//! `shell,<options>:` (with `v2`, as the rig's `shell,v2,raw:` and the adb client's
+//! `shell,v2,TERM=…,raw:` send: shell protocol v2's stdout, stderr and exit packets), `exec:`
+//! and `sync:` (STAT, SEND + DATA + DONE, RECV, LIST, QUIT; SYNC.TXT).
 //!
 //! Command lines are split by [`super::sh`] (POSIX quoting; what it cannot do is
 //! refused, not guessed), and this subset of the device's commands keeps state:
@@ -366,8 +367,7 @@ async fn serve(mut s: TcpStream, state: Arc<Mutex<DeviceState>>, cfg: DeviceConf
                 };
                 let shell = service.split_once(':').filter(|(opts, _)| *opts == "shell" || opts.starts_with("shell,"));
                 let output: Option<Vec<u8>> =
-                    if let Some((opts, cmd)) = shell.filter(|(o, _)| o.split(',').any(|x| x == "v2")) {
-                        let _ = opts;
+                    if let Some((_, cmd)) = shell.filter(|(o, _)| o.split(',').any(|x| x == "v2")) {
                         let (out, err, code) = run_line(&state, cmd);
                         let mut v = Vec::new();
                         for (id, data) in [(1u8, &out), (2u8, &err)] {
