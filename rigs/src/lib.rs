@@ -1,6 +1,6 @@
-//! cc-rigs: disposable machines driven for agents — a browser over W3C WebDriver today;
-//! Docker desktops, Android devices (ADB) and iOS simulators (WebDriverAgent) plug in
-//! through the same [`Rig`] trait.
+//! cc-rigs: disposable machines driven for agents — browsers over W3C WebDriver, Docker
+//! desktops, Android devices over ADB ([`android`]) and iOS simulators over WebDriverAgent
+//! ([`ios`]), all through the same [`Rig`] trait.
 //!
 //! Main types:
 //! - [`Rig`]: one machine of one [`SurfaceKind`]: its engine, display size, the process
@@ -45,11 +45,16 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+pub mod android;
 pub mod browser;
 pub mod desktop;
+pub mod device;
+pub mod ios;
 pub mod output;
 pub mod pool;
 pub mod procs;
+#[cfg(feature = "test-doubles")]
+pub mod testing;
 
 /// A boxed future (object-safe async methods).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

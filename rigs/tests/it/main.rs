@@ -2,7 +2,10 @@
 //! tests/run: browsers and their drivers on a fixture site (the pool's reuse, separation,
 //! limits, crash recovery and cleanup checked by counting the processes it started), and
 //! Docker desktops (tests/setup-docker.sh starts a daemon and builds the image; the tests
-//! fail saying so when none answers).
+//! fail saying so when none answers), and device rigs against protocol doubles: the real
+//! `adb` server connected to a fake Android device, a WebDriverAgent double.
+mod android;
 mod browser;
 mod desktop;
+mod ios;
 mod site;

@@ -192,13 +192,11 @@ pub const SPEC_NOT_YET_REGISTERED: &[(&str, &[&str])] = &[
             "update_skill",
         ],
     ),
-    // spec "Enclosure (rig) tools" not registered yet: the `*_use` tools declare
-    // enclosureControl, networkEgress and processSpawn (mobile_use and ios_use also
-    // packageInstall, hence a prompt in chat). browser_use, computer_use, rig_close
-    // (enclosureControl) and rig_list (none) are registered (tools/rigs.rs); the spec puts
-    // them on no allow-list, so they are callable in chat only (the guardrails deny their
-    // classes elsewhere).
-    ("enclosure", &["mobile_use", "ios_use"]),
+    // spec "Enclosure (rig) tools": all registered — browser_use, computer_use, rig_close
+    // (enclosureControl) and rig_list (none) in tools/rigs.rs, mobile_use and ios_use
+    // (enclosureControl, networkEgress, processSpawn and packageInstall, hence a prompt in
+    // chat) in tools/mobile.rs. The spec puts them on no allow-list, so they are callable in
+    // chat only (the guardrails deny their classes elsewhere).
 ];
 
 /// What the guardrails decide for an action class in a mode.

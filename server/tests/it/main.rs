@@ -4,6 +4,7 @@ mod cli;
 mod desktop;
 mod dispatch;
 mod fuzz;
+mod mobile;
 mod policy;
 mod rigs;
 mod surface;

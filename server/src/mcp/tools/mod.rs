@@ -3,6 +3,7 @@ pub mod code;
 pub mod conformance;
 pub mod conversation;
 pub mod discovery;
+pub mod mobile;
 pub mod rigs;
 pub mod workspace;
 
@@ -16,6 +17,7 @@ pub fn registry() -> Registry {
     workspace::register(&mut r);
     code::register(&mut r);
     rigs::register(&mut r);
+    mobile::register(&mut r);
     conformance::register(&mut r);
     r
 }

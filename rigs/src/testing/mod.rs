@@ -1,0 +1,105 @@
+//! Protocol doubles for the device rigs' tests (feature `test-doubles`; this crate's and
+//! the server's integration tests use them): [`adb_device::FakeDevice`], a fake Android
+//! device that the real `adb` server connects to; [`AdbServerProcess`], a private real
+//! `adb` server for one test; [`wda::FakeWda`], a WebDriverAgent double.
+
+pub mod adb_device;
+pub mod sh;
+pub mod wda;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::android::adb::AdbServer;
+
+/// A real `adb` server (Debian's `adb` package) on a private port, in the foreground
+/// (`adb -P PORT server nodaemon`) with a HOME of its own (its key is made there, not in
+/// the user's ~/.android); killed when dropped.
+pub struct AdbServerProcess {
+    pub port: u16,
+    child: Child,
+    _home: tempfile::TempDir,
+}
+
+impl AdbServerProcess {
+    /// Starts the server; `Err` says what is missing (no `adb` binary) or what failed.
+    pub fn start() -> Result<AdbServerProcess, String> {
+        let adb = crate::procs::which(&["adb"]).ok_or_else(|| {
+            "the Android tests need the real `adb` (Debian package adb: `apt-get install adb`; tests/run installs it)".to_string()
+        })?;
+        let home = tempfile::tempdir().map_err(|e| format!("a HOME for adb: {e}"))?;
+        let port = crate::procs::free_port().map_err(|e| e.to_string())?;
+        let child = Command::new(&adb)
+            .args(["-P", &port.to_string(), "server", "nodaemon"])
+            .env("HOME", home.path())
+            .env_remove("ANDROID_SERIAL")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("starting {}: {e}", adb.display()))?;
+        let mut me = AdbServerProcess { port, child, _home: home };
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(st)) = me.child.try_wait() {
+                return Err(format!("adb server exited at start: {st}"));
+            }
+            if started.elapsed() > Duration::from_secs(20) {
+                return Err(format!("adb server did not listen on {port} within 20 s"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(me)
+    }
+
+    pub fn server(&self) -> AdbServer {
+        AdbServer::new(self.port)
+    }
+
+    /// `adb -P PORT <args>` (the real client), returning its standard output.
+    pub fn adb(&self, args: &[&str]) -> Result<String, String> {
+        let out = Command::new("adb")
+            .arg("-P")
+            .arg(self.port.to_string())
+            .args(args)
+            .env("HOME", self._home.path())
+            .output()
+            .map_err(|e| format!("running adb: {e}"))?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+        if out.status.success() {
+            Ok(text)
+        } else {
+            Err(format!("adb {}: {text}", args.join(" ")))
+        }
+    }
+
+    /// `adb connect ADDR`, then waits until the server lists it in `state` (`device`,
+    /// `unauthorized`, `offline`). (The client's own verdict is not read: adb 29 says
+    /// "failed to connect" / "failed to authenticate" for a device that does not finish
+    /// the handshake, and keeps listing it.)
+    pub fn connect(&self, addr: std::net::SocketAddr, state: &str) -> Result<(), String> {
+        let out = self.adb(&["connect", &addr.to_string()]).unwrap_or_else(|e| e);
+        let serial = addr.to_string();
+        let started = Instant::now();
+        loop {
+            let list = self.adb(&["devices"])?;
+            if list.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == [serial.as_str(), state]) {
+                return Ok(());
+            }
+            if started.elapsed() > Duration::from_secs(20) {
+                return Err(format!(
+                    "{serial} did not become '{state}' within 20 s (adb connect said: {}); adb devices: {list}",
+                    out.trim()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for AdbServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
