@@ -31,10 +31,11 @@ pub const VECTORS_FORMAT_VERSION: u32 = 1;
 pub const VECTORS_FILE: &str = "vectors.bin";
 const MAGIC: &[u8; 8] = b"CCVECTRS";
 
-/// Up to this many vectors a query scans every int8 vector (exact). Measured on 2 cores
-/// (ARCHITECTURE.md, `vector_bench`): the exact scan stays under ~10 ms up to about this
-/// size; past it the 1-bit prefilter + int8 rescoring is used.
-pub const EXACT_MAX: usize = 200_000;
+/// Up to this many vectors a query scans every int8 vector (exact); past it the 1-bit
+/// prefilter + int8 rescoring is used. Measured on 2 cores (`search_bench synthetic`,
+/// ARCHITECTURE.md): exact p99 is 11 ms at 100k and 24 ms at 200k, while the prefilter's
+/// top-10 overlap with exact falls from 0.990 (100k) to 0.979 (200k) — so exact up to 100k.
+pub const EXACT_MAX: usize = 100_000;
 
 /// Candidates the 1-bit prefilter hands to int8 rescoring: at least this many, or 50 per result.
 const PREFILTER_MIN: usize = 2_000;

@@ -11,18 +11,16 @@
 
 use std::time::Duration;
 
-use base64::Engine as _;
 use cc_rigs::android::{AndroidAction, AndroidOptions, AndroidRig};
 use cc_rigs::device::{DeviceInfo, DeviceOutput};
 use cc_rigs::ios::{Button, IosAction, IosOptions, IosRig};
 use cc_rigs::pool::{Acquire, Lease};
 use cc_rigs::{RigError, SurfaceKind};
-use rmcp::model::ContentBlock;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::rigs::{rig_error, ImageOut, ReplacedOut};
+use super::rigs::{image_out, lease_notices, rig_error, ImageOut, ReplacedOut};
 use crate::mcp::dispatch::{CallCtx, ToolError};
 use crate::mcp::registry::{schema_of, ActionClass, Handler, Output, Registry, Scope, Spec};
 
@@ -395,27 +393,9 @@ fn long(extra: bool, base: Duration) -> Duration {
 }
 
 fn result(ctx: &CallCtx, lease: &Lease, rig_id_given: bool, out: DeviceOutput) -> Result<Output, ToolError> {
-    let mut notices = Vec::new();
-    if let Some((id, why)) = &lease.replaced {
-        notices.push(format!("rig {id} had failed ({why}); this call checked in rig {} in its place", lease.id()));
-    }
-    if ctx.conversation.ephemeral() && lease.created && !rig_id_given {
-        notices.push(format!(
-            "a stateless request is a conversation of its own: pass rig_id {} to use this rig again",
-            lease.id()
-        ));
-    }
+    let notices = lease_notices(ctx, lease, rig_id_given);
     let mut extra = Vec::new();
-    let image = out.image.map(|s| {
-        extra.push(ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(&s.png), "image/png"));
-        ImageOut {
-            width: s.width,
-            height: s.height,
-            real_width: s.real_width,
-            real_height: s.real_height,
-            scale: s.scale,
-        }
-    });
+    let image = out.image.map(|s| image_out(s, &mut extra));
     let value = serde_json::to_value(DeviceUseOut {
         rig_id: lease.id().to_string(),
         device: lease.engine().to_string(),

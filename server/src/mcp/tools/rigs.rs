@@ -564,7 +564,7 @@ async fn browser_use(ctx: CallCtx, a: BrowserUseArgs) -> Result<Output, ToolErro
 
 /// What a caller should hear about the lease: a replaced rig, a rig a stateless request
 /// cannot find again without its id.
-fn lease_notices(ctx: &CallCtx, lease: &Lease, by_id: bool) -> Vec<String> {
+pub(crate) fn lease_notices(ctx: &CallCtx, lease: &Lease, by_id: bool) -> Vec<String> {
     let mut notices = Vec::new();
     if let Some((id, why)) = &lease.replaced {
         notices.push(format!("rig {id} had failed ({why}); this call started rig {} in its place", lease.id()));
@@ -579,7 +579,7 @@ fn lease_notices(ctx: &CallCtx, lease: &Lease, by_id: bool) -> Vec<String> {
 }
 
 /// The result's one image: its content block goes into `blocks`, its sizes into the result.
-fn image_out(s: Scaled, blocks: &mut Vec<ContentBlock>) -> ImageOut {
+pub(crate) fn image_out(s: Scaled, blocks: &mut Vec<ContentBlock>) -> ImageOut {
     blocks.push(ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(&s.png), "image/png"));
     ImageOut { width: s.width, height: s.height, real_width: s.real_width, real_height: s.real_height, scale: s.scale }
 }
