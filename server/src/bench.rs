@@ -741,7 +741,7 @@ pub fn table(r: &BenchReport) -> String {
                 f(p.peak_rss_mb, 0),
                 f(p.p50_ms, 3),
                 f(p.p99_ms, 3),
-                f(p.ratio, 2),
+                p.ratio.map_or("-".into(), significant),
                 p.note.as_deref().unwrap_or("")
             );
         }
@@ -815,4 +815,28 @@ fn plot(r: &BenchReport, path: &Path) -> Result<()> {
     }
     root.present().map_err(|e| anyhow::anyhow!("plot: {e}"))?;
     Ok(())
+}
+
+/// A ratio with three significant digits (`0.00209`, `0.59`, `1523`): a peer can be a
+/// thousand times faster or slower, and two decimals would print both ends as nonsense.
+fn significant(v: f64) -> String {
+    if !v.is_finite() || v == 0.0 {
+        return format!("{v}");
+    }
+    let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 8) as usize;
+    format!("{v:.digits$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::significant;
+
+    #[test]
+    fn ratios_keep_three_significant_digits() {
+        assert_eq!(significant(0.002093), "0.00209");
+        assert_eq!(significant(0.5912), "0.591");
+        assert_eq!(significant(12.34), "12.3");
+        assert_eq!(significant(1523.03), "1523");
+        assert_eq!(significant(0.0), "0");
+    }
 }
