@@ -32,6 +32,12 @@ pub const MAX_TOKENS: usize = 256;
 /// Longest doc comment kept in a symbol's text, in bytes.
 const MAX_DOC: usize = 600;
 
+/// ONNX Runtime's worker threads spin for a while after each run by default. A query is
+/// embedded and then searched by rayon on the same cores: spinning ORT threads took those
+/// cores from the vector scan (semantic search at 1M vectors: 17 ms with spinning against a
+/// 9.5 ms scan). Without spinning they sleep as soon as the run is done.
+const NO_SPIN: (&str, &str) = ("session.intra_op.allow_spinning", "0");
+
 /// Why embeddings are not available, or failed. Every message says what to do.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum EmbedError {
@@ -221,12 +227,14 @@ impl Embedder {
                 );
                 // Quantization mode None for int8 files too: `Dynamic` refuses batching.
                 let user = UserDefinedEmbeddingModel::new(onnx_bytes, files).with_pooling(pooling);
-                let opts = InitOptionsUserDefined::new().with_max_length(MAX_TOKENS);
+                let opts =
+                    InitOptionsUserDefined::new().with_max_length(MAX_TOKENS).with_session_config(NO_SPIN.0, NO_SPIN.1);
                 (TextEmbedding::try_new_from_user_defined(user, opts).map_err(|e| err(e.to_string()))?, id)
             }
             ModelSource::Name(m) => {
                 let opts = TextInitOptions::new(m.clone())
                     .with_max_length(MAX_TOKENS)
+                    .with_session_config(NO_SPIN.0, NO_SPIN.1)
                     .with_cache_dir(model_cache_dir())
                     .with_show_download_progress(false);
                 (TextEmbedding::try_new(opts).map_err(|e| err(e.to_string()))?, format!("fastembed:{m:?}"))
