@@ -207,30 +207,34 @@ pub fn search(
     let vhits = vi.search(vec_q, if mode == Mode::Semantic { q.limit } else { depth }, &filter, Strategy::Auto);
     let vscore: HashMap<SymbolId, (usize, f32)> =
         vhits.iter().enumerate().map(|(i, (id, s))| (*id, (i + 1, *s))).collect();
-    let mut docs: HashMap<SymbolId, SymbolDoc> = HashMap::new();
-    let mut bscore: HashMap<SymbolId, (usize, f32)> = HashMap::new();
+    // BM25 hits are ranked without loading their documents: only the ones shown are loaded.
+    let mut ranked: HashMap<SymbolId, crate::search::Ranked> = HashMap::new();
+    let mut bm25 = None;
     let fused: Vec<Fused> = if mode == Mode::Semantic {
         vhits
             .iter()
             .map(|(id, s)| Fused { id: *id, score: *s, bm25_rank: None, vector_rank: Some(vscore[id].0) })
             .collect()
     } else {
-        let bm = index.search(&SearchQuery { limit: depth, ..q.clone() })?;
-        let ids: Vec<SymbolId> = bm.iter().map(|h| h.symbol.id).collect();
-        for h in bm {
-            bscore.insert(h.symbol.id, (h.rank, h.score));
-            docs.insert(h.symbol.id, h.symbol);
-        }
+        let bm = index.search_ranked(&SearchQuery { limit: depth, ..q.clone() })?;
+        let ids: Vec<SymbolId> = bm.hits.iter().map(|h| h.id).collect();
+        ranked.extend(bm.hits.iter().map(|h| (h.id, *h)));
+        bm25 = Some(bm);
         let (wb, wv) = weights(&q.text);
         let vids: Vec<SymbolId> = vhits.iter().map(|h| h.0).collect();
         fuse(&ids, &vids, wb, wv, RRF_K)
     };
+    let bscore = |id: &SymbolId| ranked.get(id).map(|h| (h.rank, h.score));
     let mut hits = Vec::with_capacity(q.limit);
     for f in fused {
         if hits.len() == q.limit {
             break;
         }
-        let symbol = match docs.remove(&f.id) {
+        let loaded = match (&bm25, ranked.get(&f.id)) {
+            (Some(bm), Some(h)) => Some(bm.load(index, h)?),
+            _ => None,
+        };
+        let symbol = match loaded {
             Some(d) => d,
             // A vector whose symbol is gone from the search index (stale vectors) is skipped.
             None => match index.get(f.id)? {
@@ -241,8 +245,8 @@ pub fn search(
         hits.push(HybridHit {
             rank: hits.len() + 1,
             score: f.score,
-            bm25_rank: bscore.get(&f.id).map(|b| b.0),
-            bm25_score: bscore.get(&f.id).map(|b| b.1),
+            bm25_rank: bscore(&f.id).map(|b| b.0),
+            bm25_score: bscore(&f.id).map(|b| b.1),
             vector_rank: vscore.get(&f.id).map(|v| v.0),
             vector_score: vscore.get(&f.id).map(|v| v.1),
             symbol,

@@ -182,6 +182,29 @@ pub struct SearchHit {
     pub symbol: SymbolDoc,
 }
 
+/// One hit of [`SymbolIndex::search_ranked`].
+#[derive(Clone, Copy, Debug)]
+pub struct Ranked {
+    /// 1-based rank in this result list.
+    pub rank: usize,
+    pub score: f32,
+    pub id: SymbolId,
+    addr: DocAddress,
+}
+
+/// A BM25 ranking and the searcher that made it (its doc addresses are valid in it).
+pub struct RankedHits {
+    searcher: tantivy::Searcher,
+    pub hits: Vec<Ranked>,
+}
+
+impl RankedHits {
+    /// The symbol of one hit.
+    pub fn load(&self, index: &SymbolIndex, hit: &Ranked) -> Result<SymbolDoc> {
+        index.load(&self.searcher, hit.addr)
+    }
+}
+
 /// A BM25 query with its filters.
 #[derive(Clone, Debug, Default)]
 pub struct SearchQuery {
@@ -217,11 +240,14 @@ impl SymbolIndex {
 
     /// BM25 search. Results are ordered by score, ties by symbol id, so the same
     /// index answers the same query identically.
-    pub fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+    /// The BM25 ranking of a query: ids, scores and where each symbol's stored document
+    /// is, without loading it (hybrid search fuses 50 of these and shows ten). Ties are
+    /// ordered by id.
+    pub fn search_ranked(&self, q: &SearchQuery) -> Result<RankedHits> {
         let f = self.fields;
         let terms = query_terms(&q.text);
         if terms.is_empty() || q.limit == 0 {
-            return Ok(Vec::new());
+            return Ok(RankedHits { searcher: self.reader.searcher(), hits: Vec::new() });
         }
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for t in &terms {
@@ -250,11 +276,31 @@ impl SymbolIndex {
         let top = searcher.search(&query, &TopDocs::with_limit(q.limit + 16).order_by_score())?;
         let mut hits = Vec::with_capacity(top.len());
         for (score, addr) in top {
-            hits.push((score, self.load(&searcher, addr)?));
+            // The id from its fast field: no stored document is read until a hit is shown.
+            let id = searcher
+                .segment_reader(addr.segment_ord)
+                .fast_fields()
+                .u64("id")?
+                .first(addr.doc_id)
+                .ok_or_else(|| Error::Corrupt { path: "tantivy".into(), reason: "symbol without id".into() })?;
+            hits.push(Ranked { rank: 0, score, id: SymbolId(id), addr });
         }
-        hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
         hits.truncate(q.limit);
-        Ok(hits.into_iter().enumerate().map(|(i, (score, symbol))| SearchHit { rank: i + 1, score, symbol }).collect())
+        for (i, h) in hits.iter_mut().enumerate() {
+            h.rank = i + 1;
+        }
+        Ok(RankedHits { searcher, hits })
+    }
+
+    /// Ranked BM25 hits with their symbols loaded (see [`SymbolIndex::search_ranked`]).
+    pub fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+        let ranked = self.search_ranked(q)?;
+        ranked
+            .hits
+            .iter()
+            .map(|h| Ok(SearchHit { rank: h.rank, score: h.score, symbol: ranked.load(self, h)? }))
+            .collect()
     }
 
     fn push_filters(
