@@ -530,7 +530,15 @@ impl CallGraph {
         let Ok(files) = CallGraph::read_files(dir) else {
             return (CallGraph::build_owned(records), None);
         };
-        let mut g = CallGraph::from_files(files, Vec::new());
+        // `reresolve` reads only the file entries: no petgraph is built until the final one.
+        let mut g = CallGraph {
+            files,
+            graph: DiGraph::new(),
+            nodes: HashMap::new(),
+            symbols: HashMap::new(),
+            by_name: HashMap::new(),
+            by_qualified: HashMap::new(),
+        };
         let (files, stats) = g.reresolve(&records);
         let files = files.unwrap_or(g.files);
         (CallGraph::from_files(files, symbols_into(records)), Some(stats))

@@ -111,12 +111,16 @@ pub fn index_with(
         None => CallGraph::load_updated(&dir, records),
         Some(_) => (CallGraph::build_owned(records), None),
     };
+    // An update that changed nothing leaves graph.bin as it is (a warm run writes nothing).
+    let write_graph = update.as_ref().is_none_or(|u| u.files_changed > 0 || u.refs_resolved > 0);
     let (full, refs_resolved) = match update {
         Some(s) => (false, s.refs_resolved),
         None => (true, n),
     };
     tracing::debug!(peak_rss_mb = ?peak_rss_mb(), "graph built");
-    graph.save(&dir)?;
+    if write_graph {
+        graph.save(&dir)?;
+    }
     let graph_report = GraphReport {
         nodes: graph.node_count(),
         edges: graph.edge_count(),

@@ -7,8 +7,11 @@ use serde::{Deserialize, Serialize};
 use super::error::{DesktopError, Result};
 use super::keys;
 
-/// Most characters one `type` action may send (xdotool types ~50 characters per chunk).
-pub const MAX_TYPE_CHARS: usize = 20_000;
+/// Most characters one `type` action may send. Typing runs at ~13 ms a character (50 per
+/// xdotool call, 12 ms apart), so 5,000 take about a minute: within the pool's longest
+/// action deadline (4x its action timeout, 120 s by default). Longer text goes through
+/// `clipboard_write` and a paste.
+pub const MAX_TYPE_CHARS: usize = 5_000;
 /// Most bytes `clipboard_write` may put on the clipboard (it travels as one argv entry,
 /// and Linux caps one at 128 KiB).
 pub const MAX_CLIPBOARD_BYTES: usize = 100_000;
@@ -271,7 +274,13 @@ impl DesktopAction {
                     return Err(DesktopError::bad("/text", "empty"));
                 }
                 if n > MAX_TYPE_CHARS {
-                    return Err(DesktopError::bad("/text", format!("{n} characters; at most {MAX_TYPE_CHARS}")));
+                    return Err(DesktopError::bad(
+                        "/text",
+                        format!(
+                            "{n} characters; type takes at most {MAX_TYPE_CHARS} per call (split it, or \
+                             clipboard_write it and paste with a key combination)"
+                        ),
+                    ));
                 }
                 if let Some(c) = text.chars().find(|c| c.is_control() && *c != '\n' && *c != '\t') {
                     return Err(DesktopError::bad(
@@ -425,6 +434,9 @@ mod tests {
         assert_eq!(err(json!({"action": "click", "x": 1})), "/y: missing (give both x and y, or neither)");
         assert!(err(json!({"action": "move", "x": 1, "y": 2, "z": 3})).starts_with("/z: unknown field"));
         assert_eq!(err(json!({"action": "screenshot", "x": 3})), "/x: action `screenshot` takes no `x`");
+        assert!(
+            err(json!({"action": "type", "text": "a".repeat(MAX_TYPE_CHARS + 1)})).contains("at most 5000 per call")
+        );
         assert_eq!(
             err(json!({"action": "cursor_position", "text": "a"})),
             "/text: action `cursor_position` takes no `text`"

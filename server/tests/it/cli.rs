@@ -253,6 +253,32 @@ fn callers_callees_and_impact_print_file_and_line() {
 }
 
 #[test]
+fn a_warm_run_leaves_the_graph_file_alone_and_a_change_updates_it() {
+    let e = env();
+    ok(&cc(&e, &["index", path(&e.repo)]));
+    let graph = e.data.join("repos/shop/graph.bin");
+    let before = (std::fs::read(&graph).unwrap(), std::fs::metadata(&graph).unwrap().modified().unwrap());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    ok(&cc(&e, &["index", path(&e.repo)]));
+    let warm = (std::fs::read(&graph).unwrap(), std::fs::metadata(&graph).unwrap().modified().unwrap());
+    assert_eq!(before, warm, "a run that changed nothing rewrote graph.bin");
+    // A new caller: the graph is rewritten, and answers with it.
+    std::fs::write(
+        e.repo.join("billing/refund.py"),
+        "from billing.invoice import compute_total
+
+def refund():
+    return compute_total(1)
+",
+    )
+    .unwrap();
+    ok(&cc(&e, &["index", path(&e.repo)]));
+    assert_ne!(std::fs::read(&graph).unwrap(), before.0);
+    let out = ok(&cc(&e, &["callers", "billing.invoice.compute_total"]));
+    assert!(out.contains("billing.refund.refund"), "{out}");
+}
+
+#[test]
 fn serve_stops_cleanly_on_sigterm() {
     use std::io::BufRead;
     let e = env();

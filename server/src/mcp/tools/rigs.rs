@@ -217,7 +217,7 @@ pub struct ComputerUseArgs {
     /// scroll: notches (default 3).
     #[schemars(range(min = 1, max = 100))]
     pub amount: Option<u32>,
-    /// type, clipboard_write: the text.
+    /// type (at most 5,000 characters), clipboard_write (at most 100,000 bytes): the text.
     #[schemars(length(max = 100000))]
     pub text: Option<String>,
     /// key: xdotool key combinations, space-separated.
