@@ -29,8 +29,9 @@ pub const BATCH: usize = 64;
 /// Longest input in tokens: MiniLM was trained on 256; signatures and docs past that add little.
 pub const MAX_TOKENS: usize = 256;
 
-/// Longest doc comment kept in a symbol's text, in bytes.
-const MAX_DOC: usize = 600;
+/// Longest doc comment and signature kept in a symbol's text, in bytes.
+const MAX_DOC: usize = 240;
+const MAX_SIGNATURE: usize = 160;
 
 /// ONNX Runtime's worker threads spin for a while after each run by default. A query is
 /// embedded and then searched by rayon on the same cores: spinning ORT threads took those
@@ -316,17 +317,22 @@ pub fn normalize(v: &mut [f32]) {
 pub fn symbol_text(s: &Symbol) -> String {
     let words: Vec<String> = split_identifier(&s.name).into_iter().map(|(_, w)| w).collect();
     let words = if words.is_empty() { s.name.clone() } else { words.join(" ") };
-    let mut text = format!("{} {words}\n{}\n", s.kind.as_str(), s.signature);
+    let mut text = format!("{} {words}\n{}\n", s.kind.as_str(), cut(&s.signature, MAX_SIGNATURE));
     if let Some(d) = &s.doc {
-        let mut end = d.len().min(MAX_DOC);
-        while !d.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.push_str(&d[..end]);
+        text.push_str(cut(d, MAX_DOC));
         text.push('\n');
     }
     text.push_str(&s.path);
     text
+}
+
+/// `s` cut to at most `max` bytes, at a character boundary.
+fn cut(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
 }
 
 /// The key a symbol's vector is kept under: its text's hash (the model is checked separately).
