@@ -32,7 +32,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
 use super::sh::{self, Join};
 
@@ -145,31 +145,13 @@ impl FakeDevice {
     /// Listens on 127.0.0.1 (a free port) until dropped.
     pub fn start(cfg: DeviceConfig) -> FakeDevice {
         let state = Arc::new(Mutex::new(initial_state(&cfg)));
-        let std_listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the fake device");
-        std_listener.set_nonblocking(true).expect("nonblocking");
-        let addr = std_listener.local_addr().expect("address");
-        let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
         let st = state.clone();
-        let thread = std::thread::Builder::new()
-            .name(format!("fake-adbd-{}", addr.port()))
-            .spawn(move || {
-                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-                rt.block_on(async move {
-                    let listener = TcpListener::from_std(std_listener).expect("listener");
-                    loop {
-                        tokio::select! {
-                            _ = &mut stopped => return,
-                            a = listener.accept() => {
-                                let Ok((s, _)) = a else { continue };
-                                let st = st.clone();
-                                let cfg = cfg.clone();
-                                tokio::spawn(async move { let _ = serve(s, st, cfg).await; });
-                            }
-                        }
-                    }
-                });
-            })
-            .expect("thread");
+        let (addr, stop, thread) = super::serve_on_thread("fake-adbd", move |s| {
+            let (st, cfg) = (st.clone(), cfg.clone());
+            async move {
+                let _ = serve(s, st, cfg).await;
+            }
+        });
         FakeDevice { addr, state, stop: Some(stop), thread: Some(thread) }
     }
 

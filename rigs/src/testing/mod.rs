@@ -7,6 +7,8 @@ pub mod adb_device;
 pub mod sh;
 pub mod wda;
 
+use std::future::Future;
+use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -102,4 +104,40 @@ impl Drop for AdbServerProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A TCP server for a double: listens on 127.0.0.1 (a free port) on a thread of its own
+/// with its own runtime and hands each connection to `serve`, until the returned sender
+/// is sent to or dropped.
+pub(crate) fn serve_on_thread<F, Fut>(
+    name: &str,
+    serve: F,
+) -> (SocketAddr, tokio::sync::oneshot::Sender<()>, std::thread::JoinHandle<()>)
+where
+    F: Fn(tokio::net::TcpStream) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let std_listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the double");
+    std_listener.set_nonblocking(true).expect("nonblocking");
+    let addr = std_listener.local_addr().expect("address");
+    let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::Builder::new()
+        .name(format!("{name}-{}", addr.port()))
+        .spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(std_listener).expect("listener");
+                loop {
+                    tokio::select! {
+                        _ = &mut stopped => return,
+                        a = listener.accept() => {
+                            let Ok((s, _)) = a else { continue };
+                            tokio::spawn(serve(s));
+                        }
+                    }
+                }
+            });
+        })
+        .expect("thread");
+    (addr, stop, thread)
 }

@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use base64::Engine as _;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
 /// Everything the double keeps; tests read and seed it through [`FakeWda::state`].
 #[derive(Clone, Debug, Default)]
@@ -73,30 +73,13 @@ impl FakeWda {
             ..WdaState::default()
         };
         let state = Arc::new(Mutex::new(state));
-        let std_listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the WDA double");
-        std_listener.set_nonblocking(true).expect("nonblocking");
-        let addr = std_listener.local_addr().expect("address");
-        let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
         let st = state.clone();
-        let thread = std::thread::Builder::new()
-            .name(format!("fake-wda-{}", addr.port()))
-            .spawn(move || {
-                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-                rt.block_on(async move {
-                    let listener = TcpListener::from_std(std_listener).expect("listener");
-                    loop {
-                        tokio::select! {
-                            _ = &mut stopped => return,
-                            a = listener.accept() => {
-                                let Ok((s, _)) = a else { continue };
-                                let st = st.clone();
-                                tokio::spawn(async move { let _ = serve(s, st).await; });
-                            }
-                        }
-                    }
-                });
-            })
-            .expect("thread");
+        let (addr, stop, thread) = super::serve_on_thread("fake-wda", move |s| {
+            let st = st.clone();
+            async move {
+                let _ = serve(s, st).await;
+            }
+        });
         FakeWda { addr, state, stop: Some(stop), thread: Some(thread) }
     }
 

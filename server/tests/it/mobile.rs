@@ -12,11 +12,11 @@ use cc_rigs::testing::wda::FakeWda;
 use cc_rigs::testing::AdbServerProcess;
 use cc_server::app::App;
 use cc_server::mcp::approvals::ApprovalConfig;
-use cc_server::mcp::dispatch::{CallOutcome, Caller, ToolError};
+use cc_server::mcp::dispatch::{CallOutcome, Caller};
 use cc_server::mcp::policy::Mode;
-use cc_server::mcp::registry::{Output, Surface};
 use serde_json::{json, Value};
-use tokio_util::sync::CancellationToken;
+
+use super::rigs::{err, ok};
 
 struct Fixture {
     _tmp: tempfile::TempDir,
@@ -36,22 +36,11 @@ fn fixture() -> Fixture {
     Fixture { _tmp: tmp, app }
 }
 
-/// One call, on a runtime of its own that ends with the call (rigs must outlive it).
+/// One call through the dispatcher (`rigs::call`, which takes its arguments by value).
 fn call(app: &Arc<App>, caller: &Caller, name: &str, args: &Value) -> CallOutcome {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    rt.block_on(app.dispatcher.call(
-        app.clone(),
-        &Surface::parse(None, true).unwrap(),
-        caller,
-        name,
-        args.as_object().cloned(),
-        CancellationToken::new(),
-        None,
-    ))
+    super::rigs::call(app, caller, name, args.clone())
 }
 
-/// A call the operator confirms: the first try queues an approval, the operator approves
-/// it, the same call runs.
 fn confirmed(app: &Arc<App>, caller: &Caller, name: &str, args: Value) -> CallOutcome {
     match call(app, caller, name, &args) {
         CallOutcome::Err(e) if e.error == "approval_pending" => {
@@ -62,22 +51,6 @@ fn confirmed(app: &Arc<App>, caller: &Caller, name: &str, args: Value) -> CallOu
             call(app, caller, name, &args)
         }
         other => other,
-    }
-}
-
-fn ok(o: CallOutcome) -> Output {
-    match o {
-        CallOutcome::Ok(out) => out,
-        CallOutcome::Err(e) => panic!("tool error: {e:?}"),
-        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
-    }
-}
-
-fn err(o: CallOutcome) -> ToolError {
-    match o {
-        CallOutcome::Err(e) => e,
-        CallOutcome::Ok(out) => panic!("expected an error, got {}", out.value),
-        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
     }
 }
 
