@@ -83,6 +83,16 @@ struct FileEntry {
     refs: Vec<RefEdge>,
 }
 
+/// `graph.sum`: the saved graph's counts, so a run that changed nothing need not load it.
+const SUMMARY_FILE: &str = "graph.sum";
+
+#[derive(Serialize, Deserialize)]
+struct Summary {
+    format_version: u32,
+    nodes: u64,
+    edges: u64,
+}
+
 #[derive(Serialize, Deserialize)]
 struct Stored {
     format_version: u32,
@@ -502,7 +512,32 @@ impl CallGraph {
         let path = dir.join("graph.bin");
         let tmp = dir.join("graph.bin.tmp");
         std::fs::write(&tmp, data).map_err(|e| Error::Io { path: tmp.clone(), source: e })?;
+        std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, source: e })?;
+        // Written after graph.bin: `saved_counts` trusts it only when it is not older.
+        let summary = Summary {
+            format_version: GRAPH_FORMAT_VERSION,
+            nodes: self.node_count() as u64,
+            edges: self.edge_count() as u64,
+        };
+        let bytes = postcard::to_stdvec(&summary).map_err(|e| Error::Corrupt(e.to_string()))?;
+        let path = dir.join(SUMMARY_FILE);
+        let tmp = dir.join("graph.sum.tmp");
+        std::fs::write(&tmp, bytes).map_err(|e| Error::Io { path: tmp.clone(), source: e })?;
         std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, source: e })
+    }
+
+    /// The node and edge counts of the graph saved in `dir`, when that graph is current: of
+    /// this format, saved after `records.bin` was last written (an index run that wrote the
+    /// records and failed before the graph leaves the graph older), with its summary written
+    /// after it. An index run that changed nothing reports these instead of loading the graph.
+    pub fn saved_counts(dir: &Path) -> Option<(usize, usize)> {
+        let modified = |f: &str| std::fs::metadata(dir.join(f)).and_then(|m| m.modified()).ok();
+        let (graph, records, summary) = (modified("graph.bin")?, modified("records.bin")?, modified(SUMMARY_FILE)?);
+        if graph < records || summary < graph {
+            return None;
+        }
+        let s: Summary = postcard::from_bytes(&std::fs::read(dir.join(SUMMARY_FILE)).ok()?).ok()?;
+        (s.format_version == GRAPH_FORMAT_VERSION).then_some((s.nodes as usize, s.edges as usize))
     }
 
     /// Reads `graph.bin` from `dir`, with the symbols of its `records.bin`.

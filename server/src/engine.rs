@@ -104,6 +104,14 @@ pub fn index_with(
         },
     };
     let started = Instant::now();
+    // Nothing changed and the saved graph is current: report it without loading it.
+    let unchanged = report.rebuilt.is_none() && report.parsed == 0 && report.deleted == 0;
+    if let Some((nodes, edges)) = unchanged.then(|| CallGraph::saved_counts(&dir)).flatten() {
+        drop(records);
+        let graph =
+            GraphReport { nodes, edges, refs_resolved: 0, full: false, seconds: started.elapsed().as_secs_f64() };
+        return Ok(Indexed { index: report, graph, embeddings, peak_rss_mb: peak_rss_mb() });
+    }
     // An incremental run updates the saved graph; a rebuilt index, or a graph that
     // cannot be read (missing, another version, corrupt), is built anew.
     let n = records.iter().map(|f| f.references.len()).sum();
@@ -111,8 +119,10 @@ pub fn index_with(
         None => CallGraph::load_updated(&dir, records),
         Some(_) => (CallGraph::build_owned(records), None),
     };
-    // An update that changed nothing leaves graph.bin as it is (a warm run writes nothing).
-    let write_graph = update.as_ref().is_none_or(|u| u.files_changed > 0 || u.refs_resolved > 0);
+    // An update that changed nothing leaves a current graph.bin as it is (records that were
+    // only re-timed make it older than records.bin: then it is written again).
+    let write_graph = update.as_ref().is_none_or(|u| u.files_changed > 0 || u.refs_resolved > 0)
+        || CallGraph::saved_counts(&dir).is_none();
     let (full, refs_resolved) = match update {
         Some(s) => (false, s.refs_resolved),
         None => (true, n),

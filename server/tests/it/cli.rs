@@ -255,13 +255,27 @@ fn callers_callees_and_impact_print_file_and_line() {
 #[test]
 fn a_warm_run_leaves_the_graph_file_alone_and_a_change_updates_it() {
     let e = env();
-    ok(&cc(&e, &["index", path(&e.repo)]));
+    let counts =
+        |out: &str| out.lines().find(|l| l.contains("call graph:")).unwrap().split(';').next().unwrap().to_string();
+    let cold = counts(&ok(&cc(&e, &["index", path(&e.repo)])));
     let graph = e.data.join("repos/shop/graph.bin");
     let before = (std::fs::read(&graph).unwrap(), std::fs::metadata(&graph).unwrap().modified().unwrap());
     std::thread::sleep(std::time::Duration::from_millis(20));
-    ok(&cc(&e, &["index", path(&e.repo)]));
+    let warm_out = ok(&cc(&e, &["index", path(&e.repo)]));
     let warm = (std::fs::read(&graph).unwrap(), std::fs::metadata(&graph).unwrap().modified().unwrap());
     assert_eq!(before, warm, "a run that changed nothing rewrote graph.bin");
+    // It reports the saved graph's counts (from graph.sum) without loading it.
+    assert_eq!(counts(&warm_out), cold, "{warm_out}");
+    // Records newer than the graph (a run that failed between the two): the graph is
+    // loaded and brought up to date, and saved again.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let records = e.data.join("repos/shop/records.bin");
+    std::fs::write(&records, std::fs::read(&records).unwrap()).unwrap();
+    assert_eq!(counts(&ok(&cc(&e, &["index", path(&e.repo)]))), cold);
+    assert!(
+        std::fs::metadata(&graph).unwrap().modified().unwrap()
+            >= std::fs::metadata(&records).unwrap().modified().unwrap()
+    );
     // A new caller: the graph is rewritten, and answers with it.
     std::fs::write(
         e.repo.join("billing/refund.py"),
