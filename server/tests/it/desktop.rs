@@ -16,7 +16,7 @@ use cc_server::mcp::dispatch::Caller;
 use cc_server::mcp::policy::Mode;
 use serde_json::{json, Value};
 
-use super::rigs::{call, err, fixture, ok};
+use super::common::{call, err, ok, rig_fixture};
 
 /// The desktop image built (once; other test processes wait on the build lock).
 fn image_built() {
@@ -76,7 +76,7 @@ fn clipboard_becomes(app: &Arc<App>, caller: &Caller, want: &str) -> String {
 #[test]
 fn computer_use_drives_a_desktop_per_conversation_and_rig_close_removes_it() {
     image_built();
-    let f = fixture();
+    let f = rig_fixture(false);
     let app = &f.app;
     let alice = Caller::local(Mode::Chat);
 
@@ -186,7 +186,7 @@ fn computer_use_drives_a_desktop_per_conversation_and_rig_close_removes_it() {
 #[test]
 fn a_dead_desktop_is_replaced_on_the_next_call_and_says_so() {
     image_built();
-    let f = fixture();
+    let f = rig_fixture(false);
     let app = &f.app;
     let alice = Caller::local(Mode::Chat);
     let first = computer(app, &alice, "default", json!({"action": "cursor_position"}));

@@ -5,10 +5,12 @@ use std::sync::Arc;
 
 use cc_indexer::{DataDir, IndexOptions, NoProgress};
 use cc_server::app::App;
-use cc_server::mcp::dispatch::{CallCtx, CallOutcome, Caller, Dispatcher, ToolError};
+use cc_server::mcp::dispatch::{CallCtx, CallOutcome, Caller, Dispatcher};
 use cc_server::mcp::policy::Mode;
 use cc_server::mcp::registry::{Registry, Scope, Spec, Surface};
 use serde_json::{json, Value};
+
+use super::common::{err, ok_value as ok};
 use tokio_util::sync::CancellationToken;
 
 struct Fixture {
@@ -47,22 +49,6 @@ fn call(app: &Arc<App>, name: &str, args: Value) -> CallOutcome {
         CancellationToken::new(),
         None,
     ))
-}
-
-fn ok(o: CallOutcome) -> Value {
-    match o {
-        CallOutcome::Ok(out) => out.value,
-        CallOutcome::Err(e) => panic!("tool error: {e:?}"),
-        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
-    }
-}
-
-fn err(o: CallOutcome) -> ToolError {
-    match o {
-        CallOutcome::Err(e) => e,
-        CallOutcome::Ok(out) => panic!("expected an error, got {}", out.value),
-        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
-    }
 }
 
 #[test]

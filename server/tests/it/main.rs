@@ -1,6 +1,7 @@
 //! End-to-end tests of the `cc-server` binary, run as a user would.
 mod bench;
 mod cli;
+mod common;
 mod desktop;
 mod dispatch;
 mod fuzz;

@@ -6,39 +6,19 @@
 
 use std::sync::Arc;
 
-use cc_indexer::DataDir;
 use cc_rigs::testing::adb_device::{apk, DeviceConfig, FakeDevice, InputEvent};
 use cc_rigs::testing::wda::FakeWda;
 use cc_rigs::testing::AdbServerProcess;
 use cc_server::app::App;
-use cc_server::mcp::approvals::ApprovalConfig;
 use cc_server::mcp::dispatch::{CallOutcome, Caller};
 use cc_server::mcp::policy::Mode;
 use serde_json::{json, Value};
 
-use super::rigs::{err, ok};
+use super::common::{err, ok, rig_fixture};
 
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    app: Arc<App>,
-}
-
-fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
-    let data = DataDir::new(tmp.path().join("data"));
-    std::fs::create_dir_all(&data.root).unwrap();
-    let store = cc_server::serve::open_store(&data).unwrap();
-    store.ensure_workspace("team", "Team").unwrap();
-    let app = cc_server::serve::build_app_with(data, None, |app| {
-        app.approvals = ApprovalConfig { queue: true, ..ApprovalConfig::default() };
-    })
-    .unwrap();
-    Fixture { _tmp: tmp, app }
-}
-
-/// One call through the dispatcher (`rigs::call`, which takes its arguments by value).
+/// One call through the dispatcher (`common::call`, which takes its arguments by value).
 fn call(app: &Arc<App>, caller: &Caller, name: &str, args: &Value) -> CallOutcome {
-    super::rigs::call(app, caller, name, args.clone())
+    super::common::call(app, caller, name, args.clone())
 }
 
 fn confirmed(app: &Arc<App>, caller: &Caller, name: &str, args: Value) -> CallOutcome {
@@ -68,7 +48,7 @@ fn mobile_use_drives_a_device_behind_the_real_adb_server() {
     // The tool finds the ADB server as adb does.
     std::env::set_var("ANDROID_ADB_SERVER_PORT", adb.port.to_string());
     std::env::remove_var("ANDROID_SERIAL");
-    let f = fixture();
+    let f = rig_fixture(true);
     let app = &f.app;
     let alice = Caller::local(Mode::Chat);
     let serial = dev.serial();
@@ -167,7 +147,7 @@ fn mobile_use_drives_a_device_behind_the_real_adb_server() {
 fn ios_use_drives_webdriveragent_with_one_session() {
     let wda = FakeWda::start();
     std::env::set_var("CC_WDA_URL", wda.url());
-    let f = fixture();
+    let f = rig_fixture(true);
     let app = &f.app;
     let alice = Caller::local(Mode::Chat);
     let ios = |args: Value| confirmed(app, &alice, "ios_use", with_ws(args));

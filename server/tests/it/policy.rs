@@ -9,11 +9,13 @@ use std::sync::Arc;
 use cc_indexer::{DataDir, IndexOptions, NoProgress};
 use cc_server::app::App;
 use cc_server::mcp::approvals::ApprovalConfig;
-use cc_server::mcp::dispatch::{CallCtx, CallOutcome, Caller, Conversation, Dispatcher, ToolError, MAX_ARGS_BYTES};
+use cc_server::mcp::dispatch::{CallCtx, CallOutcome, Caller, Conversation, Dispatcher, MAX_ARGS_BYTES};
 use cc_server::mcp::policy::{self, Mode, SPEC_NOT_YET_REGISTERED};
 use cc_server::mcp::principal::Principal;
 use cc_server::mcp::registry::{ActionClass, Registry, Scope, Spec, Surface, APPROVALS};
 use serde_json::{json, Value};
+
+use super::common::{err, ok_value as ok};
 use tokio_util::sync::CancellationToken;
 
 struct Fixture {
@@ -55,22 +57,6 @@ fn call_as(app: &Arc<App>, caller: &Caller, name: &str, args: Value) -> CallOutc
         CancellationToken::new(),
         None,
     ))
-}
-
-fn ok(o: CallOutcome) -> Value {
-    match o {
-        CallOutcome::Ok(out) => out.value,
-        CallOutcome::Err(e) => panic!("tool error: {e:?}"),
-        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
-    }
-}
-
-fn err(o: CallOutcome) -> ToolError {
-    match o {
-        CallOutcome::Err(e) => e,
-        CallOutcome::Ok(out) => panic!("expected an error, got {}", out.value),
-        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
-    }
 }
 
 #[test]

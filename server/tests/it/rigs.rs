@@ -8,13 +8,12 @@ use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cc_indexer::DataDir;
 use cc_server::app::App;
-use cc_server::mcp::dispatch::{CallOutcome, Caller, ToolError};
+use cc_server::mcp::dispatch::Caller;
 use cc_server::mcp::policy::Mode;
-use cc_server::mcp::registry::{Output, Surface};
 use serde_json::{json, Value};
-use tokio_util::sync::CancellationToken;
+
+use super::common::{call, err, ok, rig_fixture};
 
 const PAGE: &str = r#"<!doctype html><html><head><title>Rig page</title></head>
 <body style="margin:0;background:#fff"><h1>Rig page</h1><input id="q" aria-label="Query">
@@ -42,51 +41,6 @@ fn site() -> u16 {
     port
 }
 
-pub(crate) struct Fixture {
-    _tmp: tempfile::TempDir,
-    pub(crate) app: Arc<App>,
-}
-
-pub(crate) fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
-    let data = DataDir::new(tmp.path().join("data"));
-    std::fs::create_dir_all(&data.root).unwrap();
-    let store = cc_server::serve::open_store(&data).unwrap();
-    store.ensure_workspace("team", "Team").unwrap();
-    let app = cc_server::serve::build_app(data, None).unwrap();
-    Fixture { _tmp: tmp, app }
-}
-
-/// One call, on a runtime of its own that ends with the call (rigs must outlive it).
-pub(crate) fn call(app: &Arc<App>, caller: &Caller, name: &str, args: Value) -> CallOutcome {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    rt.block_on(app.dispatcher.call(
-        app.clone(),
-        &Surface::parse(None, true).unwrap(),
-        caller,
-        name,
-        args.as_object().cloned(),
-        CancellationToken::new(),
-        None,
-    ))
-}
-
-pub(crate) fn ok(o: CallOutcome) -> Output {
-    match o {
-        CallOutcome::Ok(out) => out,
-        CallOutcome::Err(e) => panic!("tool error: {e:?}"),
-        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
-    }
-}
-
-pub(crate) fn err(o: CallOutcome) -> ToolError {
-    match o {
-        CallOutcome::Err(e) => e,
-        CallOutcome::Ok(out) => panic!("expected an error, got {}", out.value),
-        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
-    }
-}
-
 fn browser(app: &Arc<App>, caller: &Caller, ws: &str, args: Value) -> Value {
     let mut args = args;
     args["workspace_id"] = json!(ws);
@@ -97,7 +51,7 @@ fn browser(app: &Arc<App>, caller: &Caller, ws: &str, args: Value) -> Value {
 fn browser_use_rig_list_and_rig_close_through_the_dispatcher() {
     let port = site();
     let url = format!("http://127.0.0.1:{port}/");
-    let f = fixture();
+    let f = rig_fixture(false);
     let app = &f.app;
     let alice = Caller::local(Mode::Chat);
 
