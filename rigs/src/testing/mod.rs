@@ -141,3 +141,28 @@ where
         .expect("thread");
     (addr, stop, thread)
 }
+
+/// Serves `page` as text/html for every path on 127.0.0.1 (a free port) until the process
+/// ends; returns the port. For tests that need a page to drive, not a site.
+pub fn serve_page(page: &'static str) -> u16 {
+    use std::io::{BufRead, BufReader, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the page server");
+    let port = l.local_addr().expect("address").port();
+    std::thread::spawn(move || {
+        for mut s in l.incoming().flatten() {
+            std::thread::spawn(move || {
+                let Ok(clone) = s.try_clone() else { return };
+                let mut r = BufReader::new(clone);
+                let mut line = String::new();
+                // The request line and headers, up to the blank line.
+                while r.read_line(&mut line).unwrap_or(0) > 2 && !line.ends_with("\r\n\r\n") {}
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                    page.len()
+                );
+            });
+        }
+    });
+    port
+}

@@ -3,8 +3,6 @@
 //! across conversations and workspaces, takeover by rig_id after a reconnect, the policy
 //! gate, bad input with pointers, and no process left after shutdown.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,24 +19,7 @@ const PAGE: &str = r#"<!doctype html><html><head><title>Rig page</title></head>
 <p id="out"></p><div style="width:100px;height:100px;background:#00f"></div></body></html>"#;
 
 fn site() -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for s in l.incoming().flatten() {
-            std::thread::spawn(move || {
-                let mut s = s;
-                let mut r = BufReader::new(s.try_clone().unwrap());
-                let mut line = String::new();
-                while r.read_line(&mut line).unwrap_or(0) > 2 && !line.ends_with("\r\n\r\n") {}
-                let _ = write!(
-                    s,
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{PAGE}",
-                    PAGE.len()
-                );
-            });
-        }
-    });
-    port
+    cc_rigs::testing::serve_page(PAGE)
 }
 
 fn browser(app: &Arc<App>, caller: &Caller, ws: &str, args: Value) -> Value {
