@@ -275,12 +275,14 @@ impl SymbolIndex {
         let searcher = self.reader.searcher();
         let top = searcher.search(&query, &TopDocs::with_limit(q.limit + 16).order_by_score())?;
         let mut hits = Vec::with_capacity(top.len());
+        // The ids from their fast field (one column per segment, opened once): no stored
+        // document is read until a hit is shown.
+        let mut ids = Vec::with_capacity(searcher.segment_readers().len());
+        for r in searcher.segment_readers() {
+            ids.push(r.fast_fields().u64("id")?);
+        }
         for (score, addr) in top {
-            // The id from its fast field: no stored document is read until a hit is shown.
-            let id = searcher
-                .segment_reader(addr.segment_ord)
-                .fast_fields()
-                .u64("id")?
+            let id = ids[addr.segment_ord as usize]
                 .first(addr.doc_id)
                 .ok_or_else(|| Error::Corrupt { path: "tantivy".into(), reason: "symbol without id".into() })?;
             hits.push(Ranked { rank: 0, score, id: SymbolId(id), addr });
