@@ -344,7 +344,7 @@ pub struct ComputerUseOut {
 #[derive(Serialize, JsonSchema)]
 pub struct RigOut {
     pub id: String,
-    /// browser or desktop (android, ios as their drivers land).
+    /// browser, desktop, android or ios.
     pub surface: String,
     pub engine: String,
     /// ready, busy, or failed (replaced on its conversation's next call).
@@ -785,7 +785,7 @@ pub fn register(r: &mut Registry) {
         Spec {
             name: "rig_close",
             title: "Close a rig",
-            description: "Destroy a rig and discard the machine state it owns (browser, driver processes and profile; desktop container).",
+            description: "Destroy a rig and discard the machine state it owns (browser, driver processes and profile; desktop container; a device rig's session, the Android apps it started and the emulator it booted).",
             scope: Scope::Required,
             action_classes: &[ActionClass::EnclosureControl],
             read_only: false,
