@@ -30,7 +30,7 @@ fn every_language_defines_and_calls() {
         let names = lang.tags_query().capture_names();
         assert!(names.iter().any(|n| n.starts_with("definition.")), "{lang}: no @definition.* capture");
         if lang != Lang::Asm {
-            assert!(names.iter().any(|n| *n == "reference.call"), "{lang}: no @reference.call capture");
+            assert!(names.contains(&"reference.call"), "{lang}: no @reference.call capture");
         }
     }
 }

@@ -78,6 +78,9 @@ impl Rung {
     }
 }
 
+/// A directory's path segments and its files.
+type DirKey = (Vec<String>, Vec<u32>);
+
 /// What one reference resolved to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Resolution {
@@ -135,7 +138,8 @@ pub(crate) struct Tables<'a> {
     dir_files: HashMap<&'a str, Vec<u32>>,
     /// Module keys (path segments, variants) -> files, by last segment.
     module_keys: HashMap<String, Vec<(Vec<String>, u32)>>,
-    dir_keys: HashMap<String, Vec<(Vec<String>, Vec<u32>)>>,
+    /// Directory keys (path segments) -> the files in that directory, by last segment.
+    dir_keys: HashMap<String, Vec<DirKey>>,
     imports: Vec<Vec<Import<'a>>>,
     bases: HashMap<u32, Vec<u32>>,
     /// Direct subclasses and implementations, the reverse of `bases`.
@@ -434,7 +438,7 @@ fn constructor_names(class: &str) -> [&str; 7] {
 }
 
 fn split_segments(s: &str) -> Vec<&str> {
-    s.split(|c| matches!(c, '.' | '/' | ':' | '\\')).filter(|x| !x.is_empty()).collect()
+    s.split(['.', '/', ':', '\\']).filter(|x| !x.is_empty()).collect()
 }
 
 fn dir_of(path: &str) -> &str {

@@ -487,7 +487,8 @@ fn query_workload(data: &DataDir, n: usize, rng: &mut fastrand::Rng) -> Result<V
         }
         out.push(time_kind(mode.as_str(), queries, |q| Ok(search(q)?.hits.len()))?);
     }
-    let walks: [(&str, usize, fn(&cc_graph::CallGraph, cc_indexer::SymbolId, cc_graph::Limits) -> cc_graph::Walk); 4] = [
+    type WalkFn = fn(&cc_graph::CallGraph, cc_indexer::SymbolId, cc_graph::Limits) -> cc_graph::Walk;
+    let walks: [(&str, usize, WalkFn); 4] = [
         ("callers", 1, cc_graph::CallGraph::callers),
         ("callees", 1, cc_graph::CallGraph::callees),
         ("impact_d3", 3, cc_graph::CallGraph::impact),
