@@ -89,9 +89,15 @@ pub(crate) fn open_or_create(dir: &Path) -> Result<(Index, Fields)> {
     std::fs::create_dir_all(dir).map_err(|e| Error::Io { path: dir.to_path_buf(), source: e })?;
     let mmap = tantivy::directory::MmapDirectory::open(dir)
         .map_err(|e| Error::Corrupt { path: dir.to_path_buf(), reason: e.to_string() })?;
-    // Doc-store blocks of 64 KiB (LZ4's window) instead of 16: a smaller store, and
-    // loading a hit decompresses one block either way.
-    let settings = tantivy::IndexSettings { docstore_blocksize: 64 << 10, ..Default::default() };
+    // Doc-store blocks of 64 KiB instead of 16, compressed with zstd instead of LZ4: on
+    // spring-framework the store is 9.7 MB instead of 14.1 (the whole index 0.99 of the
+    // source instead of 1.08); loading a hit decompresses one block either way, and
+    // tantivy caches recent blocks.
+    let settings = tantivy::IndexSettings {
+        docstore_blocksize: 64 << 10,
+        docstore_compression: tantivy::store::Compressor::Zstd(Default::default()),
+        ..Default::default()
+    };
     let index = Index::builder().schema(schema).settings(settings).open_or_create(mmap)?;
     register(&index);
     Ok((index, fields))
