@@ -2,19 +2,20 @@
 //! incrementally (keyed by the hash of each symbol's text), searched exactly by int8 dot
 //! products or, past [`EXACT_MAX`] vectors, by a 1-bit prefilter rescored in int8.
 //!
-//! Layout of `vectors.bin` (VECTORS_FORMAT_VERSION 1), little-endian:
+//! Layout of `vectors.bin` (VECTORS_FORMAT_VERSION 2), little-endian:
 //!
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `CCVECTRS` |
 //! | 4 | format version (u32) |
 //! | 8 | header length (u64) |
-//! | header | postcard [`Header`]: model id, dimension, per row: symbol id, text hash, kind, language and path (as indexes into name tables), the mean vector |
+//! | header | postcard [`Header`]: model id, dimension, per row: symbol id, text hash, kind, language and path (as indexes into name tables), the mean vector, per row the [`prior`] flags |
 //! | 4 × n | per-row scale (f32): `vector ≈ code × scale` |
 //! | dim × n | codes (i8): the unit-length vector quantised by its largest component to ±127 |
 //!
 //! A file of another version or model is not read: indexing re-embeds, search says why
-//! semantic ranking is unavailable.
+//! semantic ranking is unavailable. Version 1 (no prior flags) is still read: search
+//! ranks it without priors, and the next index run adds them without re-embedding.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -27,7 +28,7 @@ use crate::embed::{symbol_text, text_hash, Embedder};
 use crate::error::{Error, IoContext, Result};
 use crate::record::{FileRecord, SymbolId};
 
-pub const VECTORS_FORMAT_VERSION: u32 = 1;
+pub const VECTORS_FORMAT_VERSION: u32 = 2;
 pub const VECTORS_FILE: &str = "vectors.bin";
 const MAGIC: &[u8; 8] = b"CCVECTRS";
 
@@ -54,6 +55,103 @@ pub struct Header {
     pub path_names: Vec<String>,
     /// Mean of the vectors: the 1-bit codes are signs of `vector - mean`.
     pub mean: Vec<f32>,
+    /// Per row, its [`prior`] flags (empty in a version 1 file).
+    pub priors: Vec<u8>,
+}
+
+/// The version 1 header: [`Header`] without `priors`.
+#[derive(Deserialize)]
+struct HeaderV1 {
+    model_id: String,
+    dim: u32,
+    ids: Vec<u64>,
+    hashes: Vec<u64>,
+    kinds: Vec<u16>,
+    langs: Vec<u16>,
+    paths: Vec<u32>,
+    kind_names: Vec<String>,
+    lang_names: Vec<String>,
+    path_names: Vec<String>,
+    mean: Vec<f32>,
+}
+
+/// Static priors of a symbol, one byte of flags per vector. Semantic ranking adds
+/// [`prior::adjustment`] to the cosine: test code and private helpers a little down,
+/// documented symbols a little up, since a question in prose is most often about the
+/// documented API (on the tokio + sqlalchemy bench set, ARCHITECTURE.md, test code
+/// alone held a third of the semantic top 10s of some queries).
+pub mod prior {
+    use crate::record::Symbol;
+
+    pub const TEST: u8 = 1;
+    pub const PRIVATE: u8 = 2;
+    pub const DOCUMENTED: u8 = 4;
+
+    /// The flags of one symbol.
+    pub fn of(s: &Symbol) -> u8 {
+        let mut f = 0;
+        if is_test_path(&s.path) {
+            f |= TEST;
+        }
+        if is_private(s) {
+            f |= PRIVATE;
+        }
+        if s.doc.as_deref().is_some_and(|d| !d.trim().is_empty()) {
+            f |= DOCUMENTED;
+        }
+        f
+    }
+
+    /// What the flags add to a cosine.
+    pub fn adjustment(flags: u8) -> f32 {
+        let mut a = 0.0;
+        if flags & TEST != 0 {
+            a -= 0.10;
+        }
+        if flags & PRIVATE != 0 {
+            a -= 0.05;
+        }
+        if flags & DOCUMENTED != 0 {
+            a += 0.05;
+        }
+        a
+    }
+
+    /// Whether a path is test code: a `test`, `tests`, `testing`, `__tests__`, `spec` or
+    /// `specs` directory, or a file named like a test (`test_x.py`, `x_test.go`,
+    /// `XTest.java`, `XTests.cs`, `x.test.ts`, `x.spec.js`, `x_spec.rb`).
+    pub fn is_test_path(path: &str) -> bool {
+        let mut parts = path.split('/').peekable();
+        while let Some(p) = parts.next() {
+            if parts.peek().is_some() {
+                if matches!(p, "test" | "tests" | "testing" | "__tests__" | "spec" | "specs") {
+                    return true;
+                }
+                continue;
+            }
+            let stem = p.split('.').next().unwrap_or(p);
+            return stem.starts_with("test_")
+                || ["_test", "_tests", "_spec", "Test", "Tests"].iter().any(|t| stem.ends_with(t))
+                || p.contains(".test.")
+                || p.contains(".spec.");
+        }
+        false
+    }
+
+    /// Private by the language's convention: a leading `_` (not a dunder), Rust without
+    /// `pub`, a `private` modifier, a lower-case Go name.
+    fn is_private(s: &Symbol) -> bool {
+        use crate::record::Lang;
+        let underscore = s.name.starts_with('_') && !s.name.starts_with("__");
+        match s.lang {
+            Lang::Rust => !s.signature.starts_with("pub"),
+            Lang::Go => s.name.starts_with(|c: char| c.is_lowercase()),
+            Lang::Java | Lang::Kotlin | Lang::CSharp | Lang::Swift | Lang::Php => {
+                s.signature.split_whitespace().any(|w| w == "private") || underscore
+            }
+            _ => underscore,
+        }
+    }
 }
 
 /// A repository's vectors in memory.
@@ -74,6 +172,8 @@ pub struct VectorFilter {
     pub kinds: Vec<String>,
     pub langs: Vec<String>,
     pub path_prefix: Option<String>,
+    /// Add each row's [`prior::adjustment`] to its cosine (when the file has priors).
+    pub priors: bool,
 }
 
 /// How to search.
@@ -239,11 +339,12 @@ impl VectorIndex {
         self.codes[row * d..(row + 1) * d].iter().map(|&c| f32::from(c) * self.scales[row]).collect()
     }
 
-    /// Builds an index from rows of (symbol id, text hash, kind, lang, path, unit vector).
+    /// Builds an index from rows of (symbol id, text hash, kind, lang, path, quantised
+    /// unit vector, its scale, [`prior`] flags).
     pub fn build<'a>(
         model_id: &str,
         dim: usize,
-        rows: impl IntoIterator<Item = (SymbolId, u64, &'a str, &'a str, &'a str, Vec<i8>, f32)>,
+        rows: impl IntoIterator<Item = (SymbolId, u64, &'a str, &'a str, &'a str, Vec<i8>, f32, u8)>,
     ) -> VectorIndex {
         let mut h = Header { model_id: model_id.to_string(), dim: dim as u32, ..Default::default() };
         let mut tables: [HashMap<String, u32>; 3] = Default::default();
@@ -258,7 +359,8 @@ impl VectorIndex {
             table.insert(s.to_string(), i);
             i
         }
-        for (id, hash, kind, lang, path, code, scale) in rows {
+        for (id, hash, kind, lang, path, code, scale, flags) in rows {
+            h.priors.push(flags);
             assert_eq!(code.len(), dim, "vector of dimension {} in an index of {dim}", code.len());
             h.ids.push(id.0);
             h.hashes.push(hash);
@@ -349,7 +451,11 @@ impl VectorIndex {
         let d = self.dim();
         let mask = self.mask(filter);
         let pass = |row: usize| mask.as_ref().is_none_or(|m| m(row));
-        let score = |row: usize| dot_i8(&qc, &self.codes[row * d..(row + 1) * d]) as f32 * qs * self.scales[row];
+        let priors = (filter.priors && self.header.priors.len() == self.len()).then_some(&self.header.priors);
+        let score = |row: usize| {
+            let cos = dot_i8(&qc, &self.codes[row * d..(row + 1) * d]) as f32 * qs * self.scales[row];
+            priors.map_or(cos, |p| cos + prior::adjustment(p[row]))
+        };
         let top = match strategy {
             Strategy::Prefilter(c) if c < self.len() => {
                 let candidates = self.prefilter(query, c, mask.as_ref().map(|m| m as &(dyn Fn(usize) -> bool + Sync)));
@@ -471,17 +577,36 @@ impl VectorIndex {
             return Err(corrupt("not a vectors file".into()));
         }
         let version = u32::from_le_bytes(fixed[8..12].try_into().expect("4"));
-        if version != VECTORS_FORMAT_VERSION {
+        if version != VECTORS_FORMAT_VERSION && version != 1 {
             return Err(corrupt(format!("vectors format version {version}, expected {VECTORS_FORMAT_VERSION}")));
         }
         let hlen = u64::from_le_bytes(fixed[12..20].try_into().expect("8")) as usize;
         let mut hbytes = vec![0u8; hlen];
         f.read_exact(&mut hbytes).map_err(|e| corrupt(e.to_string()))?;
-        let header: Header = postcard::from_bytes(&hbytes).map_err(|e| corrupt(e.to_string()))?;
+        let header: Header = if version == 1 {
+            let h: HeaderV1 = postcard::from_bytes(&hbytes).map_err(|e| corrupt(e.to_string()))?;
+            Header {
+                model_id: h.model_id,
+                dim: h.dim,
+                ids: h.ids,
+                hashes: h.hashes,
+                kinds: h.kinds,
+                langs: h.langs,
+                paths: h.paths,
+                kind_names: h.kind_names,
+                lang_names: h.lang_names,
+                path_names: h.path_names,
+                mean: h.mean,
+                priors: Vec::new(),
+            }
+        } else {
+            postcard::from_bytes(&hbytes).map_err(|e| corrupt(e.to_string()))?
+        };
         let n = header.ids.len();
         let d = header.dim as usize;
         if [header.hashes.len(), header.kinds.len(), header.langs.len(), header.paths.len()].iter().any(|&l| l != n)
             || header.mean.len() != d
+            || !(header.priors.is_empty() || header.priors.len() == n)
         {
             return Err(corrupt("row tables of different lengths".into()));
         }
@@ -559,7 +684,10 @@ pub fn update(
         }
     }
     let unchanged = prev.as_ref().is_some_and(|p| {
-        todo.is_empty() && p.len() == symbols.len() && p.header.ids.iter().zip(&symbols).all(|(&id, s)| id == s.id.0)
+        todo.is_empty()
+            && p.len() == symbols.len()
+            && p.header.priors.len() == p.len()
+            && p.header.ids.iter().zip(&symbols).all(|(&id, s)| id == s.id.0)
     });
     let d = embedder.dim;
     let report = VectorReport {
@@ -582,7 +710,7 @@ pub fn update(
                 (p.codes[row * d..(row + 1) * d].to_vec(), p.scales[row])
             }
         };
-        (s.id, hashes[i], s.kind.as_str(), s.lang.name(), s.path.as_str(), code, scale)
+        (s.id, hashes[i], s.kind.as_str(), s.lang.name(), s.path.as_str(), code, scale, prior::of(s))
     });
     let index = VectorIndex::build(&embedder.model_id, d, rows);
     index.write(dir)?;
@@ -614,7 +742,7 @@ mod tests {
         let rows = vecs.iter().enumerate().map(|(i, v)| {
             let (c, s) = quantize(v);
             let kind = if i % 2 == 0 { "function" } else { "class" };
-            (SymbolId(i as u64), i as u64 * 7, kind, "python", paths[i].as_str(), c, s)
+            (SymbolId(i as u64), i as u64 * 7, kind, "python", paths[i].as_str(), c, s, 0)
         });
         (VectorIndex::build("test-model", dim, rows), vecs)
     }
@@ -659,7 +787,12 @@ mod tests {
     fn filters_apply_during_the_scan() {
         let (idx, vecs) = index(600, 32);
         let q = unit(4242, 32);
-        let f = VectorFilter { kinds: vec!["class".into()], langs: vec![], path_prefix: Some("src/m1/".into()) };
+        let f = VectorFilter {
+            kinds: vec!["class".into()],
+            langs: vec![],
+            path_prefix: Some("src/m1/".into()),
+            priors: false,
+        };
         let got: Vec<u64> = idx.search(&q, 20, &f, Strategy::Exact).iter().map(|h| h.0 .0).collect();
         let want = brute(&vecs, &q, 20, |i| i % 2 == 1 && i % 3 == 1);
         assert_eq!(got.len(), 20);
@@ -710,7 +843,7 @@ mod tests {
             .collect();
         let rows = vecs.iter().enumerate().map(|(i, v)| {
             let (c, s) = quantize(v);
-            (SymbolId(i as u64), 0, "function", "python", "a.py", c, s)
+            (SymbolId(i as u64), 0, "function", "python", "a.py", c, s, 0)
         });
         let idx = VectorIndex::build("m", dim, rows);
         let mut overlap = 0;
@@ -721,6 +854,88 @@ mod tests {
             overlap += pre.iter().filter(|h| exact.contains(h)).count();
         }
         assert!(overlap >= 180, "prefilter kept {overlap}/200 of the exact top-10s");
+    }
+
+    #[test]
+    fn priors_flag_tests_private_helpers_and_documented_symbols() {
+        use crate::record::{Span, Symbol, SymbolKind};
+        let sym = |name: &str, path: &str, sig: &str, doc: Option<&str>, lang: Lang| Symbol {
+            id: SymbolId(1),
+            name: name.into(),
+            kind: SymbolKind::Function,
+            qualified_name: name.into(),
+            parent: None,
+            lang,
+            path: path.into(),
+            span: Span { start_line: 1, start_col: 1, end_line: 1, end_col: 1 },
+            signature: sig.into(),
+            doc: doc.map(str::to_string),
+        };
+        use crate::record::Lang;
+        assert_eq!(prior::of(&sym("open", "lib/a.py", "def open()", Some("Opens."), Lang::Python)), prior::DOCUMENTED);
+        assert_eq!(prior::of(&sym("_open", "lib/a.py", "def _open()", None, Lang::Python)), prior::PRIVATE);
+        assert_eq!(prior::of(&sym("__init__", "lib/a.py", "def __init__(self)", None, Lang::Python)), 0);
+        assert_eq!(prior::of(&sym("f", "src/a.rs", "fn f()", None, Lang::Rust)), prior::PRIVATE);
+        assert_eq!(prior::of(&sym("f", "src/a.rs", "pub(crate) fn f()", None, Lang::Rust)), 0);
+        assert_eq!(prior::of(&sym("run", "x/y.go", "func run()", None, Lang::Go)), prior::PRIVATE);
+        assert_eq!(prior::of(&sym("g", "A.java", "private void g()", None, Lang::Java)), prior::PRIVATE);
+        for t in [
+            "tests/a.py",
+            "lib/tests/x/a.py",
+            "test_a.py",
+            "pkg/a_test.go",
+            "src/FooTest.java",
+            "a.spec.ts",
+            "b.test.js",
+        ] {
+            assert!(prior::is_test_path(t), "{t}");
+        }
+        for t in ["lib/testing_utils/a.py", "contest.py", "src/attest.rs", "latest/a.py", "tests.py"] {
+            assert!(!prior::is_test_path(t), "{t}");
+        }
+        assert!(prior::adjustment(prior::TEST) < prior::adjustment(prior::PRIVATE));
+        assert!(prior::adjustment(prior::PRIVATE) < 0.0 && prior::adjustment(prior::DOCUMENTED) > 0.0);
+    }
+
+    #[test]
+    fn priors_move_ties_only_when_asked() {
+        // Two identical vectors: one in test code, one documented. Without priors the
+        // lower row wins the tie; with them the documented one leads by 0.15.
+        let v = unit(5, 16);
+        let rows = [(1u64, "tests/t.rs", prior::TEST), (2, "src/a.rs", prior::DOCUMENTED)].map(|(id, path, f)| {
+            let (c, s) = quantize(&v);
+            (SymbolId(id), 0, "function", "rust", path, c, s, f)
+        });
+        let idx = VectorIndex::build("m", 16, rows);
+        let plain = idx.search(&v, 2, &VectorFilter::default(), Strategy::Exact);
+        assert_eq!(plain[0].0, SymbolId(1));
+        assert!((plain[0].1 - plain[1].1).abs() < 1e-6);
+        let with = idx.search(&v, 2, &VectorFilter { priors: true, ..Default::default() }, Strategy::Exact);
+        assert_eq!(with[0].0, SymbolId(2));
+        assert!((with[0].1 - with[1].1 - 0.15).abs() < 1e-3, "{with:?}");
+    }
+
+    #[test]
+    fn version_1_files_are_read_without_priors() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (mut idx, _) = index(50, 16);
+        idx.header.priors.clear();
+        idx.write(tmp.path()).unwrap();
+        // A version 1 header is the version 2 one without the trailing (here empty) priors.
+        let path = tmp.path().join(VECTORS_FILE);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let hlen = u64::from_le_bytes(bytes[12..20].try_into().unwrap()) as usize;
+        assert_eq!(bytes[20 + hlen - 1], 0, "an empty priors table is one zero byte");
+        bytes.remove(20 + hlen - 1);
+        bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+        bytes[12..20].copy_from_slice(&(hlen as u64 - 1).to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        let back = VectorIndex::read(tmp.path()).unwrap().unwrap();
+        assert!(back.header.priors.is_empty());
+        assert_eq!(back.codes, idx.codes);
+        let q = back.vector(3);
+        let hits = back.search(&q, 1, &VectorFilter { priors: true, ..Default::default() }, Strategy::Exact);
+        assert_eq!(hits[0].0, SymbolId(back.header.ids[3]));
     }
 
     #[test]
@@ -739,7 +954,7 @@ mod tests {
         bytes[8..12].copy_from_slice(&99u32.to_le_bytes());
         std::fs::write(&path, &bytes).unwrap();
         let e = VectorIndex::read(tmp.path()).unwrap_err().to_string();
-        assert!(e.contains("vectors format version 99, expected 1") && e.contains("re-index"), "{e}");
+        assert!(e.contains("vectors format version 99, expected 2") && e.contains("re-index"), "{e}");
         std::fs::write(&path, b"CCVECTRS").unwrap();
         assert!(VectorIndex::read(tmp.path()).unwrap_err().to_string().contains("corrupt"));
     }

@@ -52,6 +52,7 @@ fn main() {
         "relevance" => {
             relevance(&get("model"), Path::new(&get("queries")), Path::new(&get("repos-root")), Path::new(&get("data")))
         }
+        "diagnose" => diagnose(&get("model"), Path::new(&get("queries")), Path::new(&get("data"))),
         "synthetic" => synthetic(
             &get("model"),
             Path::new(&get("data")),
@@ -100,6 +101,11 @@ fn throughput(model: &Path, repo: &Path, n: usize) {
     let _ = std::fs::remove_dir_all(tmp);
 }
 
+/// The repository a query is over: its own, or the set's only one.
+fn repo_of<'a>(set: &'a QuerySet, q: &'a cc_indexer::relevance::LabeledQuery) -> &'a str {
+    q.repo.as_deref().unwrap_or_else(|| set.repos.keys().next().expect("a repository"))
+}
+
 fn relevance(model: &str, queries: &Path, repos_root: &Path, data: &Path) {
     let set = QuerySet::parse(&std::fs::read_to_string(queries).unwrap()).unwrap();
     let wrong: Vec<&str> = set.mislabelled().iter().map(|q| q.query.as_str()).collect();
@@ -125,7 +131,7 @@ fn relevance(model: &str, queries: &Path, repos_root: &Path, data: &Path) {
         );
         let repo = Repo::open(&data, name).unwrap();
         let v = VectorIndex::read(&repo.dir).unwrap().unwrap();
-        for q in set.queries.iter().filter(|q| q.repo.as_deref() == Some(name)) {
+        for q in set.queries.iter().filter(|q| repo_of(&set, q) == name) {
             for e in &q.expect {
                 if repo.symbols.lookup(e, 1).unwrap().is_empty() {
                     eprintln!("warning: query '{}': no symbol {e} in {name}", q.query);
@@ -136,7 +142,7 @@ fn relevance(model: &str, queries: &Path, repos_root: &Path, data: &Path) {
     }
     let mut lat: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     let report = evaluate(&set, |q, mode| {
-        let (repo, v) = &repos[q.repo.as_deref().unwrap()];
+        let (repo, v) = &repos[repo_of(&set, q)];
         let sq = SearchQuery { text: q.query.clone(), limit: 10, ..Default::default() };
         let mut out = Vec::new();
         for _ in 0..3 {
@@ -159,6 +165,33 @@ fn relevance(model: &str, queries: &Path, repos_root: &Path, data: &Path) {
     for (mode, v) in &mut lat {
         let (p50, p99) = ms(v);
         println!("  {mode:<9} p50 {p50:>7.2}  p99 {p99:>7.2}");
+    }
+}
+
+/// Per query: where the first expected answer ranks in each mode (up to 200 deep), so a
+/// change to ranking can be judged query by query. Needs `relevance` run first (`--data`).
+fn diagnose(model: &str, queries: &Path, data: &Path) {
+    let set = QuerySet::parse(&std::fs::read_to_string(queries).unwrap()).unwrap();
+    let data = DataDir::new(data);
+    let mut m = load(model);
+    let mut repos: BTreeMap<String, (Repo, VectorIndex)> = BTreeMap::new();
+    for name in set.repos.keys() {
+        let repo = Repo::open(&data, name).unwrap();
+        let v = VectorIndex::read(&repo.dir).unwrap().unwrap();
+        repos.insert(name.clone(), (repo, v));
+    }
+    println!("{:>8} {:>8} {:>8}  no-shared  query", "keyword", "semantic", "hybrid");
+    for q in &set.queries {
+        let (repo, v) = &repos[repo_of(&set, q)];
+        let qv = m.embed_query(&q.query).unwrap();
+        let mut cols = Vec::new();
+        for mode in [Mode::Keyword, Mode::Semantic, Mode::Hybrid] {
+            let sq = SearchQuery { text: q.query.clone(), limit: 200, ..Default::default() };
+            let r = hybrid::search(&repo.symbols, Some(v), Ok((&qv, &m.model_id)), &sq, mode).unwrap();
+            let at = r.hits.iter().position(|h| q.expect.contains(&h.symbol.qualified_name));
+            cols.push(at.map_or("-".to_string(), |i| (i + 1).to_string()));
+        }
+        println!("{:>8} {:>8} {:>8}  {:<9}  {}", cols[0], cols[1], cols[2], q.no_shared_word, q.query);
     }
 }
 
@@ -186,7 +219,8 @@ fn synthetic(model: &str, data: &Path, name: &str, queries: &Path, n: usize) {
         };
         cc_indexer::embed::normalize(&mut v);
         let (c, s) = quantize(&v);
-        rows.push((SymbolId(i as u64), 0u64, "function", "python", "synthetic.py", c, s));
+        let flags = real.header.priors.get(i % base.len()).copied().unwrap_or(0);
+        rows.push((SymbolId(i as u64), 0u64, "function", "python", "synthetic.py", c, s, flags));
     }
     let big = VectorIndex::build(&real.header.model_id, d, rows);
     println!("synthetic: {} vectors of dim {d} from {} real ones of '{name}', built in {:.1} s; vector memory {:.0} MB ({} bytes/vector: int8 codes + scale + 1-bit code + id, hash, kind, lang, path)",
@@ -210,6 +244,7 @@ fn synthetic(model: &str, data: &Path, name: &str, queries: &Path, n: usize) {
                     "synthetic.py",
                     big.codes[r * d..(r + 1) * d].to_vec(),
                     big.scales[r],
+                    big.header.priors[r],
                 )
             });
             VectorIndex::build(&real.header.model_id, d, rows)

@@ -134,7 +134,7 @@ pub struct SymbolOut {
 #[derive(Serialize, JsonSchema)]
 pub struct SearchHitOut {
     pub rank: u32,
-    /// The fused score (hybrid), the BM25 score (keyword) or the cosine similarity (semantic).
+    /// The fused score (hybrid), the BM25 score (keyword) or the vector score (semantic).
     pub score: f32,
     /// Rank in the BM25 list (absent: not in its top results).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -144,7 +144,8 @@ pub struct SearchHitOut {
     /// Rank in the vector list (absent: not in its top results, or semantic ranking unavailable).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vector_rank: Option<u32>,
-    /// Cosine similarity of the symbol's embedding to the query's.
+    /// Cosine similarity of the symbol's embedding to the query's, plus its prior: test code
+    /// -0.10, private -0.05, documented +0.05 (none when the query mentions tests).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vector_score: Option<f32>,
     pub symbol: SymbolOut,
