@@ -139,7 +139,17 @@ pub fn index_repository_records(
         }
     }
     if rebuilt.is_some() {
-        let _ = std::fs::remove_dir_all(&dir);
+        // Everything goes but the vectors: they have their own version and are keyed by
+        // the text they embed, so a rebuild reuses them instead of re-embedding (minutes).
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for e in entries.flatten() {
+                if e.file_name() == crate::vectors::VECTORS_FILE {
+                    continue;
+                }
+                let p = e.path();
+                let _ = if p.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
+            }
+        }
     }
     std::fs::create_dir_all(&dir).at(&dir)?;
 

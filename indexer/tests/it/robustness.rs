@@ -114,9 +114,15 @@ fn an_index_of_another_format_version_is_refused_then_rebuilt() {
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("an index of format 999 was opened"),
     }
+    // The vectors (their own format, keyed by text) outlive the rebuild; the rest does not.
+    let dir = data.path().join("repos/repo");
+    std::fs::write(dir.join(cc_indexer::vectors::VECTORS_FILE), b"kept").unwrap();
+    std::fs::write(dir.join("stale.tmp"), b"gone").unwrap();
     let r = index(data.path(), &repo.root());
     assert!(r.rebuilt.is_some());
     assert!(Repo::open(&DataDir::new(data.path()), "repo").is_ok());
+    assert_eq!(std::fs::read(dir.join(cc_indexer::vectors::VECTORS_FILE)).unwrap(), b"kept");
+    assert!(!dir.join("stale.tmp").exists());
 }
 
 #[test]
