@@ -55,7 +55,8 @@ pub struct SymbolInfo {
 /// An edge: every site where `from` uses `to`, and how sure the resolution is.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EdgeData {
-    pub sites: Vec<Site>,
+    /// Most edges have one site: kept inline, no allocation each.
+    pub sites: smallvec::SmallVec<[Site; 1]>,
     pub confidence: f32,
     pub ambiguous: bool,
     pub rung: Rung,
@@ -316,7 +317,7 @@ impl CallGraph {
                 for t in targets {
                     let to = g.node(t);
                     let ed = edges.entry((from, to)).or_insert_with(|| EdgeData {
-                        sites: Vec::new(),
+                        sites: smallvec::SmallVec::new(),
                         confidence: 0.0,
                         ambiguous: true,
                         rung: res.rung,
@@ -462,7 +463,7 @@ impl CallGraph {
                 out.hits.push(Hit {
                     node: node.clone(),
                     distance: dist + 1,
-                    sites: data.sites.clone(),
+                    sites: data.sites.to_vec(),
                     confidence: c,
                     ambiguous: data.ambiguous,
                     path: p.clone(),

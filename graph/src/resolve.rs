@@ -84,7 +84,8 @@ type DirKey = (Vec<String>, Vec<u32>);
 /// What one reference resolved to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Resolution {
-    pub targets: Vec<SymbolId>,
+    /// Most references resolve to one symbol or none: kept inline, no allocation each.
+    pub targets: smallvec::SmallVec<[SymbolId; 1]>,
     pub rung: Rung,
     /// The name as the source wrote it, for external references (`json.loads`); inline up
     /// to 24 bytes (most are), so the many externals of a repository cost no allocation each.
@@ -1209,7 +1210,7 @@ impl<'a> Tables<'a> {
                 Some(rcv) if !rcv.is_empty() => compact_str::format_compact!("{rcv}.{}", r.name),
                 _ => r.name.clone(),
             };
-            Resolution { targets: vec![], rung: Rung::External, external: Some(full) }
+            Resolution { targets: smallvec::SmallVec::new(), rung: Rung::External, external: Some(full) }
         };
         let Some((rung, targets)) = found else {
             return external();
@@ -1232,7 +1233,7 @@ impl<'a> Tables<'a> {
         };
         // Callbacks only count when they name something callable (a class passed by
         // name, `Foo::new`, means its constructor).
-        let mut ids: Vec<SymbolId> = Vec::with_capacity(targets.len());
+        let mut ids: smallvec::SmallVec<[SymbolId; 1]> = smallvec::SmallVec::with_capacity(targets.len());
         let mut many = false;
         for t in targets {
             let s = &self.syms[t as usize];
