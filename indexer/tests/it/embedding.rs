@@ -190,3 +190,45 @@ fn hybrid_beats_keyword_and_semantic_on_the_fixture_set() {
     );
     let _ = Mode::Hybrid;
 }
+
+/// The priors through the real model: of two functions with the same text, the one in test
+/// code ranks below the one in the library, unless the query is about tests; a private
+/// helper below its public twin.
+#[test]
+fn semantic_ranking_puts_test_code_and_private_helpers_below_the_library() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let body = "    \"\"\"Retry a failed HTTP request with exponential backoff.\"\"\"\n    return None\n";
+    for path in ["spec/client.py", "web/client.py"] {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, format!("def retry_request(url):\n{body}")).unwrap();
+    }
+    std::fs::write(root.join("web/pool.py"), format!("def _fetch_again(url):\n{body}\ndef fetch_again(url):\n{body}"))
+        .unwrap();
+    let data = DataDir::new(tmp.path().join("data"));
+    let mut m = load(&model_dir().join("model_int8.onnx"));
+    index_and_embed(&data, &root, "repo", &mut m);
+    let repo = Repo::open(&data, "repo").unwrap();
+    let v = VectorIndex::read(&repo.dir).unwrap().unwrap();
+    let mut rank = |query: &str| -> Vec<(String, String, f32)> {
+        let qv = m.embed_query(query).unwrap();
+        let sq = SearchQuery { text: query.into(), limit: 10, ..Default::default() };
+        let r = hybrid::search(&repo.symbols, Some(&v), Ok((&qv, &m.model_id)), &sq, Mode::Semantic).unwrap();
+        r.hits.into_iter().map(|h| (h.symbol.path, h.symbol.name, h.score)).collect()
+    };
+    let find = |hits: &[(String, String, f32)], path: &str, name: &str| {
+        hits.iter().enumerate().find(|(_, h)| h.0 == path && h.1 == name).map(|(i, h)| (i, h.2)).unwrap()
+    };
+    // (Without priors the spec copy, first in path order, would lead the tie.)
+    let hits = rank("resend a request that failed, waiting longer each time");
+    let (lib, lib_score) = find(&hits, "web/client.py", "retry_request");
+    let (spec, spec_score) = find(&hits, "spec/client.py", "retry_request");
+    assert!(lib < spec && lib_score - spec_score > 0.05, "{hits:?}");
+    assert!(find(&hits, "web/pool.py", "fetch_again").0 < find(&hits, "web/pool.py", "_fetch_again").0, "{hits:?}");
+    // Asked about tests, test code is not held back: the two copies score alike.
+    let hits = rank("test that retries a failed request");
+    let (_, lib_score) = find(&hits, "web/client.py", "retry_request");
+    let (_, spec_score) = find(&hits, "spec/client.py", "retry_request");
+    assert!((lib_score - spec_score).abs() < 0.05, "{hits:?}");
+}
