@@ -206,7 +206,7 @@ pub fn search(
         langs: q.langs.iter().map(|l| l.name().to_string()).collect(),
         path_prefix: q.path_prefix.clone(),
         // A query about tests should not have them ranked down.
-        priors: !q.text.to_lowercase().contains("test"),
+        priors: !crate::vectors::prior::mentions_tests(&q.text),
     };
     let vhits = vi.search(vec_q, if mode == Mode::Semantic { q.limit } else { depth }, &filter, Strategy::Auto);
     let vscore: HashMap<SymbolId, (usize, f32)> =

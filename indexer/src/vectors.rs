@@ -138,6 +138,12 @@ pub mod prior {
         false
     }
 
+    /// Whether a query is about tests (a word `test…`, `spec` or `specs`, also inside an
+    /// identifier): then test code is not ranked down. `latest` or `contest` is not.
+    pub fn mentions_tests(query: &str) -> bool {
+        crate::tokenize::query_terms(query).iter().any(|w| w.starts_with("test") || w == "spec" || w == "specs")
+    }
+
     /// Private by the language's convention: a leading `_` (not a dunder), Rust without
     /// `pub`, a `private` modifier, a lower-case Go name.
     fn is_private(s: &Symbol) -> bool {
@@ -894,6 +900,12 @@ mod tests {
         }
         for t in ["lib/testing_utils/a.py", "contest.py", "src/attest.rs", "latest/a.py", "tests.py"] {
             assert!(!prior::is_test_path(t), "{t}");
+        }
+        for q in ["test that retries", "where are the Tests", "test_retry", "retry specs", "testing helpers"] {
+            assert!(prior::mentions_tests(q), "{q}");
+        }
+        for q in ["the latest version", "contest entry", "attestation"] {
+            assert!(!prior::mentions_tests(q), "{q}");
         }
         assert!(prior::adjustment(prior::TEST) < prior::adjustment(prior::PRIVATE));
         assert!(prior::adjustment(prior::PRIVATE) < 0.0 && prior::adjustment(prior::DOCUMENTED) > 0.0);
