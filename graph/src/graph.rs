@@ -108,13 +108,21 @@ pub struct UpdateStats {
 }
 
 /// The call graph of one repository.
+///
+/// The symbols are the graph's first nodes, in the records' order: symbol `i` is node `i`,
+/// so they need no map of their own but `ids`, and the name indexes are sorted lists of
+/// positions (no copies of the names).
 pub struct CallGraph {
     files: BTreeMap<Arc<str>, FileEntry>,
     graph: DiGraph<NodeRef, EdgeData>,
+    /// The file and external nodes (symbol nodes are found through `ids`).
     nodes: HashMap<NodeRef, NodeIndex>,
-    symbols: HashMap<SymbolId, SymbolInfo>,
-    by_name: HashMap<String, Vec<SymbolId>>,
-    by_qualified: HashMap<String, Vec<SymbolId>>,
+    symbols: Vec<SymbolInfo>,
+    ids: HashMap<SymbolId, u32>,
+    /// Positions in `symbols`, sorted by name, then by position.
+    by_name: Vec<u32>,
+    /// Positions in `symbols`, sorted by qualified name, then by position.
+    by_qualified: Vec<u32>,
 }
 
 fn info(s: cc_indexer::Symbol) -> SymbolInfo {
@@ -142,18 +150,16 @@ fn symbols_into(records: Vec<FileRecord>) -> Vec<SymbolInfo> {
 }
 
 fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
-    let refs = f
-        .references
-        .iter()
-        .filter(|r| matches!(r.kind, RefKind::Call | RefKind::Callback))
-        .map(|r| RefEdge {
-            source: r.enclosing,
-            line: r.span.start_line,
-            column: r.span.start_col,
-            kind: r.kind,
-            resolution: tables.resolve(fi, r),
-        })
-        .collect();
+    let calls = |r: &&cc_indexer::Reference| matches!(r.kind, RefKind::Call | RefKind::Callback);
+    // Sized exactly: kept for the graph's lifetime (a collect through a filter doubles).
+    let mut refs = Vec::with_capacity(f.references.iter().filter(calls).count());
+    refs.extend(f.references.iter().filter(calls).map(|r| RefEdge {
+        source: r.enclosing,
+        line: r.span.start_line,
+        column: r.span.start_col,
+        kind: r.kind,
+        resolution: tables.resolve(fi, r),
+    }));
     let mut names: Vec<String> = f.symbols.iter().map(|s| s.name.clone()).collect();
     names.sort_unstable();
     names.dedup();
@@ -178,7 +184,9 @@ impl CallGraph {
     /// assembled, so the two are not held at once.
     pub fn build_owned(records: Vec<FileRecord>) -> CallGraph {
         let files = resolve_all(&records);
-        CallGraph::from_files(files, symbols_into(records))
+        let symbols = symbols_into(records);
+        cc_indexer::memory::return_freed();
+        CallGraph::from_files(files, symbols)
     }
 
     /// Brings the graph up to date with `records`: files whose hash changed (or that were
@@ -227,7 +235,7 @@ impl CallGraph {
             let before = names.len();
             for f in records {
                 for r in &f.references {
-                    if r.kind != RefKind::Type || r.alias.is_some() || !names.contains(r.name.as_str()) {
+                    if r.kind != RefKind::Type || r.alias().is_some() || !names.contains(r.name.as_str()) {
                         continue;
                     }
                     let class = f
@@ -282,27 +290,33 @@ impl CallGraph {
     /// The graph of `files`, with `symbols` (in the records' order, so node numbers are
     /// deterministic).
     fn from_files(files: BTreeMap<Arc<str>, FileEntry>, symbols: Vec<SymbolInfo>) -> CallGraph {
-        let mut g = CallGraph {
-            files: BTreeMap::new(),
-            graph: DiGraph::new(),
-            nodes: HashMap::new(),
-            symbols: HashMap::new(),
-            by_name: HashMap::new(),
-            by_qualified: HashMap::new(),
-        };
-        g.symbols.reserve(symbols.len());
+        let mut g = CallGraph::empty(files);
+        g.graph.reserve_exact_nodes(symbols.len());
+        g.ids.reserve(symbols.len());
+        g.symbols.reserve_exact(symbols.len());
         for s in symbols {
-            g.by_name.entry(s.name.clone()).or_default().push(s.id);
-            g.by_qualified.entry(s.qualified_name.clone()).or_default().push(s.id);
-            g.node(NodeRef::Symbol(s.id));
-            g.symbols.insert(s.id, s);
+            // Ids are unique (they count repeats within a file); were one not, the first wins.
+            if let std::collections::hash_map::Entry::Vacant(v) = g.ids.entry(s.id) {
+                v.insert(g.symbols.len() as u32);
+                g.graph.add_node(NodeRef::Symbol(s.id));
+                g.symbols.push(s);
+            }
         }
+        let positions = || (0..g.symbols.len() as u32).collect::<Vec<u32>>();
+        let mut by_name = positions();
+        by_name.sort_by(|&a, &b| g.symbols[a as usize].name.cmp(&g.symbols[b as usize].name).then(a.cmp(&b)));
+        let mut by_qualified = positions();
+        by_qualified.sort_by(|&a, &b| {
+            g.symbols[a as usize].qualified_name.cmp(&g.symbols[b as usize].qualified_name).then(a.cmp(&b))
+        });
+        (g.by_name, g.by_qualified) = (by_name, by_qualified);
+        let files = std::mem::take(&mut g.files);
         let mut edges: HashMap<(NodeIndex, NodeIndex), EdgeData> = HashMap::new();
         for (path, e) in &files {
             for r in &e.refs {
-                let from = match r.source {
-                    Some(id) if g.symbols.contains_key(&id) => g.node(NodeRef::Symbol(id)),
-                    _ => g.node(NodeRef::File(path.to_string())),
+                let from = match r.source.and_then(|id| g.ids.get(&id)) {
+                    Some(&i) => NodeIndex::new(i as usize),
+                    None => g.node(NodeRef::File(path.to_string())),
                 };
                 let res = &r.resolution;
                 let n = res.targets.len();
@@ -312,7 +326,7 @@ impl CallGraph {
                         _ => vec![],
                     }
                 } else {
-                    res.targets.iter().filter(|t| g.symbols.contains_key(t)).map(|t| NodeRef::Symbol(*t)).collect()
+                    res.targets.iter().filter(|t| g.ids.contains_key(t)).map(|t| NodeRef::Symbol(*t)).collect()
                 };
                 for t in targets {
                     let to = g.node(t);
@@ -333,7 +347,8 @@ impl CallGraph {
             }
         }
         let mut edges: Vec<_> = edges.into_iter().collect();
-        edges.sort_by_key(|((a, b), _)| (*a, *b));
+        edges.sort_unstable_by_key(|((a, b), _)| (*a, *b));
+        g.graph.reserve_exact_edges(edges.len());
         for ((a, b), mut d) in edges {
             d.sites.sort();
             d.sites.dedup();
@@ -343,7 +358,25 @@ impl CallGraph {
         g
     }
 
+    /// A graph of `files` with no symbols and no edges yet.
+    fn empty(files: BTreeMap<Arc<str>, FileEntry>) -> CallGraph {
+        CallGraph {
+            files,
+            graph: DiGraph::new(),
+            nodes: HashMap::new(),
+            symbols: Vec::new(),
+            ids: HashMap::new(),
+            by_name: Vec::new(),
+            by_qualified: Vec::new(),
+        }
+    }
+
     fn node(&mut self, n: NodeRef) -> NodeIndex {
+        if let NodeRef::Symbol(id) = n {
+            if let Some(&i) = self.ids.get(&id) {
+                return NodeIndex::new(i as usize);
+            }
+        }
         if let Some(&i) = self.nodes.get(&n) {
             return i;
         }
@@ -375,12 +408,19 @@ impl CallGraph {
     }
 
     pub fn symbol(&self, id: SymbolId) -> Option<&SymbolInfo> {
-        self.symbols.get(&id)
+        self.ids.get(&id).map(|&i| &self.symbols[i as usize])
     }
 
-    /// Every symbol, in no particular order.
+    /// Every symbol, in the records' order.
     pub fn symbols(&self) -> impl Iterator<Item = &SymbolInfo> {
-        self.symbols.values()
+        self.symbols.iter()
+    }
+
+    /// The positions in `sorted` (an index sorted by `key`) of the symbols whose key is `k`.
+    fn equal<'a>(&self, sorted: &'a [u32], key: fn(&SymbolInfo) -> &str, k: &str) -> &'a [u32] {
+        let lo = sorted.partition_point(|&i| key(&self.symbols[i as usize]) < k);
+        let n = sorted[lo..].partition_point(|&i| key(&self.symbols[i as usize]) == k);
+        &sorted[lo..lo + n]
     }
 
     /// Finds what a caller means by `spec`: a 16-hex-digit id, a qualified name
@@ -388,34 +428,31 @@ impl CallGraph {
     /// all returned, sorted by path and line, for the caller to choose from.
     pub fn find(&self, spec: &str) -> Vec<&SymbolInfo> {
         let spec = spec.trim();
-        if let Some(s) = SymbolId::parse(spec).and_then(|id| self.symbols.get(&id)) {
+        if let Some(s) = SymbolId::parse(spec).and_then(|id| self.symbol(id)) {
             return vec![s];
         }
-        let ids = self
-            .by_qualified
-            .get(spec)
-            .or_else(|| self.by_name.get(spec))
-            .cloned()
-            .or_else(|| {
-                // A qualified-name suffix: `Class.method`, `mod::f`.
-                let tail = spec.rsplit(['.', ':', '\\']).next()?;
-                let v: Vec<SymbolId> = self
-                    .by_name
-                    .get(tail)?
-                    .iter()
-                    .copied()
-                    .filter(|id| {
-                        let q = &self.symbols[id].qualified_name;
-                        q.ends_with(spec) && q.len() > spec.len() && {
-                            let cut = q.len() - spec.len();
-                            q[..cut].ends_with(['.', ':', '\\'])
-                        }
-                    })
-                    .collect();
-                (!v.is_empty()).then_some(v)
-            })
-            .unwrap_or_default();
-        let mut v: Vec<&SymbolInfo> = ids.iter().filter_map(|id| self.symbols.get(id)).collect();
+        fn name(s: &SymbolInfo) -> &str {
+            &s.name
+        }
+        fn qualified(s: &SymbolInfo) -> &str {
+            &s.qualified_name
+        }
+        let matches = |sorted: &[u32], key: fn(&SymbolInfo) -> &str, k: &str| -> Vec<&SymbolInfo> {
+            self.equal(sorted, key, k).iter().map(|&i| &self.symbols[i as usize]).collect()
+        };
+        let mut v = matches(&self.by_qualified, qualified, spec);
+        if v.is_empty() {
+            v = matches(&self.by_name, name, spec);
+        }
+        if v.is_empty() {
+            // A qualified-name suffix: `Class.method`, `mod::f`.
+            let tail = spec.rsplit(['.', ':', '\\']).next().unwrap_or(spec);
+            v = matches(&self.by_name, name, tail);
+            v.retain(|s| {
+                let q = &s.qualified_name;
+                q.ends_with(spec) && q.len() > spec.len() && q[..q.len() - spec.len()].ends_with(['.', ':', '\\'])
+            });
+        }
         v.sort_by(|a, b| (&a.path, a.span.start_line, a.id).cmp(&(&b.path, b.span.start_line, b.id)));
         v
     }
@@ -423,7 +460,7 @@ impl CallGraph {
     /// Breadth-first walk from `start` against or along the edges.
     pub fn walk(&self, start: SymbolId, dir: Direction, limits: Limits) -> Walk {
         let mut out = Walk::default();
-        let Some(&s) = self.nodes.get(&NodeRef::Symbol(start)) else {
+        let Some(s) = self.ids.get(&start).map(|&i| NodeIndex::new(i as usize)) else {
             return out;
         };
         let mut seen: HashMap<NodeIndex, usize> = HashMap::new();
@@ -506,13 +543,20 @@ impl CallGraph {
             files: Vec<(&'a str, &'a FileEntry)>,
         }
         let files = self.files.iter().map(|(p, e)| (&**p, e)).collect();
-        let bytes = postcard::to_stdvec(&Borrowed { format_version: GRAPH_FORMAT_VERSION, files })
-            .map_err(|e| Error::Corrupt(e.to_string()))?;
-        let data =
-            zstd::bulk::compress(&bytes, cc_indexer::store::ZSTD_LEVEL).map_err(|e| Error::Corrupt(e.to_string()))?;
         let path = dir.join("graph.bin");
         let tmp = dir.join("graph.bin.tmp");
-        std::fs::write(&tmp, data).map_err(|e| Error::Io { path: tmp.clone(), source: e })?;
+        let io = |e: std::io::Error| Error::Io { path: tmp.clone(), source: e };
+        // Streamed through the compressor: neither the encoding nor its compressed copy
+        // is held in memory whole (sqlalchemy: ~20 MB less at the end of `index`).
+        let file = std::fs::File::create(&tmp).map_err(io)?;
+        let z = zstd::stream::Encoder::new(std::io::BufWriter::new(file), cc_indexer::store::ZSTD_LEVEL).map_err(io)?;
+        // postcard writes field by field: whole blocks to the encoder.
+        let buffered = std::io::BufWriter::with_capacity(1 << 16, z);
+        let buffered = postcard::to_io(&Borrowed { format_version: GRAPH_FORMAT_VERSION, files }, buffered)
+            .map_err(|e| io(std::io::Error::other(e)))?;
+        let z = buffered.into_inner().map_err(|e| io(e.into_error()))?;
+        use std::io::Write;
+        z.finish().and_then(|mut w| w.flush()).map_err(io)?;
         std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, source: e })?;
         // Written after graph.bin: `saved_counts` trusts it only when it is not older.
         let summary = Summary {
@@ -567,17 +611,12 @@ impl CallGraph {
             return (CallGraph::build_owned(records), None);
         };
         // `reresolve` reads only the file entries: no petgraph is built until the final one.
-        let mut g = CallGraph {
-            files,
-            graph: DiGraph::new(),
-            nodes: HashMap::new(),
-            symbols: HashMap::new(),
-            by_name: HashMap::new(),
-            by_qualified: HashMap::new(),
-        };
+        let mut g = CallGraph::empty(files);
         let (files, stats) = g.reresolve(&records);
         let files = files.unwrap_or(g.files);
-        (CallGraph::from_files(files, symbols_into(records)), Some(stats))
+        let symbols = symbols_into(records);
+        cc_indexer::memory::return_freed();
+        (CallGraph::from_files(files, symbols), Some(stats))
     }
 
     fn read_files(dir: &Path) -> Result<BTreeMap<Arc<str>, FileEntry>> {
@@ -618,7 +657,7 @@ fn import_bindings(f: &FileRecord) -> HashSet<&str> {
         .filter(|r| r.kind == RefKind::Import)
         .flat_map(|r| {
             let last = r.name.rsplit(['.', '/', ':', '\\']).next().unwrap_or(&r.name);
-            [Some(last), r.alias.as_deref(), Some(r.name.as_str())]
+            [Some(last), r.alias(), Some(r.name.as_str())]
         })
         .flatten()
         .collect()

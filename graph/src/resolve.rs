@@ -572,7 +572,7 @@ impl<'a> Tables<'a> {
             let mut imports = Vec::new();
             for r in f.references.iter().filter(|r| r.kind == RefKind::Import) {
                 // `export default f` (recorded as `export { f as default }` without a module).
-                if r.alias.as_deref() == Some("default") && r.module.is_none() {
+                if r.alias() == Some("default") && r.module().is_none() {
                     t.default_exports.insert(fi as u32, &r.name);
                     continue;
                 }
@@ -608,7 +608,7 @@ impl<'a> Tables<'a> {
                 .iter()
                 .filter(|r| matches!(r.kind, RefKind::Type | RefKind::Call) && strict(f.lang))
                 .filter_map(|r| {
-                    let alias = r.alias.as_deref()?;
+                    let alias = r.alias()?;
                     let mut enclosing = r.enclosing.as_ref().and_then(|e| t.by_id.get(e).copied());
                     // `static final Point ORIGIN = …`, `var cfg = load()`: the variable is
                     // the definition itself; it is visible where that is.
@@ -642,7 +642,7 @@ impl<'a> Tables<'a> {
         for (fi, f) in files.iter().enumerate() {
             for r in f.references.iter().filter(|r| r.kind == RefKind::Type) {
                 // A binding types a variable; it names no base.
-                if r.alias.is_some() && strict(f.lang) {
+                if r.alias().is_some() && strict(f.lang) {
                     continue;
                 }
                 let Some(&ci) = r.enclosing.as_ref().and_then(|e| t.by_id.get(e)) else {
@@ -707,10 +707,10 @@ impl<'a> Tables<'a> {
 
     fn import(&self, file: u32, r: &'a Reference) -> Import<'a> {
         let lang = self.lang_of(file);
-        let module: &'a str = r.module.as_deref().unwrap_or(&r.name);
-        let whole = r.module.is_none() || r.name == module;
+        let module: &'a str = r.module().unwrap_or(&r.name);
+        let whole = r.module().is_none() || r.name == module;
         let member = if whole { None } else { Some(r.name.as_str()) };
-        let binding = match (&r.alias, member) {
+        let binding = match (r.alias(), member) {
             (Some(a), _) => a.to_string(),
             (None, Some(m)) => split_segments(m).last().copied().unwrap_or(m).to_string(),
             (None, None) => {

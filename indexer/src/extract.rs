@@ -316,15 +316,7 @@ impl Extractor {
                 .rev()
                 .filter(|&&t| defs[t].end > r.start && kinds[t] != SymbolKind::Label)
                 .find_map(|&t| owner[t]);
-            out.references.push(Reference {
-                name: r.name,
-                kind: r.kind,
-                span: r.span,
-                enclosing,
-                receiver: r.receiver,
-                module: r.module,
-                alias: r.alias,
-            });
+            out.references.push(Reference::new(r.name, r.kind, r.span, enclosing, r.receiver, r.module, r.alias));
         }
         out
     }

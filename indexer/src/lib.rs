@@ -21,6 +21,7 @@ pub mod extract;
 pub mod fixture;
 pub mod hybrid;
 pub mod index;
+pub mod memory;
 pub mod record;
 pub mod relevance;
 pub mod search;

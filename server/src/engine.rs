@@ -85,6 +85,8 @@ pub fn index_with(
     embed: Option<&crate::embedding::Embeddings>,
 ) -> Result<Indexed> {
     let (report, records) = cc_indexer::index_repository_records(data, opts, progress.files(), cancel)?;
+    // The parse trees and tantivy's buffers are gone: give them back before the graph.
+    cc_indexer::memory::return_freed();
     tracing::debug!(peak_rss_mb = ?peak_rss_mb(), "indexed: walk, parse, tantivy, records.bin");
     let dir = data.repo_dir(&report.name);
     // Embeddings first: the graph build below consumes the records.

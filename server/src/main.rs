@@ -1,5 +1,7 @@
 //! The `cc-server` binary: see `cc_server::cli`.
 
 fn main() -> std::process::ExitCode {
+    // Before any thread: see the function's note (an index run's peak memory).
+    cc_indexer::memory::limit_arenas();
     cc_server::cli::run()
 }

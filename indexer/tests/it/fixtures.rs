@@ -42,10 +42,10 @@ fn render(lang: Lang, rel: &str, source: &[u8]) -> String {
         if let Some(x) = &r.receiver {
             write!(s, "  recv={x}").unwrap();
         }
-        if let Some(x) = &r.module {
+        if let Some(x) = r.module() {
             write!(s, "  module={x}").unwrap();
         }
-        if let Some(x) = &r.alias {
+        if let Some(x) = r.alias() {
             write!(s, "  alias={x}").unwrap();
         }
         writeln!(s).unwrap();

@@ -1,0 +1,44 @@
+//! Giving freed memory back to the system between the phases of an index run.
+
+/// Returns the heap's free memory to the system (glibc's `malloc_trim`; elsewhere nothing).
+///
+/// glibc keeps a freed chunk resident while live chunks sit above it in its heap, and
+/// each thread allocates from its own arena: what the parse workers freed (a repository's
+/// references, once the graph has resolved them; the parse trees and tantivy's buffers,
+/// once the index is written) is not reused by the next phase's allocations on other
+/// threads, so each phase added its whole size on top of the last. Measured on
+/// sqlalchemy, `cc-server index` peaked at 193-202 MB without it and 136-139 MB with it
+/// (called after the index phase and after the graph frees the references), in the same
+/// time. It costs a few milliseconds.
+pub fn return_freed() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim takes no pointer and only gives back memory no allocation holds;
+    // glibc allows it from any thread at any time.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Caps glibc's malloc arenas at two per core (at least 4; glibc's default is eight per
+/// core). Call it first thing in `main`, before any thread starts.
+///
+/// An index run's threads (the walk, the parse workers, tantivy's) each take an arena;
+/// with one arena per thread and up to 16 on two cores, what one phase freed sat in
+/// arenas the next phase's threads did not use, and which ones that was changed from run
+/// to run: sqlalchemy's `index` peaked at 136 MB most runs and 151-155 MB in about one of
+/// five. Four arenas on two cores: 132-138 MB in every run of ten, in the same time (two:
+/// 130-133 MB, 5% slower, from lock contention).
+pub fn limit_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let arenas = (2 * cores).max(4).min(i32::MAX as usize) as i32;
+        // SAFETY: mallopt takes two integers and only changes allocator settings; glibc
+        // allows it at any time (an arena cap applies to threads that have none yet).
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, arenas);
+        }
+    }
+}
