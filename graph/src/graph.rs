@@ -1,6 +1,8 @@
 //! The call graph: built from records, updated incrementally, persisted, queried.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
@@ -203,8 +205,8 @@ impl CallGraph {
 
     /// The file entries after an update to `records` (`None`: nothing changed).
     fn reresolve(&mut self, records: &[FileRecord]) -> (Option<BTreeMap<Arc<str>, FileEntry>>, UpdateStats) {
-        let mut changed: HashSet<&str> = HashSet::new();
-        let mut names: HashSet<String> = HashSet::new();
+        let mut changed: HashSet<&str> = HashSet::default();
+        let mut names: HashSet<String> = HashSet::default();
         let current: HashSet<&str> = records.iter().map(|f| f.path.as_str()).collect();
         let old_names = |e: &FileEntry| e.names.clone();
         for f in records {
@@ -311,7 +313,7 @@ impl CallGraph {
         });
         (g.by_name, g.by_qualified) = (by_name, by_qualified);
         let files = std::mem::take(&mut g.files);
-        let mut edges: HashMap<(NodeIndex, NodeIndex), EdgeData> = HashMap::new();
+        let mut edges: HashMap<(NodeIndex, NodeIndex), EdgeData> = HashMap::default();
         for (path, e) in &files {
             for r in &e.refs {
                 let from = match r.source.and_then(|id| g.ids.get(&id)) {
@@ -363,9 +365,9 @@ impl CallGraph {
         CallGraph {
             files,
             graph: DiGraph::new(),
-            nodes: HashMap::new(),
+            nodes: HashMap::default(),
             symbols: Vec::new(),
-            ids: HashMap::new(),
+            ids: HashMap::default(),
             by_name: Vec::new(),
             by_qualified: Vec::new(),
         }
@@ -463,7 +465,7 @@ impl CallGraph {
         let Some(s) = self.ids.get(&start).map(|&i| NodeIndex::new(i as usize)) else {
             return out;
         };
-        let mut seen: HashMap<NodeIndex, usize> = HashMap::new();
+        let mut seen: HashMap<NodeIndex, usize> = HashMap::default();
         seen.insert(s, usize::MAX);
         let mut queue: VecDeque<(NodeIndex, usize, f32, Vec<NodeRef>)> = VecDeque::new();
         queue.push_back((s, 0, 1.0, vec![NodeRef::Symbol(start)]));

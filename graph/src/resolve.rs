@@ -29,7 +29,7 @@
 //! interface or trait method without a body) goes to its implementation when there is
 //! exactly one, and stays ambiguous among them otherwise.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use cc_indexer::{FileRecord, Lang, RefKind, Reference, SymbolId, SymbolKind};
 use serde::{Deserialize, Serialize};
@@ -482,27 +482,27 @@ impl<'a> Tables<'a> {
         let mut t = Tables {
             files,
             syms: Vec::new(),
-            by_id: HashMap::new(),
-            by_name: HashMap::new(),
-            by_qualified: HashMap::new(),
-            file_of_path: HashMap::new(),
-            dir_files: HashMap::new(),
-            module_keys: HashMap::new(),
-            dir_keys: HashMap::new(),
+            by_id: HashMap::default(),
+            by_name: HashMap::default(),
+            by_qualified: HashMap::default(),
+            file_of_path: HashMap::default(),
+            dir_files: HashMap::default(),
+            module_keys: HashMap::default(),
+            dir_keys: HashMap::default(),
             imports: Vec::new(),
-            bases: HashMap::new(),
-            derived: HashMap::new(),
+            bases: HashMap::default(),
+            derived: HashMap::default(),
             bindings: Vec::new(),
             binding_index: Vec::new(),
-            children: HashMap::new(),
-            default_exports: HashMap::new(),
+            children: HashMap::default(),
+            default_exports: HashMap::default(),
             rust_mod: Vec::new(),
-            rust_mod_files: HashMap::new(),
-            rust_prefixes: HashSet::new(),
-            rust_crates: HashSet::new(),
-            impl_of: HashMap::new(),
-            extra_members: HashMap::new(),
-            impl_cache: std::sync::Mutex::new(HashMap::new()),
+            rust_mod_files: HashMap::default(),
+            rust_prefixes: HashSet::default(),
+            rust_crates: HashSet::default(),
+            impl_of: HashMap::default(),
+            extra_members: HashMap::default(),
+            impl_cache: std::sync::Mutex::new(HashMap::default()),
         };
         for (fi, f) in files.iter().enumerate() {
             let fi = fi as u32;
@@ -630,7 +630,7 @@ impl<'a> Tables<'a> {
                     })
                 })
                 .collect::<Vec<Binding<'_>>>();
-            let mut index: HashMap<&str, Vec<usize>> = HashMap::new();
+            let mut index: HashMap<&str, Vec<usize>> = HashMap::default();
             for (i, b) in bindings.iter().enumerate() {
                 index.entry(b.alias).or_default().push(i);
             }
@@ -638,7 +638,7 @@ impl<'a> Tables<'a> {
             t.binding_index.push(index);
         }
         // Base classes: type references in a class's own header.
-        let mut bases: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut bases: HashMap<u32, Vec<u32>> = HashMap::default();
         for (fi, f) in files.iter().enumerate() {
             for r in f.references.iter().filter(|r| r.kind == RefKind::Type) {
                 // A binding types a variable; it names no base.
@@ -685,7 +685,7 @@ impl<'a> Tables<'a> {
                 }
             }
         }
-        let mut derived: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut derived: HashMap<u32, Vec<u32>> = HashMap::default();
         for (c, v) in bases.iter_mut() {
             v.sort_unstable();
             v.dedup();
@@ -885,7 +885,7 @@ impl<'a> Tables<'a> {
     /// Members named `name` of `class`, then of its bases (breadth-first).
     fn member(&self, class: u32, name: &str, include_self: bool) -> Vec<u32> {
         let mut queue = std::collections::VecDeque::new();
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         if include_self {
             queue.push_back(class);
         } else {
@@ -1381,7 +1381,7 @@ impl<'a> Tables<'a> {
             }
         } else {
             let mut queue: Vec<u32> = self.derived.get(&owner).cloned().unwrap_or_default();
-            let mut seen = HashSet::new();
+            let mut seen = HashSet::default();
             while let Some(c) = queue.pop() {
                 if !seen.insert(c) {
                     continue;
@@ -1540,7 +1540,7 @@ impl<'a> Tables<'a> {
     /// constructor parameter property.
     fn field_type(&self, class: u32, field: &str, depth: u8) -> Option<Vec<u32>> {
         let mut queue = std::collections::VecDeque::from([class]);
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         while let Some(c) = queue.pop_front() {
             if !seen.insert(c) {
                 continue;

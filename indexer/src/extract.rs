@@ -4,7 +4,7 @@
 //! cursor). Extraction never fails: a file with syntax errors yields what parsed plus a
 //! diagnostic.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use cc_grammars::captures::{self, Role};
 use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator};
@@ -62,7 +62,7 @@ const MAX_RECEIVER: usize = 120;
 
 impl Extractor {
     pub fn new() -> Extractor {
-        Extractor { parser: Parser::new(), cursor: QueryCursor::new(), current: None, roles: HashMap::new() }
+        Extractor { parser: Parser::new(), cursor: QueryCursor::new(), current: None, roles: HashMap::default() }
     }
 
     /// Parses `source` as `lang` and extracts its symbols and references. `path` is the
@@ -100,8 +100,8 @@ impl Extractor {
         let mut refs: Vec<RawRef> = Vec::new();
         // One definition per name node and one reference per (name node, kind): the
         // match of the earliest pattern wins, whatever order tree-sitter reports them in.
-        let mut def_at: HashMap<std::ops::Range<usize>, (usize, usize)> = HashMap::new();
-        let mut ref_at: HashMap<(std::ops::Range<usize>, RefKind), (usize, usize)> = HashMap::new();
+        let mut def_at: HashMap<std::ops::Range<usize>, (usize, usize)> = HashMap::default();
+        let mut ref_at: HashMap<(std::ops::Range<usize>, RefKind), (usize, usize)> = HashMap::default();
 
         let mut matches = self.cursor.matches(query, root, source);
         while let Some(m) = matches.next() {
@@ -243,7 +243,7 @@ impl Extractor {
                 None => format!("{prefix}{sep}{}", d.name),
             });
         }
-        let mut seen: HashMap<(String, SymbolKind), u32> = HashMap::new();
+        let mut seen: HashMap<(String, SymbolKind), u32> = HashMap::default();
         let mut kinds: Vec<SymbolKind> = Vec::with_capacity(defs.len());
         let mut ids: Vec<Option<SymbolId>> = Vec::with_capacity(defs.len());
         for (i, d) in defs.iter().enumerate() {
