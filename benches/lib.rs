@@ -98,40 +98,19 @@ impl Rng {
     }
 }
 
-/// The `p`-th percentile (0..=100) of sorted values, nearest rank.
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
+/// The same percentile `cc-server bench` reports with (nearest rank).
+pub use cc_server::bench::percentile;
 
 /// (current RSS, peak RSS) of this process in KiB, from `/proc/self/status`.
 pub fn rss_kib() -> (u64, u64) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
+    let field = |name| cc_server::bench::status_kib(&status, name).unwrap_or(0);
     (field("VmRSS:"), field("VmHWM:"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percentiles() {
-        let v: Vec<f64> = (1..=100).map(f64::from).collect();
-        assert_eq!(percentile(&v, 50.0), 50.0);
-        assert_eq!(percentile(&v, 99.0), 99.0);
-        assert_eq!(percentile(&v, 100.0), 100.0);
-    }
 
     #[test]
     fn every_language_has_fixtures() {

@@ -441,7 +441,12 @@ fn measure(mut cmd: Command) -> Result<(std::process::Output, f64, Option<f64>)>
 
 /// `VmHWM` (peak resident set, KiB) of a `/proc/<pid>/status` text.
 pub fn vm_hwm_kib(status: &str) -> Option<u64> {
-    status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
+    status_kib(status, "VmHWM:")
+}
+
+/// A `/proc/<pid>/status` field in KiB (`field` with its colon: `VmRSS:`).
+pub fn status_kib(status: &str, field: &str) -> Option<u64> {
+    status.lines().find(|l| l.starts_with(field))?.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// The query workload on the bench's index: each kind over symbols drawn with `rng`.
@@ -830,7 +835,16 @@ fn significant(v: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::significant;
+    use super::{percentile, significant};
+
+    #[test]
+    fn percentiles() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&v, 50.0), 50.0);
+        assert_eq!(percentile(&v, 99.0), 99.0);
+        assert_eq!(percentile(&v, 100.0), 100.0);
+        assert_eq!(percentile(&[], 50.0), 0.0);
+    }
 
     #[test]
     fn ratios_keep_three_significant_digits() {
