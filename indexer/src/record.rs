@@ -99,9 +99,10 @@ pub struct Symbol {
 /// A use of a name found in a file.
 ///
 /// A repository has ~10x more references than symbols (sqlalchemy: 350k), so this is kept
-/// small: the module and alias, which only imports and typed bindings have, are one boxed
-/// pair (96 bytes a reference instead of 136; 14 MB less on sqlalchemy). On disk it is the
-/// flat record it always was (`RefWire`), so `records.bin` did not change.
+/// small: the module and alias, which only imports and bindings (`Circle c`, `c = Circle()`)
+/// have, are one boxed pair (96 bytes a reference instead of 136; 14 MB less on
+/// sqlalchemy). On disk it is the flat record it always was (`RefWire`), so `records.bin`
+/// did not change.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reference {
     /// The name as written at the use site (last segment of a qualified call).
@@ -115,7 +116,7 @@ pub struct Reference {
     bound: Option<Box<Bound>>,
 }
 
-/// What an import or a typed binding adds to a reference.
+/// What an import or a binding adds to a reference.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Bound {
     module: Option<CompactString>,
@@ -141,8 +142,8 @@ impl Reference {
         self.bound.as_ref()?.module.as_deref()
     }
 
-    /// For imports: the local alias (`import numpy as np` -> `np`); for a type reference,
-    /// the variable it types (`Circle c` -> `c`).
+    /// For imports: the local alias (`import numpy as np` -> `np`); for a type or call
+    /// reference, the variable it binds (`Circle c` -> `c`, `c = Circle()` -> `c`).
     pub fn alias(&self) -> Option<&str> {
         self.bound.as_ref()?.alias.as_deref()
     }
