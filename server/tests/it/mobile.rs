@@ -101,6 +101,13 @@ fn mobile_use_drives_a_device_behind_the_real_adb_server() {
     // Bad input names the field.
     let e = err(mobile(&alice, json!({"action": "tap", "x": 5})));
     assert_eq!((e.pointer.as_deref(), e.message.as_str()), (Some("/y"), "/y: required by action tap"));
+    // An argument the action does not take is refused, not ignored.
+    let e = err(mobile(&alice, json!({"action": "tap", "x": 5, "y": 5, "text": "hello"})));
+    assert_eq!((e.pointer.as_deref(), e.message.as_str()), (Some("/text"), "/text: action tap takes no text"));
+    let e = err(mobile(&alice, json!({"action": "long_press", "x": 5, "y": 5, "to_x": 9})));
+    assert_eq!(e.pointer.as_deref(), Some("/to_x"), "{e:?}");
+    let e = err(mobile(&alice, json!({"action": "screenshot", "package": "com.example.shop"})));
+    assert_eq!(e.pointer.as_deref(), Some("/package"), "{e:?}");
     let e = err(mobile(&alice, json!({"action": "tap", "x": 5000, "y": 5})));
     assert_eq!((e.error, e.pointer.as_deref()), ("invalid_input", Some("/x")), "{e:?}");
     assert!(e.message.contains("off the screen"), "{}", e.message);
@@ -177,6 +184,12 @@ fn ios_use_drives_webdriveragent_with_one_session() {
     assert_eq!(e.error, "not_found", "{e:?}");
     let e = err(ios(json!({"action": "press_button"})));
     assert_eq!(e.message, "/button: required by action press_button");
+    let e = err(ios(json!({"action": "tap", "x": 1, "y": 1, "bundle_id": "com.example.shop"})));
+    assert_eq!(e.message, "/bundle_id: action tap takes no bundle_id");
+    let e = err(ios(json!({"action": "clipboard", "op": "read", "text": "x"})));
+    assert_eq!(e.pointer.as_deref(), Some("/text"), "{e:?}");
+    let e = err(ios(json!({"action": "screenshot", "op": "read"})));
+    assert_eq!(e.pointer.as_deref(), Some("/op"), "{e:?}");
     let e = err(ios(json!({"action": "tap", "x": 1, "y": 9999})));
     assert_eq!(e.pointer.as_deref(), Some("/y"), "{e:?}");
     if cc_rigs::procs::which(&["xcrun"]).is_none() {

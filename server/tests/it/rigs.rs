@@ -111,6 +111,11 @@ fn browser_use_rig_list_and_rig_close_through_the_dispatcher() {
     assert_eq!(e.pointer.as_deref(), Some("/action"), "{e:?}");
     let e = bad(json!({"workspace_id": "default", "action": "navigate"}));
     assert_eq!((e.pointer.as_deref(), e.message.as_str()), (Some("/url"), "/url: required by action navigate"));
+    // An argument the action does not take is refused, not ignored.
+    let e = bad(json!({"workspace_id": "default", "action": "navigate", "url": url, "text": "hello"}));
+    assert_eq!((e.pointer.as_deref(), e.message.as_str()), (Some("/text"), "/text: action navigate takes no text"));
+    let e = bad(json!({"workspace_id": "default", "action": "fill", "ref": "s9e1", "text": "x", "value": "y"}));
+    assert_eq!(e.pointer.as_deref(), Some("/value"), "{e:?}");
     let e = bad(json!({"workspace_id": "default", "action": "navigate", "url": url, "engine": "safari"}));
     assert_eq!(e.pointer.as_deref(), Some("/engine"), "{e:?}");
     let e = bad(json!({"workspace_id": "default", "action": "click"}));

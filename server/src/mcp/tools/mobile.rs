@@ -20,7 +20,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::rigs::{image_out, lease_notices, rig_error, ImageOut, ReplacedOut};
+use super::rigs::{image_out, lease_notices, missing, refuse_stray, rig_error, ImageOut, ReplacedOut};
 use crate::mcp::dispatch::{CallCtx, ToolError};
 use crate::mcp::registry::{schema_of, ActionClass, Handler, Output, Registry, Scope, Spec};
 
@@ -273,10 +273,6 @@ fn info_out(i: DeviceInfo) -> DeviceInfoOut {
 
 // ---------------------------------------------------------------- parsing
 
-fn missing(field: &'static str, action: &str) -> ToolError {
-    ToolError::invalid(&format!("/{field}"), format!("/{field}: required by action {action}"))
-}
-
 fn name_of<T: Serialize>(v: T) -> String {
     serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
@@ -293,7 +289,7 @@ fn android_action(a: &MobileUseArgs) -> Result<AndroidAction, ToolError> {
     let x = || a.x.ok_or_else(|| missing("x", name));
     let y = || a.y.ok_or_else(|| missing("y", name));
     let package = || a.package.clone().ok_or_else(|| missing("package", name));
-    Ok(match a.action {
+    let action = match a.action {
         N::CheckIn => AndroidAction::CheckIn,
         N::Screenshot => AndroidAction::Screenshot,
         N::Tap => AndroidAction::Tap { x: x()?, y: y()? },
@@ -321,7 +317,25 @@ fn android_action(a: &MobileUseArgs) -> Result<AndroidAction, ToolError> {
             argv: a.argv.clone().ok_or_else(|| missing("argv", name))?,
             max_chars: max_chars(a.max_chars),
         },
-    })
+    };
+    let given = [
+        ("x", a.x.is_some()),
+        ("y", a.y.is_some()),
+        ("to_x", a.to_x.is_some()),
+        ("to_y", a.to_y.is_some()),
+        ("duration_ms", a.duration_ms.is_some()),
+        ("text", a.text.is_some()),
+        ("key", a.key.is_some()),
+        ("path", a.path.is_some()),
+        ("package", a.package.is_some()),
+        ("activity", a.activity.is_some()),
+        ("url", a.url.is_some()),
+        ("argv", a.argv.is_some()),
+        ("max_chars", a.max_chars.is_some()),
+    ];
+    let takes = serde_json::to_value(&action).unwrap_or_default();
+    refuse_stray(name, &given, |f| takes.get(f).is_some())?;
+    Ok(action)
 }
 
 /// The typed iOS action a call asks for; every missing argument is named.
@@ -332,7 +346,7 @@ fn ios_action(a: &IosUseArgs) -> Result<IosAction, ToolError> {
     let x = || a.x.ok_or_else(|| missing("x", name));
     let y = || a.y.ok_or_else(|| missing("y", name));
     let bundle = || a.bundle_id.clone().ok_or_else(|| missing("bundle_id", name));
-    Ok(match a.action {
+    let action = match a.action {
         N::CheckIn => IosAction::CheckIn,
         N::Screenshot => IosAction::Screenshot,
         N::Source => IosAction::Source { max_chars: max_chars(a.max_chars) },
@@ -369,7 +383,26 @@ fn ios_action(a: &IosUseArgs) -> Result<IosAction, ToolError> {
             argv: a.argv.clone().ok_or_else(|| missing("argv", name))?,
             max_chars: max_chars(a.max_chars),
         },
-    })
+    };
+    let given = [
+        ("x", a.x.is_some()),
+        ("y", a.y.is_some()),
+        ("to_x", a.to_x.is_some()),
+        ("to_y", a.to_y.is_some()),
+        ("duration_ms", a.duration_ms.is_some()),
+        ("text", a.text.is_some()),
+        ("button", a.button.is_some()),
+        ("bundle_id", a.bundle_id.is_some()),
+        ("url", a.url.is_some()),
+        ("op", a.op.is_some()),
+        ("path", a.path.is_some()),
+        ("argv", a.argv.is_some()),
+        ("max_chars", a.max_chars.is_some()),
+    ];
+    // The typed form carries every argument it took, but clipboard's `op` (read / write).
+    let takes = serde_json::to_value(&action).unwrap_or_default();
+    refuse_stray(name, &given, |f| takes.get(f).is_some() || (f == "op" && a.action == N::Clipboard))?;
+    Ok(action)
 }
 
 /// The pool names the engine; these tools call it `serial`.

@@ -402,8 +402,43 @@ pub fn rig_error(e: RigError) -> ToolError {
     ToolError { error: e.kind(), pointer, message, data: None }
 }
 
-fn missing(field: &'static str, action: &str) -> ToolError {
+pub(super) fn missing(field: &'static str, action: &str) -> ToolError {
     ToolError::invalid(&format!("/{field}"), format!("/{field}: required by action {action}"))
+}
+
+/// Refuses an argument the action does not take, naming it: it would be ignored, and a
+/// caller who sent `text` with a tap, or `to_x` with a long press, meant something else.
+/// `given` lists the action-specific arguments with whether the call set them.
+pub(super) fn refuse_stray(
+    action: &str,
+    given: &[(&'static str, bool)],
+    takes: impl Fn(&str) -> bool,
+) -> Result<(), ToolError> {
+    match given.iter().find(|(f, set)| *set && !takes(f)) {
+        Some((f, _)) => Err(ToolError::invalid(&format!("/{f}"), format!("/{f}: action {action} takes no {f}"))),
+        None => Ok(()),
+    }
+}
+
+/// The action-specific arguments browser_use's `action` takes (`engine`, `rig_id` and
+/// `allowed_origins` go with every action).
+fn browser_takes(action: BrowserActionName) -> &'static [&'static str] {
+    use BrowserActionName as N;
+    const TARGET: [&str; 2] = ["ref", "selector"];
+    match action {
+        N::Navigate => &["url"],
+        N::Back | N::Forward | N::Reload => &[],
+        N::Click => &["ref", "selector", "x", "y"],
+        N::Fill | N::Type => &["ref", "selector", "text"],
+        N::Press => &["ref", "selector", "key"],
+        N::Select => &["ref", "selector", "value"],
+        N::Hover | N::Screenshot => &TARGET,
+        N::Scroll => &["ref", "selector", "dx", "dy"],
+        N::WaitFor => &["until", "selector", "text", "url", "timeout_ms"],
+        N::Tabs => &["op", "url", "tab"],
+        N::Extract => &["what", "ref", "selector", "max_chars", "max_lines"],
+        N::Clipboard => &["op", "text"],
+    }
 }
 
 fn target(a: &BrowserUseArgs, action: &str) -> Result<Option<Target>, ToolError> {
@@ -498,6 +533,27 @@ fn parse_action(a: &BrowserUseArgs) -> Result<(BrowserAction, Duration), ToolErr
         },
         N::Screenshot => BrowserAction::Screenshot { target: target(a, name)? },
     };
+    let given = [
+        ("url", a.url.is_some()),
+        ("ref", a.element_ref.is_some()),
+        ("selector", a.selector.is_some()),
+        ("text", a.text.is_some()),
+        ("key", a.key.is_some()),
+        ("value", a.value.is_some()),
+        ("x", a.x.is_some()),
+        ("y", a.y.is_some()),
+        ("dx", a.dx.is_some()),
+        ("dy", a.dy.is_some()),
+        ("what", a.what.is_some()),
+        ("until", a.until.is_some()),
+        ("op", a.op.is_some()),
+        ("tab", a.tab.is_some()),
+        ("timeout_ms", a.timeout_ms.is_some()),
+        ("max_chars", a.max_chars.is_some()),
+        ("max_lines", a.max_lines.is_some()),
+    ];
+    let takes = browser_takes(a.action);
+    refuse_stray(name, &given, |f| takes.contains(&f))?;
     Ok((action, extra))
 }
 
