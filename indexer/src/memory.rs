@@ -9,7 +9,8 @@
 /// threads, so each phase added its whole size on top of the last. Measured on
 /// sqlalchemy, `cc-server index` peaked at 193-202 MB without it and 136-139 MB with it
 /// (called after the index phase and after the graph frees the references), in the same
-/// time. It costs a few milliseconds.
+/// time. Each call walks the free memory: 2 and 10 ms on sqlalchemy, 9 and 50 ms on
+/// spring-framework (of an 8.6 s run).
 pub fn return_freed() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim takes no pointer and only gives back memory no allocation holds;
