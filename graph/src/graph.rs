@@ -117,8 +117,6 @@ pub struct UpdateStats {
 pub struct CallGraph {
     files: BTreeMap<Arc<str>, FileEntry>,
     graph: DiGraph<NodeRef, EdgeData>,
-    /// The file and external nodes (symbol nodes are found through `ids`).
-    nodes: HashMap<NodeRef, NodeIndex>,
     symbols: Vec<SymbolInfo>,
     ids: HashMap<SymbolId, u32>,
     /// Positions in `symbols`, sorted by name, then by position.
@@ -314,24 +312,22 @@ impl CallGraph {
         (g.by_name, g.by_qualified) = (by_name, by_qualified);
         let files = std::mem::take(&mut g.files);
         let mut edges: HashMap<(NodeIndex, NodeIndex), EdgeData> = HashMap::default();
+        // File and external nodes by name, borrowed from `files`: a node is made (and its
+        // name copied) once, not once per reference. They are numbered as met.
+        let mut file_nodes: HashMap<&str, NodeIndex> = HashMap::default();
+        let mut external_nodes: HashMap<&str, NodeIndex> = HashMap::default();
+        let graph = &mut g.graph;
         for (path, e) in &files {
             for r in &e.refs {
                 let from = match r.source.and_then(|id| g.ids.get(&id)) {
                     Some(&i) => NodeIndex::new(i as usize),
-                    None => g.node(NodeRef::File(path.to_string())),
+                    None => {
+                        *file_nodes.entry(&**path).or_insert_with(|| graph.add_node(NodeRef::File(path.to_string())))
+                    }
                 };
                 let res = &r.resolution;
                 let n = res.targets.len();
-                let targets: Vec<NodeRef> = if n == 0 {
-                    match (&res.external, r.kind) {
-                        (Some(x), RefKind::Call) => vec![NodeRef::External(x.to_string())],
-                        _ => vec![],
-                    }
-                } else {
-                    res.targets.iter().filter(|t| g.ids.contains_key(t)).map(|t| NodeRef::Symbol(*t)).collect()
-                };
-                for t in targets {
-                    let to = g.node(t);
+                let mut add = |to: NodeIndex| {
                     let ed = edges.entry((from, to)).or_insert_with(|| EdgeData {
                         sites: smallvec::SmallVec::new(),
                         confidence: 0.0,
@@ -345,6 +341,20 @@ impl CallGraph {
                         ed.rung = res.rung;
                     }
                     ed.ambiguous &= res.rung == Rung::Ambiguous;
+                };
+                if n == 0 {
+                    if let (Some(x), RefKind::Call) = (&res.external, r.kind) {
+                        let to = *external_nodes
+                            .entry(x.as_str())
+                            .or_insert_with(|| graph.add_node(NodeRef::External(x.to_string())));
+                        add(to);
+                    }
+                } else {
+                    for t in &res.targets {
+                        if let Some(&i) = g.ids.get(t) {
+                            add(NodeIndex::new(i as usize));
+                        }
+                    }
                 }
             }
         }
@@ -365,26 +375,11 @@ impl CallGraph {
         CallGraph {
             files,
             graph: DiGraph::new(),
-            nodes: HashMap::default(),
             symbols: Vec::new(),
             ids: HashMap::default(),
             by_name: Vec::new(),
             by_qualified: Vec::new(),
         }
-    }
-
-    fn node(&mut self, n: NodeRef) -> NodeIndex {
-        if let NodeRef::Symbol(id) = n {
-            if let Some(&i) = self.ids.get(&id) {
-                return NodeIndex::new(i as usize);
-            }
-        }
-        if let Some(&i) = self.nodes.get(&n) {
-            return i;
-        }
-        let i = self.graph.add_node(n.clone());
-        self.nodes.insert(n, i);
-        i
     }
 
     /// Every edge as (from, to, data), sorted: for comparing graphs.
