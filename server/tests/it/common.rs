@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use cc_indexer::DataDir;
+use cc_indexer::{DataDir, IndexOptions, NoProgress};
 use cc_server::app::App;
 use cc_server::mcp::approvals::ApprovalConfig;
 use cc_server::mcp::dispatch::{CallOutcome, Caller, ToolError};
@@ -51,8 +51,32 @@ pub(crate) fn call(app: &Arc<App>, caller: &Caller, name: &str, args: Value) -> 
 }
 
 pub(crate) struct Fixture {
-    _tmp: tempfile::TempDir,
+    /// The folder of the repository and the data directory (removed with the fixture).
+    pub(crate) tmp: tempfile::TempDir,
     pub(crate) app: Arc<App>,
+}
+
+/// An app whose workspace `default` has the repository `shop`, made of `files` (path,
+/// text) and indexed, and a workspace `team` with none; `queue` turns the operator's
+/// approval queue on.
+pub(crate) fn shop_fixture(files: &[(&str, &str)], queue: bool) -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("shop");
+    std::fs::create_dir_all(&repo).unwrap();
+    for (p, t) in files {
+        std::fs::create_dir_all(repo.join(p).parent().unwrap()).unwrap();
+        std::fs::write(repo.join(p), t).unwrap();
+    }
+    let data = DataDir::new(tmp.path().join("data"));
+    let run = cc_server::engine::index(&data, &IndexOptions::new(&repo), &NoProgress, None).unwrap();
+    let store = cc_server::serve::open_store(&data).unwrap();
+    cc_server::serve::register(&*store, "default", &run.index.name, true).unwrap();
+    store.ensure_workspace("team", "Team").unwrap();
+    let app = cc_server::serve::build_app_with(data, None, |app| {
+        app.approvals = ApprovalConfig { queue, ..ApprovalConfig::default() };
+    })
+    .unwrap();
+    Fixture { tmp, app }
 }
 
 /// An app with the workspaces `default` and `team` and no repository; `queue` turns the
@@ -67,5 +91,5 @@ pub(crate) fn rig_fixture(queue: bool) -> Fixture {
         app.approvals = ApprovalConfig { queue, ..ApprovalConfig::default() };
     })
     .unwrap();
-    Fixture { _tmp: tmp, app }
+    Fixture { tmp, app }
 }

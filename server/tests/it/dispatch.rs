@@ -3,38 +3,26 @@
 
 use std::sync::Arc;
 
-use cc_indexer::{DataDir, IndexOptions, NoProgress};
+use cc_indexer::DataDir;
 use cc_server::app::App;
 use cc_server::mcp::dispatch::{CallCtx, CallOutcome, Caller, Dispatcher};
 use cc_server::mcp::policy::Mode;
 use cc_server::mcp::registry::{Registry, Scope, Spec, Surface};
 use serde_json::{json, Value};
 
-use super::common::{err, ok_value as ok};
+use super::common::{err, ok_value as ok, shop_fixture, Fixture};
 use tokio_util::sync::CancellationToken;
 
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    app: Arc<App>,
-}
-
+/// The `shop` repository of the code-tool tests.
 fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("shop");
-    for (p, t) in [
-        ("billing/invoice.py", "from billing.tax import compute_tax\n\nclass Invoice:\n    def total(self):\n        return compute_tax(self.subtotal())\n\n    def subtotal(self):\n        return 1\n"),
-        ("billing/tax.py", "def compute_tax(x):\n    \"\"\"Tax for an amount.\"\"\"\n    return x * 0.2\n"),
-        ("web/render.py", "def total():\n    return 0\n"),
-    ] {
-        std::fs::create_dir_all(repo.join(p).parent().unwrap()).unwrap();
-        std::fs::write(repo.join(p), t).unwrap();
-    }
-    let data = DataDir::new(tmp.path().join("data"));
-    let run = cc_server::engine::index(&data, &IndexOptions::new(&repo), &NoProgress, None).unwrap();
-    let store = cc_server::serve::open_store(&data).unwrap();
-    cc_server::serve::register(&*store, "default", &run.index.name, true).unwrap();
-    let app = cc_server::serve::build_app(data, None).unwrap();
-    Fixture { _tmp: tmp, app }
+    shop_fixture(
+        &[
+            ("billing/invoice.py", "from billing.tax import compute_tax\n\nclass Invoice:\n    def total(self):\n        return compute_tax(self.subtotal())\n\n    def subtotal(self):\n        return 1\n"),
+            ("billing/tax.py", "def compute_tax(x):\n    \"\"\"Tax for an amount.\"\"\"\n    return x * 0.2\n"),
+            ("web/render.py", "def total():\n    return 0\n"),
+        ],
+        false,
+    )
 }
 
 fn call(app: &Arc<App>, name: &str, args: Value) -> CallOutcome {

@@ -14,11 +14,9 @@
 //! properties and of the tool-argument property, 100,000 session round trips — 3.1 million
 //! executions in 734 s; no panic, no internal error, no request left unanswered.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use cc_indexer::{DataDir, IndexOptions, NoProgress};
-use cc_server::app::App;
+use super::common::{shop_fixture, Fixture};
 use cc_server::mcp::dispatch::{CallOutcome, Caller};
 use cc_server::mcp::http::parse_jsonrpc;
 use cc_server::mcp::policy::Mode;
@@ -221,27 +219,16 @@ fn the_jsonrpc_layer_rejects_what_is_not_jsonrpc_2() {
     .unwrap();
 }
 
-struct Indexed {
-    _tmp: tempfile::TempDir,
-    app: Arc<App>,
-}
-
-fn indexed() -> Indexed {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("shop");
-    for (p, t) in [
-        ("billing/invoice.py", "from billing.tax import compute_tax\n\nclass Invoice:\n    def total(self):\n        return compute_tax(self.subtotal())\n\n    def subtotal(self):\n        return 1\n"),
-        ("billing/tax.py", "def compute_tax(x):\n    \"\"\"Tax for an amount.\"\"\"\n    return x * 0.2\n"),
-        ("web/render.ts", "export function total(): number { return render(); }\nfunction render(): number { return 0; }\n"),
-    ] {
-        std::fs::create_dir_all(repo.join(p).parent().unwrap()).unwrap();
-        std::fs::write(repo.join(p), t).unwrap();
-    }
-    let data = DataDir::new(tmp.path().join("data"));
-    let run = cc_server::engine::index(&data, &IndexOptions::new(&repo), &NoProgress, None).unwrap();
-    let store = cc_server::serve::open_store(&data).unwrap();
-    cc_server::serve::register(&*store, "default", &run.index.name, true).unwrap();
-    Indexed { _tmp: tmp, app: cc_server::serve::build_app(data, None).unwrap() }
+/// The `shop` repository, with a TypeScript file among the Python ones.
+fn indexed() -> Fixture {
+    shop_fixture(
+        &[
+            ("billing/invoice.py", "from billing.tax import compute_tax\n\nclass Invoice:\n    def total(self):\n        return compute_tax(self.subtotal())\n\n    def subtotal(self):\n        return 1\n"),
+            ("billing/tax.py", "def compute_tax(x):\n    \"\"\"Tax for an amount.\"\"\"\n    return x * 0.2\n"),
+            ("web/render.ts", "export function total(): number { return render(); }\nfunction render(): number { return 0; }\n"),
+        ],
+        false,
+    )
 }
 
 /// Tools whose handlers sleep on purpose (conformance timing fixtures): their arguments

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use cc_indexer::{DataDir, IndexOptions, NoProgress};
+use cc_indexer::DataDir;
 use cc_server::app::App;
 use cc_server::mcp::approvals::ApprovalConfig;
 use cc_server::mcp::dispatch::{CallCtx, CallOutcome, Caller, Conversation, Dispatcher, MAX_ARGS_BYTES};
@@ -15,31 +15,13 @@ use cc_server::mcp::principal::Principal;
 use cc_server::mcp::registry::{ActionClass, Registry, Scope, Spec, Surface, APPROVALS};
 use serde_json::{json, Value};
 
-use super::common::{err, ok_value as ok};
+use super::common::{err, ok_value as ok, shop_fixture, Fixture};
 use tokio_util::sync::CancellationToken;
-
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    app: Arc<App>,
-}
 
 /// Two workspaces: `default` with repository `shop`, `team` with none; `queue` turns the
 /// operator's approval queue on.
 fn fixture(queue: bool) -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path().join("shop");
-    std::fs::create_dir_all(&repo).unwrap();
-    std::fs::write(repo.join("tax.py"), "def compute_tax(x):\n    return x * 0.2\n").unwrap();
-    let data = DataDir::new(tmp.path().join("data"));
-    let run = cc_server::engine::index(&data, &IndexOptions::new(&repo), &NoProgress, None).unwrap();
-    let store = cc_server::serve::open_store(&data).unwrap();
-    cc_server::serve::register(&*store, "default", &run.index.name, true).unwrap();
-    store.ensure_workspace("team", "Team").unwrap();
-    let app = cc_server::serve::build_app_with(data, None, |app| {
-        app.approvals = ApprovalConfig { queue, ..ApprovalConfig::default() };
-    })
-    .unwrap();
-    Fixture { _tmp: tmp, app }
+    shop_fixture(&[("tax.py", "def compute_tax(x):\n    return x * 0.2\n")], queue)
 }
 
 fn conformance() -> Surface {
@@ -326,7 +308,7 @@ fn argument_and_result_sizes_are_bounded() {
     let e = err(call_as(&f.app, &c, "search_code", json!({"workspace_id": "default", "query": "y".repeat(5000)})));
     assert_eq!(e.pointer.as_deref(), Some("/query"));
     // A file too big to read is refused before it is read (a sparse file: no disk used).
-    let huge = f._tmp.path().join("shop/huge.log");
+    let huge = f.tmp.path().join("shop/huge.log");
     std::fs::File::create(&huge).unwrap().set_len(cc_server::mcp::tools::code::MAX_READ_BYTES + 1).unwrap();
     let e = err(call_as(&f.app, &c, "code_read", json!({"workspace_id": "default", "path": "huge.log"})));
     assert_eq!((e.error, e.pointer.as_deref()), ("invalid_input", Some("/path")));
