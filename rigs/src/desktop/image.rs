@@ -217,9 +217,13 @@ fn is_root() -> bool {
 mod tests {
     use super::*;
 
-    /// The recipe folder in this source tree.
+    /// The recipe folder in this source tree. The runner's `CARGO_MANIFEST_DIR` first:
+    /// a test binary reused from a shared target dir carries the path of the checkout
+    /// that compiled it.
     fn recipe_dir() -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("desktop-image")
+        let dir: std::path::PathBuf =
+            std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), Into::into);
+        dir.join("desktop-image")
     }
 
     #[test]
