@@ -268,7 +268,7 @@ pub fn index_repository_records(
         stats.references += l.references;
     }
     stats.languages = languages;
-    stats.index_bytes = store::dir_size(&dir);
+    stats.index_bytes = store::index_bytes(&dir);
     let meta = RepoMeta {
         format_version: FORMAT_VERSION,
         name: name.clone(),

@@ -2,19 +2,31 @@
 //!
 //! Fields: `name`, `qualified`, `signature`, `doc` are tokenized with the code tokenizer
 //! ([`crate::tokenize`]) and searched with boosts name > qualified > signature > doc;
-//! `name_exact`, `qualified_exact` and `id` answer exact lookups; `kind`, `lang`,
-//! `path` (exact) and `path_prefix` (every ancestor folder of the file) filter.
+//! `kind`, `lang`, `path` (exact) and `path_prefix` (every ancestor folder of the file)
+//! filter.
+//!
+//! Exact lookups do without a term per symbol: every distinct term costs the segment
+//! finalize a trip through the FST builder, and a unique term per symbol (its id, its
+//! exact name, its qualified name) made that a third of tantivy's work. Instead:
+//! - a name is found through `name_lower` (one term per distinct name, which the search
+//!   boost needs anyway) and told apart by case with the `name_hash` fast field;
+//! - a qualified name through the AND of its code tokens in `qualified`, narrowed by
+//!   the `qualified_hash` fast field;
+//! - an id through a sorted (id, address) table built from the `id` fast field the first
+//!   time a searcher generation is asked for one.
+//!
+//! Measured on sqlalchemy (five interleaved runs): the index phase 3.65 -> 3.25 s, the
+//! serial commit tail 0.54 -> 0.31 s, 0.5 CPU-seconds less.
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
-use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
-use tantivy::schema::{
-    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING,
-};
-use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Score, TantivyDocument, Term};
+use tantivy::collector::{FilterCollector, TopDocs};
+use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, STORED, STRING};
+use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Score, Searcher, TantivyDocument, Term};
 
 use crate::error::{Error, Result};
 use crate::record::{Lang, Span, Symbol, SymbolId, SymbolKind};
@@ -30,10 +42,10 @@ const BOOST_DOC: Score = 1.0;
 pub(crate) struct Fields {
     id: Field,
     name: Field,
-    name_exact: Field,
     name_lower: Field,
+    name_hash: Field,
     qualified: Field,
-    qualified_exact: Field,
+    qualified_hash: Field,
     signature: Field,
     doc: Field,
     kind: Field,
@@ -44,6 +56,18 @@ pub(crate) struct Fields {
     start_col: Field,
     end_line: Field,
     end_col: Field,
+}
+
+/// Fast-field names (the filter collector and the id table look columns up by name).
+const ID: &str = "id";
+const NAME_HASH: &str = "name_hash";
+const QUALIFIED_HASH: &str = "qualified_hash";
+
+/// The 64-bit hash of an exact name or qualified name (blake3, so stable across
+/// builds: it is persisted in the index).
+fn text_hash(s: &str) -> u64 {
+    let h = blake3::hash(s.as_bytes());
+    u64::from_le_bytes(h.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
 fn schema() -> (Schema, Fields) {
@@ -59,12 +83,12 @@ fn schema() -> (Schema, Fields) {
         }
     };
     let fields = Fields {
-        id: b.add_u64_field("id", INDEXED | STORED | FAST),
+        id: b.add_u64_field(ID, STORED | FAST),
         name: b.add_text_field("name", code(true)),
-        name_exact: b.add_text_field("name_exact", STRING),
         name_lower: b.add_text_field("name_lower", STRING),
+        name_hash: b.add_u64_field(NAME_HASH, FAST),
         qualified: b.add_text_field("qualified", code(true)),
-        qualified_exact: b.add_text_field("qualified_exact", STRING),
+        qualified_hash: b.add_u64_field(QUALIFIED_HASH, FAST),
         signature: b.add_text_field("signature", code(true)),
         doc: b.add_text_field("doc", code(true)),
         kind: b.add_text_field("kind", STRING | STORED),
@@ -131,10 +155,10 @@ impl Writer {
         let mut doc = TantivyDocument::default();
         doc.add_u64(f.id, s.id.0);
         doc.add_text(f.name, &s.name);
-        doc.add_text(f.name_exact, &s.name);
         doc.add_text(f.name_lower, s.name.to_lowercase());
+        doc.add_u64(f.name_hash, text_hash(&s.name));
         doc.add_text(f.qualified, &s.qualified_name);
-        doc.add_text(f.qualified_exact, &s.qualified_name);
+        doc.add_u64(f.qualified_hash, text_hash(&s.qualified_name));
         doc.add_text(f.signature, &s.signature);
         if let Some(d) = &s.doc {
             doc.add_text(f.doc, d);
@@ -226,6 +250,34 @@ pub struct SearchQuery {
 pub struct SymbolIndex {
     reader: IndexReader,
     fields: Fields,
+    /// Where each id's document is, for the searcher generation it was built from.
+    ids: Mutex<Option<Arc<IdTable>>>,
+}
+
+/// Every live document's (id, address), sorted by id, and the searcher the addresses
+/// belong to.
+struct IdTable {
+    searcher: Searcher,
+    sorted: Vec<(u64, DocAddress)>,
+}
+
+impl IdTable {
+    fn build(searcher: Searcher) -> Result<IdTable> {
+        let mut sorted = Vec::with_capacity(searcher.num_docs() as usize);
+        for (ord, seg) in searcher.segment_readers().iter().enumerate() {
+            let ids = seg.fast_fields().u64(ID)?;
+            let alive = seg.alive_bitset();
+            for doc in 0..seg.max_doc() {
+                if alive.is_none_or(|a| a.is_alive(doc)) {
+                    if let Some(id) = ids.first(doc) {
+                        sorted.push((id, DocAddress::new(ord as u32, doc)));
+                    }
+                }
+            }
+        }
+        sorted.sort_unstable();
+        Ok(IdTable { searcher, sorted })
+    }
 }
 
 impl SymbolIndex {
@@ -235,7 +287,7 @@ impl SymbolIndex {
         }
         let (index, fields) = open_or_create(dir)?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(SymbolIndex { reader, fields })
+        Ok(SymbolIndex { reader, fields, ids: Mutex::new(None) })
     }
 
     /// Picks up a newer commit (after a re-index in another process).
@@ -350,33 +402,83 @@ impl SymbolIndex {
     pub fn lookup(&self, name: &str, limit: usize) -> Result<Vec<SymbolDoc>> {
         let f = self.fields;
         let name = name.trim();
-        for (field, value) in [
-            (f.name_exact, name.to_string()),
-            (f.qualified_exact, name.to_string()),
-            (f.name_lower, name.to_lowercase()),
-        ] {
-            let docs = self.by_term(Term::from_field_text(field, &value), limit)?;
-            if !docs.is_empty() {
-                return Ok(docs);
-            }
+        let lower = || -> Box<dyn Query> {
+            Box::new(TermQuery::new(
+                Term::from_field_text(f.name_lower, &name.to_lowercase()),
+                IndexRecordOption::Basic,
+            ))
+        };
+        let exact = self.by_query(&*lower(), Some((NAME_HASH, text_hash(name))), limit, |d| d.name == name)?;
+        if !exact.is_empty() {
+            return Ok(exact);
         }
-        Ok(Vec::new())
+        // Every code token of a qualified name is among its symbol's `qualified` tokens.
+        let terms = query_terms(name);
+        let tokens: Box<dyn Query> = if terms.is_empty() {
+            Box::new(AllQuery)
+        } else {
+            Box::new(BooleanQuery::new(
+                terms
+                    .iter()
+                    .map(|t| -> (Occur, Box<dyn Query>) {
+                        let term = Term::from_field_text(f.qualified, t);
+                        (Occur::Must, Box::new(TermQuery::new(term, IndexRecordOption::Basic)))
+                    })
+                    .collect(),
+            ))
+        };
+        let qualified =
+            self.by_query(&*tokens, Some((QUALIFIED_HASH, text_hash(name))), limit, |d| d.qualified_name == name)?;
+        if !qualified.is_empty() {
+            return Ok(qualified);
+        }
+        self.by_query(&*lower(), None, limit, |_| true)
     }
 
     /// The symbol with this id.
     pub fn get(&self, id: SymbolId) -> Result<Option<SymbolDoc>> {
-        Ok(self.by_term(Term::from_field_u64(self.fields.id, id.0), 1)?.into_iter().next())
+        let searcher = self.reader.searcher();
+        let table = {
+            let mut cached = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+            match &*cached {
+                Some(t) if t.searcher.generation().generation_id() == searcher.generation().generation_id() => {
+                    t.clone()
+                }
+                _ => {
+                    let t = Arc::new(IdTable::build(searcher)?);
+                    *cached = Some(t.clone());
+                    t
+                }
+            }
+        };
+        match table.sorted.binary_search_by_key(&id.0, |&(id, _)| id) {
+            Ok(i) => Ok(Some(self.load(&table.searcher, table.sorted[i].1)?)),
+            Err(_) => Ok(None),
+        }
     }
 
-    fn by_term(&self, term: Term, limit: usize) -> Result<Vec<SymbolDoc>> {
+    /// Up to `limit` symbols matching `query` whose `filter` fast field has the given
+    /// value, and that `keep` (the check behind a hash) accepts.
+    fn by_query(
+        &self,
+        query: &dyn Query,
+        filter: Option<(&str, u64)>,
+        limit: usize,
+        keep: impl Fn(&SymbolDoc) -> bool,
+    ) -> Result<Vec<SymbolDoc>> {
         let searcher = self.reader.searcher();
-        let q = TermQuery::new(term, IndexRecordOption::Basic);
-        let top = searcher.search(&q, &TopDocs::with_limit(limit.max(1)).order_by_score())?;
+        let top = TopDocs::with_limit(limit.max(1)).order_by_score();
+        let top = match filter {
+            None => searcher.search(query, &top)?,
+            Some((column, value)) => {
+                searcher.search(query, &FilterCollector::new(column.to_string(), move |v: u64| v == value, top))?
+            }
+        };
         let mut seen = HashSet::new();
         let mut docs = Vec::new();
         for (_, addr) in top {
             let d = self.load(&searcher, addr)?;
-            if seen.insert(d.id) {
+            if keep(&d) && seen.insert(d.id) {
                 docs.push(d);
             }
         }

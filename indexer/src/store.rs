@@ -1,6 +1,6 @@
 //! The persisted index of one repository, and reading it back.
 //!
-//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 2):
+//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 3):
 //!
 //! | file | content |
 //! |---|---|
@@ -26,7 +26,9 @@ use crate::walk::SkipReason;
 /// record type or the search schema changes; an index of another version is refused
 /// with a message that says to re-index, and `cc-server index` rebuilds it.
 /// 2: records.bin compressed with zstd (was LZ4).
-pub const FORMAT_VERSION: u32 = 2;
+/// 3: the search schema has no exact-term fields for ids, names and qualified names
+/// (fast-field hashes instead; see [`crate::search`]).
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Per-language counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -258,6 +260,27 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         f.sync_all().at(&tmp)?;
     }
     std::fs::rename(&tmp, path).at(path)
+}
+
+/// The size of a repository's index on disk: every file of its folder but `meta.json`,
+/// which holds this figure (counting it made the figure depend on its own digits, and on
+/// whether the run before wrote it).
+pub fn index_bytes(dir: &Path) -> u64 {
+    let meta = std::fs::metadata(dir.join("meta.json")).map_or(0, |m| m.len());
+    dir_size(dir).saturating_sub(meta)
+}
+
+/// Measures the index again after files the indexer does not write (the call graph, the
+/// vectors) were written next to it, and records the figure in `meta.json` when it
+/// changed. Returns it.
+pub fn refresh_index_bytes(dir: &Path) -> Result<u64> {
+    let mut meta = read_meta(dir)?;
+    let bytes = index_bytes(dir);
+    if meta.stats.index_bytes != bytes {
+        meta.stats.index_bytes = bytes;
+        write_meta(dir, &meta)?;
+    }
+    Ok(bytes)
 }
 
 /// Total size of the files under `dir`.

@@ -389,24 +389,8 @@ fn index_child(tree: &Path, data_dir: &Path, threads: Option<usize>) -> Result<C
     let report: ChildReport =
         serde_json::from_slice(&out.stdout).context("cc-server index --json printed something unexpected")?;
     let peak_rss_mb = report.peak_rss_mb.or(sampled);
-    let index_bytes = dir_size(&DataDir::new(data_dir).repo_dir(NAME));
+    let index_bytes = cc_indexer::store::dir_size(&DataDir::new(data_dir).repo_dir(NAME));
     Ok(Child { report, wall_s, peak_rss_mb, index_bytes })
-}
-
-/// Bytes of every file below `dir`.
-fn dir_size(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            match e.metadata() {
-                Ok(m) if m.is_dir() => stack.push(e.path()),
-                Ok(m) => total += m.len(),
-                Err(_) => {}
-            }
-        }
-    }
-    total
 }
 
 /// Runs `cmd` to the end: its output, wall seconds and peak RSS in MB. The peak is the

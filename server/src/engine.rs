@@ -133,6 +133,9 @@ pub fn index_with(
     if write_graph {
         graph.save(&dir)?;
     }
+    // The graph and the vectors are part of the index on disk too.
+    let mut report = report;
+    report.stats.index_bytes = cc_indexer::store::refresh_index_bytes(&dir)?;
     let graph_report = GraphReport {
         nodes: graph.node_count(),
         edges: graph.edge_count(),

@@ -171,16 +171,49 @@ fn filters_by_kind_language_and_path() {
 #[test]
 fn exact_lookup_by_name_and_qualified_name() {
     let repo = TempRepo::new(
-        "//- /m/a.py\ndef run():\n    pass\n//- /m/b.py\ndef run():\n    pass\ndef Runner():\n    pass\n",
+        "//- /m/a.py\ndef run():\n    pass\n//- /m/b.py\ndef run():\n    pass\ndef Runner():\n    pass\nclass Run:\n    def run(self):\n        pass\n//- /m/c.py\ndef RUN():\n    pass\n",
     );
     let data = tempfile::tempdir().unwrap();
     index(data.path(), &repo.root());
     let r = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
-    let found: Vec<_> = r.symbols.lookup("run", 10).unwrap().into_iter().map(|s| s.qualified_name).collect();
-    assert_eq!(found, ["m.a.run", "m.b.run"]);
-    let found: Vec<_> = r.symbols.lookup("m.b.run", 10).unwrap().into_iter().map(|s| s.qualified_name).collect();
-    assert_eq!(found, ["m.b.run"]);
-    assert!(r.symbols.lookup("nothing_here", 10).unwrap().is_empty());
+    let lookup = |name: &str| -> Vec<String> {
+        r.symbols.lookup(name, 10).unwrap().into_iter().map(|s| s.qualified_name).collect()
+    };
+    // A name as typed, case included; then a qualified name; then the name in any case.
+    assert_eq!(lookup("run"), ["m.a.run", "m.b.run", "m.b.Run.run"]);
+    assert_eq!(lookup("Run"), ["m.b.Run"]);
+    assert_eq!(lookup("m.b.run"), ["m.b.run"]);
+    assert_eq!(lookup("m.b.Run.run"), ["m.b.Run.run"]);
+    assert_eq!(lookup("rUn"), ["m.a.run", "m.b.run", "m.b.Run", "m.b.Run.run", "m.c.RUN"]);
+    // Every token of `b.run` is in `m.b.run`, but it is not its qualified name.
+    assert!(lookup("b.run").is_empty());
+    assert!(lookup("nothing_here").is_empty());
+    assert!(lookup("m.b.nothing").is_empty());
+}
+
+/// `get` finds a symbol by id in the current documents only: after a re-index the
+/// changed file's new document (same id, other lines), a deleted file's symbols not at
+/// all, also through a reader opened before the re-index and reloaded.
+#[test]
+fn get_by_id_follows_reindexing() {
+    let repo = TempRepo::new("//- /a.py\ndef run():\n    pass\n//- /b.py\ndef gone():\n    pass\n");
+    let data = tempfile::tempdir().unwrap();
+    index(data.path(), &repo.root());
+    let r = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
+    let run = r.symbols.lookup("run", 1).unwrap().remove(0);
+    let gone = r.symbols.lookup("gone", 1).unwrap().remove(0);
+    assert_eq!(r.symbols.get(run.id).unwrap().unwrap(), run);
+    assert_eq!(r.symbols.get(gone.id).unwrap().unwrap().name, "gone");
+    assert!(r.symbols.get(cc_indexer::SymbolId(run.id.0 ^ 1)).unwrap().is_none());
+
+    repo.write("a.py", "# moved down\n\ndef run():\n    pass\n");
+    repo.remove("b.py");
+    index(data.path(), &repo.root());
+    r.symbols.reload().unwrap();
+    let moved = r.symbols.get(run.id).unwrap().unwrap();
+    assert_eq!((moved.id, moved.span.start_line), (run.id, 3));
+    assert!(r.symbols.get(gone.id).unwrap().is_none());
+    assert_eq!(r.symbols.len(), 1);
 }
 
 #[test]
