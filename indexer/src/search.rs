@@ -337,7 +337,7 @@ impl SymbolIndex {
         // document is read until a hit is shown.
         let mut ids = Vec::with_capacity(searcher.segment_readers().len());
         for r in searcher.segment_readers() {
-            ids.push(r.fast_fields().u64("id")?);
+            ids.push(r.fast_fields().u64(ID)?);
         }
         for (score, addr) in top {
             let id = ids[addr.segment_ord as usize]
@@ -402,13 +402,8 @@ impl SymbolIndex {
     pub fn lookup(&self, name: &str, limit: usize) -> Result<Vec<SymbolDoc>> {
         let f = self.fields;
         let name = name.trim();
-        let lower = || -> Box<dyn Query> {
-            Box::new(TermQuery::new(
-                Term::from_field_text(f.name_lower, &name.to_lowercase()),
-                IndexRecordOption::Basic,
-            ))
-        };
-        let exact = self.by_query(&*lower(), Some((NAME_HASH, text_hash(name))), limit, |d| d.name == name)?;
+        let lower = TermQuery::new(Term::from_field_text(f.name_lower, &name.to_lowercase()), IndexRecordOption::Basic);
+        let exact = self.by_query(&lower, Some((NAME_HASH, text_hash(name))), limit, |d| d.name == name)?;
         if !exact.is_empty() {
             return Ok(exact);
         }
@@ -432,7 +427,7 @@ impl SymbolIndex {
         if !qualified.is_empty() {
             return Ok(qualified);
         }
-        self.by_query(&*lower(), None, limit, |_| true)
+        self.by_query(&lower, None, limit, |_| true)
     }
 
     /// The symbol with this id.
