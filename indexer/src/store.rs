@@ -1,6 +1,6 @@
 //! The persisted index of one repository, and reading it back.
 //!
-//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 3):
+//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 4):
 //!
 //! | file | content |
 //! |---|---|
@@ -28,7 +28,8 @@ use crate::walk::SkipReason;
 /// 2: records.bin compressed with zstd (was LZ4).
 /// 3: the search schema has no exact-term fields for ids, names and qualified names
 /// (fast-field hashes instead; see [`crate::search`]).
-pub const FORMAT_VERSION: u32 = 3;
+/// 4: no `path_prefix` terms; a path prefix is a range over `path`'s fast column.
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Per-language counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -138,7 +138,8 @@ fn unknown_repository_names_the_known_ones() {
 #[test]
 fn filters_by_kind_language_and_path() {
     let repo = TempRepo::new(
-        "//- /py/a.py\nclass Parser:\n    def parse(self):\n        pass\n//- /rs/b.rs\npub fn parse() {}\npub struct Parser;\n",
+        "//- /py/a.py\nclass Parser:\n    def parse(self):\n        pass\n//- /rs/b.rs\npub fn parse() {}\npub struct Parser;\n\
+         //- /py/sub/d.py\ndef parse_sub():\n    pass\n//- /py-x/c.py\ndef parse():\n    pass\n//- /py.py\ndef parse():\n    pass\n",
     );
     let data = tempfile::tempdir().unwrap();
     index(data.path(), &repo.root());
@@ -159,13 +160,26 @@ fn filters_by_kind_language_and_path() {
     };
     use cc_indexer::{Lang, SymbolKind};
     let all = q(vec![], vec![], None);
-    assert_eq!(all.len(), 4, "{all:?}");
-    assert_eq!(q(vec![SymbolKind::Function], vec![], None), ["rs/b.rs:parse"]);
+    assert_eq!(all.len(), 7, "{all:?}");
+    assert_eq!(q(vec![SymbolKind::Function], vec![Lang::Rust], None), ["rs/b.rs:parse"]);
     let mut rust = q(vec![], vec![Lang::Rust], None);
     rust.sort();
     assert_eq!(rust, ["rs/b.rs:Parser", "rs/b.rs:parse"]);
     assert_eq!(q(vec![SymbolKind::Method], vec![], Some("py/")), ["py/a.py:parse"]);
     assert!(q(vec![], vec![], Some("p")).is_empty(), "a prefix matches whole folder names only");
+    // `py-x/` and `py.py` sort between `py` and `py/`: a folder's range must leave them out.
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    assert_eq!(
+        sorted(q(vec![], vec![], Some("py"))),
+        ["py/a.py:Parser", "py/a.py:parse", "py/sub/d.py:parse_sub"]
+    );
+    assert_eq!(sorted(q(vec![], vec![], Some("./py/sub/"))), ["py/sub/d.py:parse_sub"]);
+    assert_eq!(sorted(q(vec![], vec![], Some("py-x"))), ["py-x/c.py:parse"]);
+    assert_eq!(sorted(q(vec![], vec![], Some("py.py"))), ["py.py:parse"], "a prefix can name one file");
+    assert_eq!(sorted(q(vec![], vec![], Some("py/a.py"))), ["py/a.py:Parser", "py/a.py:parse"]);
 }
 
 #[test]
