@@ -11,7 +11,7 @@
 //!
 //! This library holds what they share: fixtures, a seeded RNG, percentiles, RSS.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use cc_grammars::Lang;
 
@@ -24,7 +24,7 @@ pub struct Source {
 
 /// `indexer/tests/fixtures/`.
 pub fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../indexer/tests/fixtures")
+    cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("../indexer/tests/fixtures")
 }
 
 /// The fixture files of every language (language detected from the file name, as the

@@ -1,5 +1,5 @@
 //! Inline multi-file fixtures, as the test suites write them: one string in which each
-//! file starts with a `//- /path` header line.
+//! file starts with a `//- /path` header line; and where a test finds its source tree.
 //!
 //! ```
 //! let files = cc_indexer::fixture::parse("//- /a.py\ndef f():\n    pass\n//- /b.py\nx = 1\n");
@@ -19,4 +19,13 @@ pub fn parse(text: &str) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// The source folder of the package whose test or bench is running: the runner's
+/// `CARGO_MANIFEST_DIR` (cargo and nextest set it), else `compiled`, the caller's
+/// `env!("CARGO_MANIFEST_DIR")`. The runtime value comes first: a test binary reused from
+/// a shared target dir carries the path of the checkout that compiled it, which may be
+/// gone.
+pub fn manifest_dir(compiled: &str) -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| compiled.into(), Into::into)
 }

@@ -14,7 +14,6 @@
 //! ```
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
 use cc_graph::CallGraph;
 
@@ -124,7 +123,7 @@ fn min_cases(lang: &str) -> usize {
 
 #[test]
 fn precision_and_recall_per_language() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suite");
+    let dir = cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("tests/suite");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

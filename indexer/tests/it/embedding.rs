@@ -11,7 +11,7 @@ use cc_indexer::{
 };
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
 /// The model folder the tests use; fails saying what is missing.

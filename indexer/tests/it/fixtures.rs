@@ -3,7 +3,6 @@
 //! person reads them. Regenerate on purpose with `INSTA_UPDATE=always` or `cargo insta review`.
 
 use std::fmt::Write;
-use std::path::Path;
 
 use cc_indexer::{Extractor, Lang};
 
@@ -61,7 +60,7 @@ fn render(lang: Lang, rel: &str, source: &[u8]) -> String {
 
 /// Extracts every file under `tests/fixtures/<dir>/` and snapshots the result.
 fn check(dir: &str) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(dir);
+    let root = cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(dir);
     let mut files: Vec<_> = std::fs::read_dir(&root)
         .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
         .map(|e| e.unwrap().path())

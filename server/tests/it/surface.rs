@@ -11,7 +11,7 @@ use cc_server::mcp::resources::TEMPLATES;
 use serde_json::{json, Map, Value};
 
 fn testdata(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
+    cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
 }
 
 fn surface_json() -> Value {
@@ -127,7 +127,7 @@ fn docs_match_the_server() {
     let surface = Surface::parse(None, true).unwrap();
     let tools: Vec<_> = registry.all().filter(|t| surface.serves(t)).collect();
     let md = cc_server::serve::markdown(&tools);
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/mcp-tools.md");
+    let path = cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("../docs/mcp-tools.md");
     if std::env::var("CC_UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
         std::fs::write(&path, &md).unwrap();
         return;
