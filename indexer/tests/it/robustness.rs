@@ -172,10 +172,7 @@ fn filters_by_kind_language_and_path() {
         v.sort();
         v
     };
-    assert_eq!(
-        sorted(q(vec![], vec![], Some("py"))),
-        ["py/a.py:Parser", "py/a.py:parse", "py/sub/d.py:parse_sub"]
-    );
+    assert_eq!(sorted(q(vec![], vec![], Some("py"))), ["py/a.py:Parser", "py/a.py:parse", "py/sub/d.py:parse_sub"]);
     assert_eq!(sorted(q(vec![], vec![], Some("./py/sub/"))), ["py/sub/d.py:parse_sub"]);
     assert_eq!(sorted(q(vec![], vec![], Some("py-x"))), ["py-x/c.py:parse"]);
     assert_eq!(sorted(q(vec![], vec![], Some("py.py"))), ["py.py:parse"], "a prefix can name one file");

@@ -338,9 +338,9 @@ fn serve_stops_cleanly_on_sigterm() {
 
 /// The test model folder (tests/run sets CC_TEST_EMBED_MODEL; ../shared/models otherwise).
 pub(crate) fn model_dir() -> PathBuf {
-    let dir = std::env::var_os("CC_TEST_EMBED_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/all-MiniLM-L6-v2"));
+    let dir = std::env::var_os("CC_TEST_EMBED_MODEL").map(PathBuf::from).unwrap_or_else(|| {
+        cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("../../shared/models/all-MiniLM-L6-v2")
+    });
     assert!(dir.join("model_int8.onnx").is_file(), "no test embedding model at {}: run tests/run", dir.display());
     dir
 }
