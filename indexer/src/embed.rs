@@ -53,6 +53,9 @@ pub enum EmbedError {
     Model { spec: String, reason: String },
     #[error("embedding failed: {0}")]
     Embed(String),
+    /// A thread panicked while it held the model: its state cannot be trusted.
+    #[error("the embedding model failed earlier (a panic while it was in use)")]
+    Poisoned,
 }
 
 /// Where the ONNX Runtime library is looked for: `ORT_DYLIB_PATH`, then each Python

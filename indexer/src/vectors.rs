@@ -656,16 +656,27 @@ impl EmbedProgress for crate::index::NoProgress {}
 /// Brings `dir/vectors.bin` up to date with `files`: symbols whose text hash (and the
 /// model) match the previous file keep their vectors; the rest are embedded. Nothing is
 /// written when nothing changed.
+///
+/// The model is locked for one batch of [`crate::embed::BATCH`] texts at a time, never
+/// for the whole run, and progress is reported with the lock released: a query embedded
+/// through the same model (a search while a repository is re-indexed) waits for one
+/// batch, not for the repository. The texts are embedded shortest first, so each batch
+/// pads to about the same length.
 pub fn update(
     dir: &Path,
     files: &[FileRecord],
-    embedder: &mut Embedder,
+    embedder: &std::sync::Mutex<Embedder>,
     progress: &dyn EmbedProgress,
     cancel: Option<&std::sync::atomic::AtomicBool>,
 ) -> Result<VectorReport> {
     let started = std::time::Instant::now();
+    let lock = || embedder.lock().map_err(|_| Error::Embed(crate::embed::EmbedError::Poisoned));
+    let (model_id, d) = {
+        let e = lock()?;
+        (e.model_id.clone(), e.dim)
+    };
     let prev = match VectorIndex::read(dir) {
-        Ok(Some(v)) if v.header.model_id == embedder.model_id && v.dim() == embedder.dim => Some(v),
+        Ok(Some(v)) if v.header.model_id == model_id && v.dim() == d => Some(v),
         _ => None,
     };
     let mut prev_rows: HashMap<u64, usize> = HashMap::new();
@@ -677,16 +688,18 @@ pub fn update(
     let symbols: Vec<&crate::record::Symbol> = files.iter().flat_map(|f| &f.symbols).collect();
     let texts: Vec<String> = symbols.par_iter().map(|s| symbol_text(s)).collect();
     let hashes: Vec<u64> = texts.par_iter().map(|t| text_hash(t)).collect();
-    let todo: Vec<usize> = (0..symbols.len()).filter(|&i| !prev_rows.contains_key(&hashes[i])).collect();
+    let mut todo: Vec<usize> = (0..symbols.len()).filter(|&i| !prev_rows.contains_key(&hashes[i])).collect();
+    todo.sort_by_key(|&i| (texts[i].len(), i));
     progress.embed_start(todo.len() as u64);
     let mut fresh: HashMap<usize, (Vec<i8>, f32)> = HashMap::with_capacity(todo.len());
-    // Embedded in slices, so a cancel takes effect between them.
-    for slice in todo.chunks(crate::embed::BATCH * 16) {
+    // A batch at a time, so a cancel takes effect between batches.
+    for slice in todo.chunks(crate::embed::BATCH) {
         if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
             return Err(Error::Cancelled);
         }
         let batch: Vec<String> = slice.iter().map(|&i| texts[i].clone()).collect();
-        let vecs = embedder.embed(&batch, &mut |n| progress.embed_advance(n as u64)).map_err(Error::Embed)?;
+        let vecs = lock()?.embed(&batch, &mut |_| {}).map_err(Error::Embed)?;
+        progress.embed_advance(slice.len() as u64);
         for (&i, v) in slice.iter().zip(vecs) {
             fresh.insert(i, quantize(&v));
         }
@@ -697,9 +710,8 @@ pub fn update(
             && p.header.priors.len() == p.len()
             && p.header.ids.iter().zip(&symbols).all(|(&id, s)| id == s.id.0)
     });
-    let d = embedder.dim;
     let report = VectorReport {
-        model: embedder.model_id.clone(),
+        model: model_id.clone(),
         symbols: symbols.len() as u64,
         embedded: todo.len() as u64,
         reused: (symbols.len() - todo.len()) as u64,
@@ -720,7 +732,7 @@ pub fn update(
         };
         (s.id, hashes[i], s.kind.as_str(), s.lang.name(), s.path.as_str(), code, scale, prior::of(s))
     });
-    let index = VectorIndex::build(&embedder.model_id, d, rows);
+    let index = VectorIndex::build(&model_id, d, rows);
     index.write(dir)?;
     Ok(report)
 }

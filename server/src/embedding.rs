@@ -1,14 +1,34 @@
 //! The embedding model of this process: named once (`--embed-model`, `CC_EMBED_MODEL`),
-//! loaded on first use, shared by indexing and query embedding behind a lock.
+//! loaded on first use, shared by indexing and query embedding behind a lock (indexing
+//! takes it one batch at a time, see [`cc_indexer::vectors::update`]).
+//!
+//! Query vectors are kept in a small cache: an agent repeats queries, and a search over
+//! several repositories embeds its query once, not once per repository. A cached query
+//! does not wait for the model at all, even while an index run is embedding.
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, OnceLock};
 
+use cc_indexer::embed::EmbedError;
 use cc_indexer::Embedder;
+
+/// Query vectors kept (384 floats each with MiniLM: 1.5 KiB; the cache stays under 1 MiB).
+const QUERY_CACHE: usize = 512;
 
 /// The configured model and, once loaded, the model or why it could not be loaded.
 pub struct Embeddings {
     spec: Option<String>,
     model: OnceLock<Result<Mutex<Embedder>, String>>,
+    cache: Mutex<QueryCache>,
+}
+
+/// Query text -> (vector, model id), the oldest entry evicted first.
+#[derive(Default)]
+struct QueryCache {
+    map: HashMap<String, (Vec<f32>, String)>,
+    order: VecDeque<String>,
+    /// Queries that went to the model (for tests and `status`-style reporting).
+    embedded: u64,
 }
 
 static GLOBAL: OnceLock<Embeddings> = OnceLock::new();
@@ -19,7 +39,11 @@ pub const NOT_CONFIGURED: &str =
 
 impl Embeddings {
     pub fn new(spec: Option<String>) -> Embeddings {
-        Embeddings { spec: spec.filter(|s| !s.trim().is_empty()), model: OnceLock::new() }
+        Embeddings {
+            spec: spec.filter(|s| !s.trim().is_empty()),
+            model: OnceLock::new(),
+            cache: Mutex::new(QueryCache::default()),
+        }
     }
 
     /// The model named on the command line or in `CC_EMBED_MODEL`, if any.
@@ -36,12 +60,34 @@ impl Embeddings {
             .map_err(Clone::clone)
     }
 
-    /// A query's vector and the model id, or why there is none.
+    /// A query's vector and the model id, or why there is none. Served from the cache
+    /// when the same text was embedded lately.
     pub fn query(&self, text: &str) -> Result<(Vec<f32>, String), String> {
         let m = self.model()?;
-        let mut m = m.lock().map_err(|_| "the embedding model failed earlier (a panic)".to_string())?;
-        let v = m.embed_query(text).map_err(|e| e.to_string())?;
-        Ok((v, m.model_id.clone()))
+        if let Some(hit) = self.cache.lock().ok().and_then(|c| c.map.get(text).cloned()) {
+            return Ok(hit);
+        }
+        let (v, id) = {
+            let mut m = m.lock().map_err(|_| EmbedError::Poisoned.to_string())?;
+            (m.embed_query(text).map_err(|e| e.to_string())?, m.model_id.clone())
+        };
+        if let Ok(mut c) = self.cache.lock() {
+            c.embedded += 1;
+            if c.map.insert(text.to_string(), (v.clone(), id.clone())).is_none() {
+                c.order.push_back(text.to_string());
+                while c.order.len() > QUERY_CACHE {
+                    if let Some(old) = c.order.pop_front() {
+                        c.map.remove(&old);
+                    }
+                }
+            }
+        }
+        Ok((v, id))
+    }
+
+    /// How many queries went to the model (cache misses) so far.
+    pub fn queries_embedded(&self) -> u64 {
+        self.cache.lock().map_or(0, |c| c.embedded)
     }
 }
 

@@ -95,14 +95,12 @@ pub fn index_with(
         Some(e) if e.spec().is_none() => EmbedOutcome::Skipped { reason: crate::embedding::NOT_CONFIGURED.into() },
         Some(e) => match e.model() {
             Err(reason) => EmbedOutcome::Unavailable { reason },
-            Ok(m) => {
-                let mut m = m.lock().map_err(|_| anyhow::anyhow!("the embedding model failed earlier (a panic)"))?;
-                match cc_indexer::vectors::update(&dir, &records, &mut m, progress.embedding(), cancel) {
-                    Ok(r) => EmbedOutcome::Done(r),
-                    Err(cc_indexer::Error::Cancelled) => return Err(cc_indexer::Error::Cancelled.into()),
-                    Err(e) => EmbedOutcome::Unavailable { reason: e.to_string() },
-                }
-            }
+            // The model is locked one batch at a time: searches go on meanwhile.
+            Ok(m) => match cc_indexer::vectors::update(&dir, &records, m, progress.embedding(), cancel) {
+                Ok(r) => EmbedOutcome::Done(r),
+                Err(cc_indexer::Error::Cancelled) => return Err(cc_indexer::Error::Cancelled.into()),
+                Err(e) => EmbedOutcome::Unavailable { reason: e.to_string() },
+            },
         },
     };
     let started = Instant::now();

@@ -113,7 +113,7 @@ fn relevance(model: &str, queries: &Path, repos_root: &Path, data: &Path) {
         eprintln!("warning: no_shared_word is wrong for {wrong:?}");
     }
     let data = DataDir::new(data);
-    let mut m = load(model);
+    let model = std::sync::Mutex::new(load(model));
     let mut repos: BTreeMap<String, (Repo, VectorIndex)> = BTreeMap::new();
     for name in set.repos.keys() {
         let root = repos_root.join(name);
@@ -121,7 +121,7 @@ fn relevance(model: &str, queries: &Path, repos_root: &Path, data: &Path) {
         opts.name = Some(name.clone());
         let t = Instant::now();
         let (_, files) = index_repository_records(&data, &opts, &NoProgress, None).unwrap();
-        let r = vectors::update(&data.repo_dir(name), &files, &mut m, &NoProgress, None).unwrap();
+        let r = vectors::update(&data.repo_dir(name), &files, &model, &NoProgress, None).unwrap();
         println!(
             "{name}: {} symbols, {} embedded ({:.0}/s), indexed + embedded in {:.1} s",
             r.symbols,
@@ -140,6 +140,7 @@ fn relevance(model: &str, queries: &Path, repos_root: &Path, data: &Path) {
         }
         repos.insert(name.clone(), (repo, v));
     }
+    let mut m = model.into_inner().expect("the model is not poisoned");
     let mut lat: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     let report = evaluate(&set, |q, mode| {
         let (repo, v) = &repos[repo_of(&set, q)];

@@ -3,6 +3,7 @@
 //! incremental embedding, a model by name, and relevance on the fixture query set.
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use cc_indexer::relevance::{evaluate, table, QuerySet};
 use cc_indexer::vectors::{self, Strategy, VectorFilter};
@@ -44,7 +45,7 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// Indexes `root` as `name` and brings its vectors up to date.
-fn index_and_embed(data: &DataDir, root: &Path, name: &str, m: &mut Embedder) -> cc_indexer::VectorReport {
+fn index_and_embed(data: &DataDir, root: &Path, name: &str, m: &Mutex<Embedder>) -> cc_indexer::VectorReport {
     let mut opts = IndexOptions::new(root);
     opts.name = Some(name.into());
     let (_, files) = index_repository_records(data, &opts, &NoProgress, None).unwrap();
@@ -58,10 +59,10 @@ fn reindexing_embeds_only_changed_symbols() {
     std::fs::create_dir_all(&root).unwrap();
     copy_tree(&workspace().join("tests/data/relevance/fixture"), &root);
     let data = DataDir::new(tmp.path().join("data"));
-    let mut m = load(&model_dir().join("model_int8.onnx"));
-    assert_eq!(m.dim, 384);
+    let mut m = Mutex::new(load(&model_dir().join("model_int8.onnx")));
+    assert_eq!(m.get_mut().unwrap().dim, 384);
 
-    let first = index_and_embed(&data, &root, "repo", &mut m);
+    let first = index_and_embed(&data, &root, "repo", &m);
     assert!(first.symbols > 50, "{first:?}");
     assert_eq!((first.embedded, first.reused), (first.symbols, 0));
     let dir = data.repo_dir("repo");
@@ -75,7 +76,7 @@ fn reindexing_embeds_only_changed_symbols() {
     let written = std::fs::metadata(dir.join("vectors.bin")).unwrap().modified().unwrap();
 
     // Nothing changed: nothing embedded, nothing written.
-    let again = index_and_embed(&data, &root, "repo", &mut m);
+    let again = index_and_embed(&data, &root, "repo", &m);
     assert_eq!((again.embedded, again.reused), (0, first.symbols));
     assert_eq!(std::fs::metadata(dir.join("vectors.bin")).unwrap().modified().unwrap(), written);
 
@@ -87,20 +88,20 @@ fn reindexing_embeds_only_changed_symbols() {
         "import unicodedata\n\n\ndef shout(s):\n    \"\"\"Upper-cases s.\"\"\"\n    return s.upper()\n",
     );
     std::fs::write(&p, src).unwrap();
-    let third = index_and_embed(&data, &root, "repo", &mut m);
+    let third = index_and_embed(&data, &root, "repo", &m);
     assert_eq!((third.embedded, third.symbols), (2, first.symbols + 1), "{third:?}");
 
     // A deleted file: its vectors go, nothing is embedded.
     std::fs::remove_file(root.join("shop/net/ratelimit.py")).unwrap();
-    let fourth = index_and_embed(&data, &root, "repo", &mut m);
+    let fourth = index_and_embed(&data, &root, "repo", &m);
     assert_eq!(fourth.embedded, 0);
     assert_eq!(fourth.symbols, third.symbols - 3);
     assert_eq!(VectorIndex::read(&dir).unwrap().unwrap().len() as u64, fourth.symbols);
 
     // Another model: every vector is re-made.
-    let mut fp32 = load(&model_dir());
-    assert_ne!(fp32.model_id, m.model_id);
-    let fifth = index_and_embed(&data, &root, "repo", &mut fp32);
+    let mut fp32 = Mutex::new(load(&model_dir()));
+    assert_ne!(fp32.get_mut().unwrap().model_id, m.get_mut().unwrap().model_id);
+    let fifth = index_and_embed(&data, &root, "repo", &fp32);
     assert_eq!(fifth.embedded, fourth.symbols);
 
     // A stored symbol's own text finds it first.
@@ -108,7 +109,7 @@ fn reindexing_embeds_only_changed_symbols() {
     let repo = Repo::open(&data, "repo").unwrap();
     let sym = repo.symbols.lookup("levenshtein", 1).unwrap().remove(0);
     let rec = repo.records().unwrap().into_iter().flat_map(|f| f.symbols).find(|s| s.id == sym.id).unwrap();
-    let q = fp32.embed_query(&cc_indexer::embed::symbol_text(&rec)).unwrap();
+    let q = fp32.get_mut().unwrap().embed_query(&cc_indexer::embed::symbol_text(&rec)).unwrap();
     assert_eq!(v.search(&q, 1, &VectorFilter::default(), Strategy::Exact)[0].0, sym.id);
 }
 
@@ -154,9 +155,9 @@ fn hybrid_beats_keyword_and_semantic_on_the_fixture_set() {
 
     let tmp = tempfile::tempdir().unwrap();
     let data = DataDir::new(tmp.path());
-    let mut m = load(&model_dir());
+    let mut m = Mutex::new(load(&model_dir()));
     let root = ws.join(set.repos["fixture"].path.as_deref().unwrap());
-    index_and_embed(&data, &root, "fixture", &mut m);
+    index_and_embed(&data, &root, "fixture", &m);
     let repo = Repo::open(&data, "fixture").unwrap();
     let vectors = VectorIndex::read(&repo.dir).unwrap().unwrap();
     // Every expected name exists (a typo would silently lower every mode).
@@ -165,6 +166,7 @@ fn hybrid_beats_keyword_and_semantic_on_the_fixture_set() {
             assert!(!repo.symbols.lookup(e, 1).unwrap().is_empty(), "query '{}': no symbol {e}", q.query);
         }
     }
+    let m = m.get_mut().unwrap();
     let report = evaluate(&set, |q, mode| {
         let v = m.embed_query(&q.query).unwrap();
         let sq = SearchQuery { text: q.query.clone(), limit: 10, ..Default::default() };
@@ -207,10 +209,11 @@ fn semantic_ranking_puts_test_code_and_private_helpers_below_the_library() {
     std::fs::write(root.join("web/pool.py"), format!("def _fetch_again(url):\n{body}\ndef fetch_again(url):\n{body}"))
         .unwrap();
     let data = DataDir::new(tmp.path().join("data"));
-    let mut m = load(&model_dir().join("model_int8.onnx"));
-    index_and_embed(&data, &root, "repo", &mut m);
+    let mut m = Mutex::new(load(&model_dir().join("model_int8.onnx")));
+    index_and_embed(&data, &root, "repo", &m);
     let repo = Repo::open(&data, "repo").unwrap();
     let v = VectorIndex::read(&repo.dir).unwrap().unwrap();
+    let m = m.get_mut().unwrap();
     let mut rank = |query: &str| -> Vec<(String, String, f32)> {
         let qv = m.embed_query(query).unwrap();
         let sq = SearchQuery { text: query.into(), limit: 10, ..Default::default() };
@@ -231,4 +234,66 @@ fn semantic_ranking_puts_test_code_and_private_helpers_below_the_library() {
     let (_, lib_score) = find(&hits, "web/client.py", "retry_request");
     let (_, spec_score) = find(&hits, "spec/client.py", "retry_request");
     assert!((lib_score - spec_score).abs() < 0.05, "{hits:?}");
+}
+
+/// An index run's embedding holds the model one batch at a time: a query embedded through
+/// the same model while the run goes on gets its turn. (Before, the run held it to the end,
+/// so every search waited for the whole repository to be embedded.)
+#[test]
+fn a_query_gets_the_model_while_a_repository_is_embedded() {
+    use std::sync::mpsc;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    struct QueryMidway {
+        model: Arc<Mutex<Embedder>>,
+        answered: Mutex<Option<bool>>,
+        total: Mutex<u64>,
+        advanced: Mutex<u64>,
+    }
+    impl cc_indexer::vectors::EmbedProgress for QueryMidway {
+        fn embed_start(&self, texts: u64) {
+            *self.total.lock().unwrap() = texts;
+        }
+        fn embed_advance(&self, texts: u64) {
+            *self.advanced.lock().unwrap() += texts;
+            let mut answered = self.answered.lock().unwrap();
+            if answered.is_some() {
+                return;
+            }
+            // After the first batch: a search embeds its query on another thread. The
+            // generous limit only bounds how long a failure takes to show.
+            let (tx, rx) = mpsc::channel();
+            let model = self.model.clone();
+            std::thread::spawn(move || {
+                let v = model.lock().unwrap().embed_query("wait until a duration has elapsed").unwrap();
+                let _ = tx.send(v.len());
+            });
+            *answered = Some(rx.recv_timeout(Duration::from_secs(120)) == Ok(384));
+        }
+    }
+
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    // Three batches of symbols.
+    let source: String = (0..3 * cc_indexer::embed::BATCH)
+        .map(|i| format!("def step_{i}(x):\n    \"\"\"Advance the counter by {i}.\"\"\"\n    return x + {i}\n\n"))
+        .collect();
+    std::fs::write(root.join("steps.py"), source).unwrap();
+    let data = DataDir::new(tmp.path().join("data"));
+    let mut opts = IndexOptions::new(&root);
+    opts.name = Some("repo".into());
+    let (_, files) = index_repository_records(&data, &opts, &NoProgress, None).unwrap();
+    let p = QueryMidway {
+        model: Arc::new(Mutex::new(load(&model_dir().join("model_int8.onnx")))),
+        answered: Mutex::new(None),
+        total: Mutex::new(0),
+        advanced: Mutex::new(0),
+    };
+    let report = vectors::update(&data.repo_dir("repo"), &files, &p.model, &p, None).unwrap();
+    assert!(report.embedded > cc_indexer::embed::BATCH as u64, "more than one batch: {}", report.embedded);
+    assert_eq!(*p.answered.lock().unwrap(), Some(true), "the query got the model between two batches");
+    assert_eq!(*p.advanced.lock().unwrap(), *p.total.lock().unwrap(), "progress adds up to the texts announced");
+    assert_eq!(*p.total.lock().unwrap(), report.embedded);
 }

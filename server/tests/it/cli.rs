@@ -382,3 +382,38 @@ fn hybrid_search_with_a_model_and_without() {
     let err = fails(&cc(&e, &["search", "x", "--mode", "dense"]), 2);
     assert!(err.contains("unknown mode 'dense'"), "{err}");
 }
+
+/// Query vectors are cached: the same text goes to the model once, a cached one is answered
+/// while the model is busy (held here as an index run would hold it for a batch), and the
+/// oldest entries make room for new ones.
+#[test]
+fn query_vectors_are_cached_and_a_cached_query_does_not_wait_for_the_model() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let model = model_dir().join("model_int8.onnx");
+    let e = std::sync::Arc::new(cc_server::embedding::Embeddings::new(Some(path(&model).to_string())));
+    let (a, id) = e.query("close every pooled connection").unwrap();
+    assert_eq!((a.len(), e.queries_embedded()), (384, 1));
+    let (b, id2) = e.query("close every pooled connection").unwrap();
+    assert_eq!((a, id), (b, id2));
+    assert_eq!(e.queries_embedded(), 1, "the second time comes from the cache");
+
+    let busy = e.model().unwrap().lock().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let e2 = e.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(e2.query("close every pooled connection").map(|(v, _)| v.len()));
+    });
+    // The limit only bounds how long a failure takes to show.
+    assert_eq!(rx.recv_timeout(Duration::from_secs(60)), Ok(Ok(384)), "answered while the model is held");
+    drop(busy);
+
+    for i in 0..512 {
+        e.query(&format!("query number {i}")).unwrap();
+    }
+    assert_eq!(e.queries_embedded(), 513);
+    e.query("close every pooled connection").unwrap();
+    assert_eq!(e.queries_embedded(), 514, "the oldest query was evicted by 512 newer ones");
+    e.query("query number 511").unwrap();
+    assert_eq!(e.queries_embedded(), 514, "a recent one is still cached");
+}
