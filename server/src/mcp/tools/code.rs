@@ -272,7 +272,8 @@ struct CallProgress {
     report: Option<crate::mcp::dispatch::ProgressFn>,
     total: std::sync::atomic::AtomicU64,
     done: std::sync::atomic::AtomicU64,
-    last_percent: std::sync::atomic::AtomicU64,
+    /// The last percent reported; reports are made under this lock, so they never go back.
+    last_percent: std::sync::Mutex<Option<u64>>,
     embedded: std::sync::atomic::AtomicU64,
     embed_total: std::sync::atomic::AtomicU64,
 }
@@ -283,7 +284,7 @@ impl CallProgress {
             report,
             total: Default::default(),
             done: Default::default(),
-            last_percent: std::sync::atomic::AtomicU64::new(u64::MAX),
+            last_percent: std::sync::Mutex::new(None),
             embedded: Default::default(),
             embed_total: Default::default(),
         }
@@ -319,15 +320,20 @@ impl cc_indexer::Progress for CallProgress {
         }
     }
 
+    // Parse workers call this concurrently. `done` is read again under the lock: a worker
+    // that added its bytes first but got the lock last would otherwise report an older
+    // figure after a newer one, and the last report would not be the complete one.
     fn advance(&self, bytes: u64) {
         use std::sync::atomic::Ordering::Relaxed;
-        let done = self.done.fetch_add(bytes, Relaxed) + bytes;
+        self.done.fetch_add(bytes, Relaxed);
+        let Some(r) = &self.report else { return };
         let total = self.total.load(Relaxed).max(1);
+        let mut last = self.last_percent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let done = self.done.load(Relaxed);
         let percent = done * 100 / total;
-        if let Some(r) = &self.report {
-            if self.last_percent.swap(percent, Relaxed) != percent {
-                r(done as f64, Some(total as f64), None);
-            }
+        if *last != Some(percent) {
+            *last = Some(percent);
+            r(done as f64, Some(total as f64), None);
         }
     }
 }
@@ -661,4 +667,31 @@ pub fn register(r: &mut Registry) {
             Ok(ReadOut { uri: resources::file_uri(&ws, &repo, &path), repo, path, start_line: start, end_line: end, total_lines: total, text })
         },
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CallProgress;
+    use cc_indexer::Progress;
+    use std::sync::{Arc, Mutex};
+
+    /// Parse workers report at once; what the caller sees never goes back and ends complete.
+    #[test]
+    fn progress_from_concurrent_workers_only_grows_and_ends_complete() {
+        let (threads, per) = (4u64, 20_000u64);
+        for _ in 0..20 {
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let s = seen.clone();
+            let p = CallProgress::new(Some(Arc::new(move |done, _, _| s.lock().unwrap().push(done))));
+            p.start(10, threads * per);
+            std::thread::scope(|sc| {
+                for _ in 0..threads {
+                    sc.spawn(|| (0..per).for_each(|_| p.advance(1)));
+                }
+            });
+            let seen = seen.lock().unwrap();
+            assert!(seen.windows(2).all(|w| w[0] <= w[1]), "went back: {seen:?}");
+            assert_eq!(seen.last().copied(), Some((threads * per) as f64));
+        }
+    }
 }
