@@ -259,27 +259,39 @@ impl Embedder {
 
     /// Vectors of `texts` (normalised, in the order given), in batches of [`BATCH`] texts of
     /// similar token count; `done(n)` after each batch of `n`.
-    pub fn embed(&mut self, texts: &[String], done: &mut dyn FnMut(usize)) -> Result<Vec<Vec<f32>>, EmbedError> {
+    /// Indices of `texts` by token count (capped at the model's maximum), shortest first:
+    /// batches taken in this order pad little.
+    pub fn token_order(&self, texts: &[String]) -> Vec<usize> {
         let lens: Vec<usize> = texts
             .iter()
             .map(|t| self.model.tokenizer.encode_fast(t.as_str(), true).map_or(t.len() / 4, |e| e.len()))
             .collect();
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| (lens[i].min(MAX_TOKENS), i));
+        order
+    }
+
+    pub fn embed(&mut self, texts: &[String], done: &mut dyn FnMut(usize)) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let order = self.token_order(texts);
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
         for chunk in order.chunks(BATCH) {
             let batch: Vec<&str> = chunk.iter().map(|&i| texts[i].as_str()).collect();
-            let vecs = self.model.embed(&batch, Some(BATCH)).map_err(|e| EmbedError::Embed(e.to_string()))?;
-            if vecs.len() != chunk.len() {
-                return Err(EmbedError::Embed(format!("{} texts gave {} vectors", chunk.len(), vecs.len())));
-            }
-            for (&i, mut v) in chunk.iter().zip(vecs) {
-                normalize(&mut v);
+            for (&i, v) in chunk.iter().zip(self.embed_batch(&batch)?) {
                 out[i] = v;
             }
             done(chunk.len());
         }
         Ok(out)
+    }
+
+    /// One batch (at most [`BATCH`] texts, best of similar token counts), in order, normalised.
+    pub fn embed_batch(&mut self, batch: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut vecs = self.model.embed(batch, Some(BATCH)).map_err(|e| EmbedError::Embed(e.to_string()))?;
+        if vecs.len() != batch.len() {
+            return Err(EmbedError::Embed(format!("{} texts gave {} vectors", batch.len(), vecs.len())));
+        }
+        vecs.iter_mut().for_each(|v| normalize(v));
+        Ok(vecs)
     }
 }
 

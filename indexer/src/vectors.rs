@@ -660,8 +660,7 @@ impl EmbedProgress for crate::index::NoProgress {}
 /// The model is locked for one batch of [`crate::embed::BATCH`] texts at a time, never
 /// for the whole run, and progress is reported with the lock released: a query embedded
 /// through the same model (a search while a repository is re-indexed) waits for one
-/// batch, not for the repository. The texts are embedded shortest first, so each batch
-/// pads to about the same length.
+/// batch, not for the repository.
 pub fn update(
     dir: &Path,
     files: &[FileRecord],
@@ -688,20 +687,26 @@ pub fn update(
     let symbols: Vec<&crate::record::Symbol> = files.iter().flat_map(|f| &f.symbols).collect();
     let texts: Vec<String> = symbols.par_iter().map(|s| symbol_text(s)).collect();
     let hashes: Vec<u64> = texts.par_iter().map(|t| text_hash(t)).collect();
-    let mut todo: Vec<usize> = (0..symbols.len()).filter(|&i| !prev_rows.contains_key(&hashes[i])).collect();
-    todo.sort_by_key(|&i| (texts[i].len(), i));
+    let todo: Vec<usize> = (0..symbols.len()).filter(|&i| !prev_rows.contains_key(&hashes[i])).collect();
     progress.embed_start(todo.len() as u64);
     let mut fresh: HashMap<usize, (Vec<i8>, f32)> = HashMap::with_capacity(todo.len());
-    // A batch at a time, so a cancel takes effect between batches.
-    for slice in todo.chunks(crate::embed::BATCH) {
-        if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
-            return Err(Error::Cancelled);
-        }
-        let batch: Vec<String> = slice.iter().map(|&i| texts[i].clone()).collect();
-        let vecs = lock()?.embed(&batch, &mut |_| {}).map_err(Error::Embed)?;
-        progress.embed_advance(slice.len() as u64);
-        for (&i, v) in slice.iter().zip(vecs) {
-            fresh.insert(i, quantize(&v));
+    let cancelled = || cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed));
+    // Slices of 16 batches sorted by token count, then a batch at a time (a cancel takes
+    // effect between batches). Sorting a slice by tokens matters: sorting the whole run by
+    // bytes instead embedded tokio at 143 symbols/s against 205-219, unsorted at 76.
+    for slice in todo.chunks(crate::embed::BATCH * 16) {
+        let slice_texts: Vec<String> = slice.iter().map(|&i| texts[i].clone()).collect();
+        let order = lock()?.token_order(&slice_texts);
+        for chunk in order.chunks(crate::embed::BATCH) {
+            if cancelled() {
+                return Err(Error::Cancelled);
+            }
+            let batch: Vec<&str> = chunk.iter().map(|&j| slice_texts[j].as_str()).collect();
+            let vecs = lock()?.embed_batch(&batch).map_err(Error::Embed)?;
+            progress.embed_advance(chunk.len() as u64);
+            for (&j, v) in chunk.iter().zip(vecs) {
+                fresh.insert(slice[j], quantize(&v));
+            }
         }
     }
     let unchanged = prev.as_ref().is_some_and(|p| {
