@@ -2,7 +2,7 @@
 
 use cc_indexer::{DataDir, Error, Repo, SearchQuery, SkipReason};
 
-use crate::support::{index, TempRepo};
+use crate::support::{index, indexed, TempRepo};
 
 fn names(data: &std::path::Path) -> Vec<String> {
     let repo = Repo::open(&DataDir::new(data), "repo").unwrap();
@@ -137,13 +137,10 @@ fn unknown_repository_names_the_known_ones() {
 
 #[test]
 fn filters_by_kind_language_and_path() {
-    let repo = TempRepo::new(
+    let (_repo, _data, r) = indexed(
         "//- /py/a.py\nclass Parser:\n    def parse(self):\n        pass\n//- /rs/b.rs\npub fn parse() {}\npub struct Parser;\n\
          //- /py/sub/d.py\ndef parse_sub():\n    pass\n//- /py-x/c.py\ndef parse():\n    pass\n//- /py.py\ndef parse():\n    pass\n",
     );
-    let data = tempfile::tempdir().unwrap();
-    index(data.path(), &repo.root());
-    let r = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
     let q = |kinds: Vec<cc_indexer::SymbolKind>, langs: Vec<cc_indexer::Lang>, path: Option<&str>| {
         r.symbols
             .search(&SearchQuery {
@@ -181,12 +178,9 @@ fn filters_by_kind_language_and_path() {
 
 #[test]
 fn exact_lookup_by_name_and_qualified_name() {
-    let repo = TempRepo::new(
+    let (_repo, _data, r) = indexed(
         "//- /m/a.py\ndef run():\n    pass\n//- /m/b.py\ndef run():\n    pass\ndef Runner():\n    pass\nclass Run:\n    def run(self):\n        pass\n//- /m/c.py\ndef RUN():\n    pass\n",
     );
-    let data = tempfile::tempdir().unwrap();
-    index(data.path(), &repo.root());
-    let r = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
     let lookup = |name: &str| -> Vec<String> {
         r.symbols.lookup(name, 10).unwrap().into_iter().map(|s| s.qualified_name).collect()
     };
@@ -207,10 +201,7 @@ fn exact_lookup_by_name_and_qualified_name() {
 /// all, also through a reader opened before the re-index and reloaded.
 #[test]
 fn get_by_id_follows_reindexing() {
-    let repo = TempRepo::new("//- /a.py\ndef run():\n    pass\n//- /b.py\ndef gone():\n    pass\n");
-    let data = tempfile::tempdir().unwrap();
-    index(data.path(), &repo.root());
-    let r = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
+    let (repo, data, r) = indexed("//- /a.py\ndef run():\n    pass\n//- /b.py\ndef gone():\n    pass\n");
     let run = r.symbols.lookup("run", 1).unwrap().remove(0);
     let gone = r.symbols.lookup("gone", 1).unwrap().remove(0);
     assert_eq!(r.symbols.get(run.id).unwrap().unwrap(), run);
@@ -229,10 +220,7 @@ fn get_by_id_follows_reindexing() {
 
 #[test]
 fn code_tokens_find_camel_and_snake_parts() {
-    let repo = TempRepo::new("//- /a.ts\nexport function parseJSONValue(s: string) { return s; }\n//- /b.py\ndef parse_json_value(s):\n    pass\ndef unrelated():\n    pass\n");
-    let data = tempfile::tempdir().unwrap();
-    index(data.path(), &repo.root());
-    let r = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
+    let (_repo, _data, r) = indexed("//- /a.ts\nexport function parseJSONValue(s: string) { return s; }\n//- /b.py\ndef parse_json_value(s):\n    pass\ndef unrelated():\n    pass\n");
     let hits = r.symbols.search(&SearchQuery { text: "json value".into(), limit: 10, ..Default::default() }).unwrap();
     let mut names: Vec<_> = hits.iter().map(|h| h.symbol.name.clone()).collect();
     names.sort();

@@ -49,6 +49,16 @@ pub fn index(data: &Path, root: &Path) -> IndexReport {
     index_repository(&DataDir::new(data), &opts, &NoProgress, None).unwrap()
 }
 
+/// A temporary repository of `files`, indexed as "repo" into a temporary data dir, and
+/// opened: (the repository, the data dir, the open index).
+pub fn indexed(files: &str) -> (TempRepo, tempfile::TempDir, Repo) {
+    let repo = TempRepo::new(files);
+    let data = tempfile::tempdir().unwrap();
+    index(data.path(), &repo.root());
+    let open = Repo::open(&DataDir::new(data.path()), "repo").unwrap();
+    (repo, data, open)
+}
+
 /// Records with the file times zeroed (they differ between two copies of a tree).
 pub fn records(data: &Path) -> Vec<FileRecord> {
     let repo = Repo::open(&DataDir::new(data), "repo").unwrap();
