@@ -257,8 +257,6 @@ impl Embedder {
         Ok(v)
     }
 
-    /// Vectors of `texts` (normalised, in the order given), in batches of [`BATCH`] texts of
-    /// similar token count; `done(n)` after each batch of `n`.
     /// Indices of `texts` by token count (capped at the model's maximum), shortest first:
     /// batches taken in this order pad little.
     pub fn token_order(&self, texts: &[String]) -> Vec<usize> {
@@ -271,6 +269,8 @@ impl Embedder {
         order
     }
 
+    /// Vectors of `texts` (normalised, in the order given), in batches of [`BATCH`] texts of
+    /// similar token count; `done(n)` after each batch of `n`.
     pub fn embed(&mut self, texts: &[String], done: &mut dyn FnMut(usize)) -> Result<Vec<Vec<f32>>, EmbedError> {
         let order = self.token_order(texts);
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
@@ -284,7 +284,8 @@ impl Embedder {
         Ok(out)
     }
 
-    /// One batch (at most [`BATCH`] texts, best of similar token counts), in order, normalised.
+    /// Vectors of one batch (at most [`BATCH`] texts, ideally of similar token counts), in
+    /// order, normalised.
     pub fn embed_batch(&mut self, batch: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut vecs = self.model.embed(batch, Some(BATCH)).map_err(|e| EmbedError::Embed(e.to_string()))?;
         if vecs.len() != batch.len() {

@@ -27,7 +27,7 @@ pub struct Embeddings {
 struct QueryCache {
     map: HashMap<String, (Vec<f32>, String)>,
     order: VecDeque<String>,
-    /// Queries that went to the model (for tests and `status`-style reporting).
+    /// Queries that went to the model, i.e. cache misses (see [`Embeddings::queries_embedded`]).
     embedded: u64,
 }
 
