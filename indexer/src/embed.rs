@@ -329,7 +329,7 @@ pub fn normalize(v: &mut [f32]) {
 }
 
 /// The text a symbol is embedded as: kind, the name split into words, then the doc
-/// comment (cut at [`MAX_DOC`] bytes) if there is one, else the signature, then the path.
+/// comment (cut at `MAX_DOC`, 240 bytes) if there is one, else the signature, then the path.
 ///
 /// A documented symbol's signature is left out: a question in prose matches what the doc
 /// says, and parameter lists and types only pull its vector away from that. Measured
