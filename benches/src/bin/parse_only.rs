@@ -3,8 +3,12 @@
 //! grammars, one parser per rayon worker — without building records or writing anything.
 //!
 //! ```text
-//! parse_only [--mode parse|tags] [--threads N] [--list FILE] [--slowest N] [--max-file-size BYTES] PATH
+//! parse_only [--mode parse|tags] [--threads N] [--list FILE] [--slowest N] [--max-file-size BYTES] [--libc-malloc] PATH
 //! ```
+//!
+//! tree-sitter allocates from mimalloc here as in `cc-server`
+//! (`cc_indexer::memory::tree_sitter_uses_mimalloc`), so the two are compared on the same
+//! allocator; `--libc-malloc` keeps tree-sitter on the C library's malloc (its default).
 //!
 //! `--mode parse` (default) only parses; `--mode tags` also runs each language's tags
 //! query over the tree (iterating every match and capture, as the extractor does) but
@@ -49,7 +53,7 @@ fn read_into(path: &std::path::Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: parse_only [--mode parse|tags] [--threads N] [--list FILE] [--slowest N] [--max-file-size BYTES] PATH"
+        "usage: parse_only [--mode parse|tags] [--threads N] [--list FILE] [--slowest N] [--max-file-size BYTES] [--libc-malloc] PATH"
     );
     std::process::exit(2)
 }
@@ -61,6 +65,7 @@ fn main() {
     let mut slowest = 0usize;
     let mut max_file_size = walk::DEFAULT_MAX_FILE_SIZE;
     let mut root: Option<PathBuf> = None;
+    let mut libc_malloc = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -77,12 +82,16 @@ fn main() {
             "--list" => list = Some(args.next().unwrap_or_else(|| usage()).into()),
             "--slowest" => slowest = args.next().and_then(|v| v.parse().ok()).unwrap_or_else(|| usage()),
             "--max-file-size" => max_file_size = args.next().and_then(|v| v.parse().ok()).unwrap_or_else(|| usage()),
+            "--libc-malloc" => libc_malloc = true,
             "-h" | "--help" => usage(),
             _ if root.is_none() && !a.starts_with('-') => root = Some(a.into()),
             _ => usage(),
         }
     }
     let Some(root) = root else { usage() };
+    if !libc_malloc {
+        cc_indexer::memory::tree_sitter_uses_mimalloc();
+    }
     let root = std::fs::canonicalize(&root).unwrap_or_else(|e| {
         eprintln!("{}: {e}", root.display());
         std::process::exit(2)
