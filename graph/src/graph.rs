@@ -302,24 +302,39 @@ impl CallGraph {
                 g.symbols.push(s);
             }
         }
-        let positions = || (0..g.symbols.len() as u32).collect::<Vec<u32>>();
-        let mut by_name = positions();
-        by_name.sort_by(|&a, &b| g.symbols[a as usize].name.cmp(&g.symbols[b as usize].name).then(a.cmp(&b)));
-        let mut by_qualified = positions();
-        by_qualified.sort_by(|&a, &b| {
-            g.symbols[a as usize].qualified_name.cmp(&g.symbols[b as usize].qualified_name).then(a.cmp(&b))
-        });
-        (g.by_name, g.by_qualified) = (by_name, by_qualified);
         let files = std::mem::take(&mut g.files);
+        // The name orders (string sorts of every symbol) are made on another core while
+        // this one builds the edges.
+        let symbols = &g.symbols;
+        let sorted_by = |key: fn(&SymbolInfo) -> &str| {
+            let mut v: Vec<u32> = (0..symbols.len() as u32).collect();
+            v.sort_by(|&a, &b| key(&symbols[a as usize]).cmp(key(&symbols[b as usize])).then(a.cmp(&b)));
+            v
+        };
+        let ((by_name, by_qualified), graph) = rayon::join(
+            || (sorted_by(|s| &s.name), sorted_by(|s| &s.qualified_name)),
+            || Self::edges_of(&files, &g.ids, std::mem::take(&mut g.graph)),
+        );
+        (g.by_name, g.by_qualified, g.graph) = (by_name, by_qualified, graph);
+        g.files = files;
+        g
+    }
+
+    /// `graph` (its symbol nodes made) with the file and external nodes and the edges
+    /// of every resolved reference of `files`.
+    fn edges_of(
+        files: &BTreeMap<Arc<str>, FileEntry>,
+        ids: &HashMap<SymbolId, u32>,
+        mut graph: DiGraph<NodeRef, EdgeData>,
+    ) -> DiGraph<NodeRef, EdgeData> {
         let mut edges: HashMap<(NodeIndex, NodeIndex), EdgeData> = HashMap::default();
         // File and external nodes by name, borrowed from `files`: a node is made (and its
         // name copied) once, not once per reference. They are numbered as met.
         let mut file_nodes: HashMap<&str, NodeIndex> = HashMap::default();
         let mut external_nodes: HashMap<&str, NodeIndex> = HashMap::default();
-        let graph = &mut g.graph;
-        for (path, e) in &files {
+        for (path, e) in files {
             for r in &e.refs {
-                let from = match r.source.and_then(|id| g.ids.get(&id)) {
+                let from = match r.source.and_then(|id| ids.get(&id)) {
                     Some(&i) => NodeIndex::new(i as usize),
                     None => {
                         *file_nodes.entry(&**path).or_insert_with(|| graph.add_node(NodeRef::File(path.to_string())))
@@ -351,7 +366,7 @@ impl CallGraph {
                     }
                 } else {
                     for t in &res.targets {
-                        if let Some(&i) = g.ids.get(t) {
+                        if let Some(&i) = ids.get(t) {
                             add(NodeIndex::new(i as usize));
                         }
                     }
@@ -360,14 +375,13 @@ impl CallGraph {
         }
         let mut edges: Vec<_> = edges.into_iter().collect();
         edges.sort_unstable_by_key(|((a, b), _)| (*a, *b));
-        g.graph.reserve_exact_edges(edges.len());
+        graph.reserve_exact_edges(edges.len());
         for ((a, b), mut d) in edges {
             d.sites.sort();
             d.sites.dedup();
-            g.graph.add_edge(a, b, d);
+            graph.add_edge(a, b, d);
         }
-        g.files = files;
-        g
+        graph
     }
 
     /// A graph of `files` with no symbols and no edges yet.
