@@ -6,7 +6,8 @@
 #   benches/peers.sh [--runs N] [--out DIR] [--samples N] [--no-build] REPO_DIR...
 #
 # Per repository and per run (runs interleave the tools, so load changes hit them all):
-#   parse        parse_only --mode parse          (same walk, same grammars, 1 parser/worker)
+#   parse        parse_only --mode parse          (same walk, same grammars, 1 parser/worker,
+#                                                  tree-sitter on mimalloc as in cc-server)
 #   parse+tags   parse_only --mode tags           (also runs the tags query, builds nothing)
 #   parse+tags@1 parse_only --mode tags -j 1, pinned to one core (taskset -c 0)
 #   ctags        ctags -L <the same files>        (universal-ctags, definitions only, 1 core)
