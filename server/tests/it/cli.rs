@@ -417,3 +417,30 @@ fn query_vectors_are_cached_and_a_cached_query_does_not_wait_for_the_model() {
     e.query("query number 511").unwrap();
     assert_eq!(e.queries_embedded(), 514, "a recent one is still cached");
 }
+
+/// The binary routes tree-sitter's allocations to mimalloc (`main`); this test process
+/// leaves them on the C library's malloc. Every language's grammar (external scanners
+/// included) must extract the same records either way: the binary's `records.bin` for the
+/// 19-language fixtures equals the one the library writes in process.
+#[test]
+fn the_binary_extracts_every_language_as_the_library_does() {
+    let fixtures = cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("../indexer/tests/fixtures");
+    let e = env();
+    let out = ok(&cc(&e, &["index", path(&fixtures), "--name", "fx", "--no-embed", "--json"]));
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let languages = report["stats"]["languages"].as_object().unwrap();
+    assert!(languages.len() >= 19, "{languages:?}");
+    let by_binary = cc_indexer::store::read_records(&cc_indexer::DataDir::new(&e.data).repo_dir("fx")).unwrap();
+
+    let here = e.data.parent().unwrap().join("in-process");
+    let data = cc_indexer::DataDir::new(&here);
+    let opts = cc_indexer::IndexOptions { name: Some("fx".into()), ..cc_indexer::IndexOptions::new(&fixtures) };
+    cc_indexer::index_repository(&data, &opts, &cc_indexer::NoProgress, None).unwrap();
+    let in_process = cc_indexer::store::read_records(&data.repo_dir("fx")).unwrap();
+
+    assert!(by_binary.iter().map(|f| f.symbols.len()).sum::<usize>() > 500);
+    assert_eq!(by_binary.len(), in_process.len());
+    for (a, b) in by_binary.iter().zip(&in_process) {
+        assert_eq!(a, b, "{} differs", a.path);
+    }
+}
