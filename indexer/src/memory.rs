@@ -63,11 +63,16 @@ pub fn limit_arenas() {
 ///
 /// Everything on mimalloc was slower and 40% bigger: the records kept for the graph
 /// shared pages with the parse's freed blocks.
-pub fn tree_sitter_uses_mimalloc() {
+///
+/// # Safety
+///
+/// No tree-sitter object (parser, tree, query, cursor) may exist yet, in any thread:
+/// one made before would be freed by `mi_free`.
+#[allow(unsafe_code)]
+pub unsafe fn tree_sitter_uses_mimalloc() {
     // SAFETY: the four functions are mimalloc's malloc family, which tree-sitter's
-    // allocator hook expects; called before any tree-sitter object exists, so nothing
-    // allocated by libc's malloc is ever freed by mi_free.
-    #[allow(unsafe_code)]
+    // allocator hook expects; the caller guarantees nothing tree-sitter allocated
+    // before is still alive.
     unsafe {
         tree_sitter::set_allocator(
             Some(libmimalloc_sys::mi_malloc),

@@ -90,7 +90,11 @@ fn main() {
     }
     let Some(root) = root else { usage() };
     if !libc_malloc {
-        cc_indexer::memory::tree_sitter_uses_mimalloc();
+        // SAFETY: only the arguments were read so far; no tree-sitter object exists yet.
+        #[allow(unsafe_code)]
+        unsafe {
+            cc_indexer::memory::tree_sitter_uses_mimalloc();
+        }
     }
     let root = std::fs::canonicalize(&root).unwrap_or_else(|e| {
         eprintln!("{}: {e}", root.display());
