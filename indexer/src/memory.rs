@@ -21,6 +21,21 @@ pub fn return_freed() {
     }
 }
 
+/// Drops `value` on a thread of its own, then returns the freed memory to the system;
+/// drops it here when no thread can be started.
+///
+/// For what a caller is done with and nothing allocates after: the call graph at the
+/// end of an index run. Freeing spring-framework's graph (millions of small blocks) took
+/// 0.25 s of the `index` command, sqlalchemy's 0.06 s; the command now returns without
+/// waiting, and a server's next request does not wait either. Not for memory the next
+/// phase needs back: freed late, it would add to that phase's peak.
+pub fn drop_in_background<T: Send + 'static>(value: T) {
+    let _ = std::thread::Builder::new().name("cc-drop".into()).spawn(move || {
+        drop(value);
+        return_freed();
+    });
+}
+
 /// Caps glibc's malloc arenas at two per core (at least 4; glibc's default is eight per
 /// core). Call it first thing in `main`, before any thread starts.
 ///

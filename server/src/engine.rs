@@ -141,7 +141,9 @@ pub fn index_with(
         full,
         seconds: started.elapsed().as_secs_f64(),
     };
-    Ok(Indexed { index: report, graph: graph_report, embeddings, peak_rss_mb: peak_rss_mb() })
+    let peak_rss_mb = peak_rss_mb();
+    cc_indexer::memory::drop_in_background(graph);
+    Ok(Indexed { index: report, graph: graph_report, embeddings, peak_rss_mb })
 }
 
 /// An indexed repository with its call graph, ready for queries.
