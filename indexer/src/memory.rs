@@ -97,3 +97,26 @@ pub unsafe fn tree_sitter_uses_mimalloc() {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Reports, when dropped, the name of the thread that dropped it.
+    struct Tell(mpsc::Sender<Option<String>>);
+
+    impl Drop for Tell {
+        fn drop(&mut self) {
+            let _ = self.0.send(std::thread::current().name().map(str::to_string));
+        }
+    }
+
+    #[test]
+    fn drop_in_background_drops_on_another_thread() {
+        let (tx, rx) = mpsc::channel();
+        super::drop_in_background(Tell(tx));
+        let by = rx.recv_timeout(Duration::from_secs(60)).expect("the value was never dropped");
+        assert_eq!(by.as_deref(), Some("cc-drop"));
+    }
+}
