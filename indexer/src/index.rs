@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -331,12 +332,7 @@ impl SearchSink {
             _ => return,
         };
         let full = self.full;
-        let result = self.open().and_then(|w| {
-            if !full {
-                w.delete_path(&record.path);
-            }
-            record.symbols.iter().try_for_each(|s| w.add(s))
-        });
+        let result = self.open().and_then(|w| w.add_file(&record.path, &record.symbols, !full));
         if let Err(e) = result {
             self.error = Some(e);
         }
@@ -356,7 +352,10 @@ impl SearchSink {
 /// Reads, hashes and parses `files` in parallel (one [`Extractor`] per worker), handing
 /// each outcome to `search` in path order as soon as it and every file before it are done.
 /// Workers take files in path order from a shared counter, so outcomes arrive nearly in
-/// order and the search index is fed while parsing goes on.
+/// order and the search index is fed while parsing goes on. The worker that finishes a
+/// file feeds whatever is ready in order (whoever holds the feeder's lock; the others go
+/// on parsing): no thread waits for outcomes, so parsing is not interrupted by a wake-up
+/// per file (a channel to a feeding thread cost spring-framework 16k context switches).
 fn parse_all(
     files: &[walk::WalkedFile],
     old: &HashMap<String, FileRecord>,
@@ -389,40 +388,57 @@ fn parse_all(
     let n = files.len();
     let next = AtomicUsize::new(0);
     let workers = rayon::current_num_threads().clamp(1, n.max(1));
-    let mut slots: Vec<Option<Outcome>> = std::iter::repeat_with(|| None).take(n).collect();
-    std::thread::scope(|ts| {
-        let (tx, rx) = std::sync::mpsc::channel::<(usize, Outcome)>();
-        let (next, prev, is_cancelled) = (&next, &prev, &is_cancelled);
-        ts.spawn(move || {
-            rayon::scope(|s| {
-                for _ in 0..workers {
-                    let tx = tx.clone();
-                    s.spawn(move |_| {
-                        let mut w = Worker::new();
-                        while !is_cancelled() {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(f) = files.get(i) else { break };
-                            let out = process(&mut w, f, prev(f));
-                            progress.advance(f.size);
-                            if tx.send((i, out)).is_err() {
-                                break;
-                            }
-                        }
-                    });
+    let slots: Vec<OnceLock<Outcome>> = std::iter::repeat_with(OnceLock::new).take(n).collect();
+    let feeder = InOrder { slots: &slots, files, old, emitted: AtomicUsize::new(0), sink: Mutex::new(search) };
+    rayon::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|_| {
+                let mut w = Worker::new();
+                while !is_cancelled() {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(f) = files.get(i) else { break };
+                    let _ = slots[i].set(process(&mut w, f, prev(f)));
+                    progress.advance(f.size);
+                    feeder.feed_ready();
                 }
-                drop(tx);
             });
-        });
-        let mut emitted = 0;
-        for (i, out) in rx {
-            slots[i] = Some(out);
-            while let Some(Some(o)) = slots.get(emitted) {
-                search.feed(o, &files[emitted], old);
-                emitted += 1;
-            }
         }
     });
-    slots.into_iter().collect::<Option<Vec<_>>>().ok_or(Error::Cancelled)
+    // Every worker is done: what a worker left (it found the lock taken) is fed here.
+    feeder.feed_ready();
+    slots.into_iter().map(OnceLock::into_inner).collect::<Option<Vec<_>>>().ok_or(Error::Cancelled)
+}
+
+/// Outcomes fed to the search index in path order, by whichever worker gets there.
+struct InOrder<'a, 's> {
+    slots: &'a [OnceLock<Outcome>],
+    files: &'a [walk::WalkedFile],
+    old: &'a HashMap<String, FileRecord>,
+    /// How many outcomes were fed (written under `sink`'s lock).
+    emitted: AtomicUsize,
+    sink: Mutex<&'s mut SearchSink>,
+}
+
+impl InOrder<'_, '_> {
+    /// Feeds every outcome that is ready and in order, unless another worker is at it.
+    fn feed_ready(&self) {
+        let ready = |i: usize| self.slots.get(i).is_some_and(|s| s.get().is_some());
+        loop {
+            let Ok(mut sink) = self.sink.try_lock() else { return };
+            let mut i = self.emitted.load(Ordering::Relaxed);
+            while let Some(o) = self.slots.get(i).and_then(OnceLock::get) {
+                sink.feed(o, &self.files[i], self.old);
+                i += 1;
+            }
+            self.emitted.store(i, Ordering::Release);
+            drop(sink);
+            // An outcome that arrived while the lock was held had its worker turned away:
+            // look once more, so that it does not wait for the next file to finish.
+            if !ready(self.emitted.load(Ordering::Acquire)) {
+                return;
+            }
+        }
+    }
 }
 
 fn check_root(root: &Path) -> Result<PathBuf> {
@@ -526,5 +542,39 @@ impl Repo {
     /// Every file's records (symbols, references), sorted by path.
     pub fn records(&self) -> Result<Vec<FileRecord>> {
         store::read_records(&self.dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Workers finish files out of order (here a big file every seventh); the search index
+    /// must still get every file's documents in path order, which is what makes ids of
+    /// documents and the order of tied hits the same from run to run.
+    #[test]
+    fn documents_reach_the_search_index_in_path_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        std::fs::create_dir_all(&root).unwrap();
+        for i in 0..240 {
+            let defs = if i % 7 == 0 { 400 } else { 1 };
+            let text: String = (0..defs).map(|d| format!("def f{i}_{d}(x):\n    return g(x)\n\n")).collect();
+            std::fs::write(root.join(format!("m{i:03}.py")), text).unwrap();
+        }
+        let walked = walk::walk(&root, &WalkOptions::default());
+        assert_eq!(walked.files.len(), 240);
+        let dir = tmp.path().join("tantivy");
+        let mut sink = SearchSink { dir: dir.clone(), full: true, writer: None, error: None };
+        let outcomes = parse_all(&walked.files, &HashMap::new(), &NoProgress, None, &mut sink).unwrap();
+        assert!(outcomes.iter().all(|o| matches!(o, Outcome::Parsed(_))));
+        sink.commit().unwrap();
+
+        // One document per function, in doc-id order: 35 files of 400, 205 of one.
+        let mut fed = SymbolIndex::open(&dir).unwrap().paths_in_doc_order().unwrap();
+        assert_eq!(fed.len(), 35 * 400 + 205);
+        fed.dedup();
+        let walked: Vec<&str> = walked.files.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(fed, walked, "files' documents must be added in path order, each file's together");
     }
 }

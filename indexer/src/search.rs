@@ -28,6 +28,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 use tantivy::collector::{FilterCollector, TopDocs};
+use tantivy::indexer::UserOperation;
 use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, STORED, STRING};
 use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Score, Searcher, TantivyDocument, Term};
@@ -153,7 +154,21 @@ impl Writer {
         self.writer.delete_term(Term::from_field_text(self.fields.path, path));
     }
 
-    pub(crate) fn add(&mut self, s: &Symbol) -> Result<()> {
+    /// One file's symbols as one batch of operations (after deleting the file's previous
+    /// documents when `replace`): tantivy's indexing thread takes a file per channel
+    /// message instead of a symbol per message (spring-framework: 9.6k wake-ups instead
+    /// of 131k).
+    pub(crate) fn add_file(&mut self, path: &str, symbols: &[Symbol], replace: bool) -> Result<()> {
+        let mut ops = Vec::with_capacity(symbols.len() + usize::from(replace));
+        if replace {
+            ops.push(UserOperation::Delete(Term::from_field_text(self.fields.path, path)));
+        }
+        ops.extend(symbols.iter().map(|s| UserOperation::Add(self.document(s))));
+        self.writer.run(ops)?;
+        Ok(())
+    }
+
+    fn document(&self, s: &Symbol) -> TantivyDocument {
         let f = &self.fields;
         let mut doc = TantivyDocument::default();
         doc.add_u64(f.id, s.id.0);
@@ -173,8 +188,7 @@ impl Writer {
         doc.add_u64(f.start_col, s.span.start_col.into());
         doc.add_u64(f.end_line, s.span.end_line.into());
         doc.add_u64(f.end_col, s.span.end_col.into());
-        self.writer.add_document(doc)?;
-        Ok(())
+        doc
     }
 
     pub(crate) fn commit(mut self) -> Result<()> {
@@ -485,6 +499,19 @@ impl SymbolIndex {
         }
         docs.sort_by(|a, b| (&a.path, a.span.start_line, a.id).cmp(&(&b.path, b.span.start_line, b.id)));
         Ok(docs)
+    }
+
+    /// Every document's path, in the order the documents were added.
+    #[cfg(test)]
+    pub(crate) fn paths_in_doc_order(&self) -> Result<Vec<String>> {
+        let searcher = self.reader.searcher();
+        let mut paths = Vec::new();
+        for (ord, seg) in searcher.segment_readers().iter().enumerate() {
+            for doc in 0..seg.max_doc() {
+                paths.push(self.load(&searcher, DocAddress::new(ord as u32, doc))?.path);
+            }
+        }
+        Ok(paths)
     }
 
     /// Number of symbol documents.
