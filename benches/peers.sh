@@ -157,6 +157,18 @@ END { for (i = 1; i <= n; i++) { r = order[i]
     w[r, "index warm"], size[r, "index"] / bytes[r] } }' "$out/medians.tsv"
 
 echo
+# The ratio of medians above mixes rounds; a ratio within one round is steadier when the
+# host's speed drifts (it does here, by up to 2x within an hour).
+echo "index phase / parse+tags, per round (the index command's \"seconds\" over parse+tags' wall time, same round):"
+awk -F'\t' '
+$2 == "parse+tags" { t[$1, $3] = $4 } $2 == "index" { i[$1, $3] = $10; if (!seen[$1]++) order[++n] = $1 }
+END { for (k = 1; k <= n; k++) { r = order[k]; line = ""; m = 0
+    for (run = 1; (r, run) in t; run++) { v[++m] = i[r, run] / t[r, run]; line = line sprintf(" %.2f", v[m]) }
+    for (a = 2; a <= m; a++) { x = v[a]; b = a - 1; while (b > 0 && v[b] > x) { v[b+1] = v[b]; b-- } v[b+1] = x }
+    med = (m % 2) ? v[(m+1)/2] : (v[m/2] + v[m/2+1]) / 2
+    printf "  %-17s median %.2f  rounds:%s\n", r, med, line } }' "$tsv"
+
+echo
 echo "graph (graph_bench, $samples random symbols, seed 42):"
 for dir in "${repos[@]}"; do
   name=$(basename "$(cd "$dir" && pwd)")
