@@ -1,6 +1,6 @@
 //! The persisted index of one repository, and reading it back.
 //!
-//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 4):
+//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 5):
 //!
 //! | file | content |
 //! |---|---|
@@ -29,7 +29,8 @@ use crate::walk::SkipReason;
 /// 3: the search schema has no exact-term fields for ids, names and qualified names
 /// (fast-field hashes instead; see [`crate::search`]).
 /// 4: no `path_prefix` terms; a path prefix is a range over `path`'s fast column.
-pub const FORMAT_VERSION: u32 = 4;
+/// 5: tantivy's term dictionaries are sstables (its `quickwit` feature), not FSTs.
+pub const FORMAT_VERSION: u32 = 5;
 
 /// Per-language counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
