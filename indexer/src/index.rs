@@ -389,7 +389,7 @@ fn parse_all(
     let next = AtomicUsize::new(0);
     let workers = rayon::current_num_threads().clamp(1, n.max(1));
     let slots: Vec<OnceLock<Outcome>> = std::iter::repeat_with(OnceLock::new).take(n).collect();
-    let feeder = InOrder { slots: &slots, files, old, emitted: AtomicUsize::new(0), sink: Mutex::new(search) };
+    let feeder = InOrder { slots: &slots, files, old, sink: Mutex::new((0, search)) };
     rayon::scope(|s| {
         for _ in 0..workers {
             s.spawn(|_| {
@@ -414,27 +414,25 @@ struct InOrder<'a, 's> {
     slots: &'a [OnceLock<Outcome>],
     files: &'a [walk::WalkedFile],
     old: &'a HashMap<String, FileRecord>,
-    /// How many outcomes were fed (written under `sink`'s lock).
-    emitted: AtomicUsize,
-    sink: Mutex<&'s mut SearchSink>,
+    /// How many outcomes were fed, and where to.
+    sink: Mutex<(usize, &'s mut SearchSink)>,
 }
 
 impl InOrder<'_, '_> {
     /// Feeds every outcome that is ready and in order, unless another worker is at it.
     fn feed_ready(&self) {
-        let ready = |i: usize| self.slots.get(i).is_some_and(|s| s.get().is_some());
         loop {
-            let Ok(mut sink) = self.sink.try_lock() else { return };
-            let mut i = self.emitted.load(Ordering::Relaxed);
-            while let Some(o) = self.slots.get(i).and_then(OnceLock::get) {
-                sink.feed(o, &self.files[i], self.old);
-                i += 1;
+            let Ok(mut guard) = self.sink.try_lock() else { return };
+            let (emitted, sink) = &mut *guard;
+            while let Some(o) = self.slots.get(*emitted).and_then(OnceLock::get) {
+                sink.feed(o, &self.files[*emitted], self.old);
+                *emitted += 1;
             }
-            self.emitted.store(i, Ordering::Release);
-            drop(sink);
+            let next = *emitted;
+            drop(guard);
             // An outcome that arrived while the lock was held had its worker turned away:
             // look once more, so that it does not wait for the next file to finish.
-            if !ready(self.emitted.load(Ordering::Acquire)) {
+            if self.slots.get(next).is_none_or(|s| s.get().is_none()) {
                 return;
             }
         }

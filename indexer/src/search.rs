@@ -151,7 +151,12 @@ impl Writer {
     }
 
     pub(crate) fn delete_path(&mut self, path: &str) {
-        self.writer.delete_term(Term::from_field_text(self.fields.path, path));
+        self.writer.delete_term(self.path_term(path));
+    }
+
+    /// The term of every document of the file `path` (what a re-index deletes).
+    fn path_term(&self, path: &str) -> Term {
+        Term::from_field_text(self.fields.path, path)
     }
 
     /// One file's symbols as one batch of operations (after deleting the file's previous
@@ -161,7 +166,7 @@ impl Writer {
     pub(crate) fn add_file(&mut self, path: &str, symbols: &[Symbol], replace: bool) -> Result<()> {
         let mut ops = Vec::with_capacity(symbols.len() + usize::from(replace));
         if replace {
-            ops.push(UserOperation::Delete(Term::from_field_text(self.fields.path, path)));
+            ops.push(UserOperation::Delete(self.path_term(path)));
         }
         ops.extend(symbols.iter().map(|s| UserOperation::Add(self.document(s))));
         self.writer.run(ops)?;
