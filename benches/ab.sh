@@ -8,14 +8,18 @@
 # The variants run in turn, N rounds (default 3), each into a fresh data directory
 # (`index --no-embed --json`), so a host that speeds up or slows down during the run
 # moves every variant alike: this machine's speed drifts by up to 2x within an hour, so
-# compare only variants of one run. Prints, per variant, the medians of: the index
-# phase (`seconds`), the graph phase (`graph.seconds`), CPU (user + sys), the whole
-# command's wall time, the wall time outside the two phases, and peak RSS; then the
-# index-phase times of every round. Needs /usr/bin/time and python3.
+# compare only variants of one run. Each round rotates the order the variants run in.
+# Prints, per variant, the medians of: the index phase (`seconds`), the graph phase
+# (`graph.seconds`), CPU (user + sys), the whole command's wall time, the wall time
+# outside the two phases, and peak RSS; then the index-phase times of every round; then,
+# for each variant after the first, the median of its per-round index-phase ratio to the
+# first and in how many rounds it was faster. Two runs of one binary differed by 5% in
+# five rounds here: trust a difference only when it holds over many rounds.
+# Needs /usr/bin/time and python3.
 set -euo pipefail
 
 runs=3
-case "${1:-}" in -h|--help) sed -n '2,14p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,18p' "$0"; exit 0 ;; esac
 if [ "${1:-}" = --runs ]; then runs=$2; shift 2; fi
 [ $# -ge 2 ] || { echo "usage: $0 [--runs N] REPO 'LABEL|ENV|BIN' ..." >&2; exit 2; }
 repo=$1; shift
@@ -28,8 +32,13 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for _ in $(seq "$runs"); do
-  for spec in "$@"; do
+specs=("$@")
+for round in $(seq "$runs"); do
+  # Each round starts one variant later than the last (A B, B A, ...), so a variant
+  # does not always run right after the same other one.
+  order=()
+  for i in "${!specs[@]}"; do order+=("${specs[(i + round - 1) % ${#specs[@]}]}"); done
+  for spec in "${order[@]}"; do
     IFS='|' read -r label envs bin <<< "$spec"
     data=$(mktemp -d -p "$tmp")
     # shellcheck disable=SC2086 # ENV is a list of assignments
@@ -57,4 +66,11 @@ for label, v in rows.items():
     med = [statistics.median(r[i] for r in v) for i in range(6)]
     print(f"{label:12} {med[0]:8.2f} {med[1]:8.2f} {med[2]:7.2f} {med[3]:7.2f} {med[4]:8.3f} {med[5]:7.0f}  "
           + " ".join(f"{r[0]:.2f}" for r in v))
+labels = list(rows)
+for label in labels[1:]:
+    pairs = list(zip(rows[labels[0]], rows[label]))
+    ratios = [b[0] / a[0] for a, b in pairs]
+    faster = sum(r < 1 for r in ratios)
+    print(f"{label} / {labels[0]}: index_s ratio per round, median {statistics.median(ratios):.3f}; "
+          f"faster in {faster} of {len(ratios)} rounds")
 PY

@@ -146,12 +146,11 @@ impl Extractor {
                     let kind = if let Role::Definition(k) = role { k } else { SymbolKind::Module };
                     // A module declared without a body (`namespace A\\B;`, `package a.b;`)
                     // holds what follows it, up to the end of its parent.
-                    let end = match (kind, node.parent()) {
-                        (SymbolKind::Module, Some(p))
-                            if matches!(role, Role::Definition(_)) && find_body(node).is_none() =>
-                        {
-                            p.end_byte()
-                        }
+                    // (`Node::parent` walks down from the root: asked only of modules.)
+                    let bodiless_module =
+                        kind == SymbolKind::Module && matches!(role, Role::Definition(_)) && find_body(node).is_none();
+                    let end = match node.parent() {
+                        Some(p) if bodiless_module => p.end_byte(),
                         _ => node.end_byte(),
                     };
                     let def = RawDef {
@@ -274,12 +273,20 @@ impl Extractor {
         let owner: Vec<Option<SymbolId>> = (0..defs.len())
             .map(|i| if defs[i].is_scope { types.get(qualified[i].as_str()).copied() } else { ids[i] })
             .collect();
+        // Doc comments above the definitions that no `@doc` capture documented.
+        let undocumented: Vec<Node<'_>> = defs
+            .iter()
+            .enumerate()
+            .filter(|&(i, d)| ids[i].is_some() && d.doc.is_none())
+            .map(|(_, d)| d.node)
+            .collect();
+        let mut above = preceding_docs(root, &undocumented, source);
         // Exact capacities: the records of every file stay in memory for the whole run.
         out.symbols.reserve_exact(ids.iter().flatten().count());
         for (i, d) in defs.iter().enumerate() {
             let Some(id) = ids[i] else { continue };
             let parent = ancestors(&parents, i).find_map(|a| owner[a]);
-            let doc = d.doc.clone().or_else(|| preceding_comments(d.node, source));
+            let doc = d.doc.clone().or_else(|| above.get_mut(&d.node.id()).and_then(Option::take));
             out.symbols.push(Symbol {
                 id,
                 name: d.name.clone(),
@@ -506,59 +513,103 @@ fn is_decoration(node: &Node<'_>) -> bool {
         || k == "annotations"
 }
 
-/// The comment block right above a definition (or above its decorators / `export`
-/// wrapper), when no `@doc` capture gave one.
-fn preceding_comments(node: Node<'_>, source: &[u8]) -> Option<String> {
-    let mut anchor = node;
-    loop {
-        let mut prev = anchor.prev_named_sibling();
-        while prev.is_some_and(|p| is_decoration(&p)) {
-            prev = prev.and_then(|p| p.prev_named_sibling());
+/// Parents whose start a definition may share and still have its doc comment above
+/// them (`export function f`, a decorated definition, `template <…> class`, …).
+const WRAPPERS: [&str; 6] =
+    ["export", "decorated", "template_declaration", "annotated", "lexical_declaration", "variable_declaration"];
+
+/// The comment block right above each of `targets` (or above its decorators / `export`
+/// wrapper), by node id: what stands for a doc comment when no `@doc` capture gave one.
+///
+/// One walk down the tree, into the nodes that hold a target, keeping each level's
+/// children. `Node::prev_named_sibling` and `Node::parent` each walk down from the root
+/// and along the siblings, so asking them per definition was quadratic in a class's
+/// members: a generated Java class of 8,000 documented methods took 0.53 s to index, now
+/// 0.43 s (on spring-framework the difference is below the noise).
+fn preceding_docs<'t>(root: Node<'t>, targets: &[Node<'t>], source: &[u8]) -> HashMap<usize, Option<String>> {
+    let mut found: HashMap<usize, Option<String>> = HashMap::default();
+    if targets.is_empty() {
+        return found;
+    }
+    let wanted: rustc_hash::FxHashSet<usize> = targets.iter().map(|t| t.id()).collect();
+    let mut spans: Vec<(usize, usize, usize)> =
+        targets.iter().map(|t| (t.start_byte(), t.end_byte(), t.id())).collect();
+    spans.sort_unstable();
+    // Whether a target other than `n` lies within `n`.
+    let holds_target = |n: &Node<'_>| {
+        let from = spans.partition_point(|&(s, _, _)| s < n.start_byte());
+        spans[from..]
+            .iter()
+            .take_while(|&&(s, _, _)| s < n.end_byte())
+            .any(|&(_, e, id)| e <= n.end_byte() && id != n.id())
+    };
+    let children = |n: Node<'t>| -> Vec<Node<'t>> {
+        let mut cursor = n.walk();
+        n.children(&mut cursor).collect()
+    };
+    // The path from the root: each level's children and, at `next - 1`, the one on the path.
+    struct Level<'t> {
+        kids: Vec<Node<'t>>,
+        next: usize,
+    }
+    let mut levels = vec![Level { kids: children(root), next: 0 }];
+    while let Some(top) = levels.last_mut() {
+        let Some(&kid) = top.kids.get(top.next) else {
+            levels.pop();
+            continue;
+        };
+        top.next += 1;
+        if wanted.contains(&kid.id()) {
+            found.insert(kid.id(), comments_above(&levels, source));
         }
-        match prev {
-            Some(p) if is_comment(&p) => break,
-            Some(_) => return None,
-            None => {
-                let parent = anchor.parent()?;
-                let wrapper = parent.start_byte() == anchor.start_byte()
-                    || [
-                        "export",
-                        "decorated",
-                        "template_declaration",
-                        "annotated",
-                        "lexical_declaration",
-                        "variable_declaration",
-                    ]
-                    .iter()
-                    .any(|w| parent.kind().contains(w));
-                if !wrapper || parent.parent().is_none() {
-                    return None;
+        if holds_target(&kid) {
+            levels.push(Level { kids: children(kid), next: 0 });
+        }
+    }
+    return found;
+
+    /// The doc comment of the node at the end of the path `levels`.
+    fn comments_above(levels: &[Level<'_>], source: &[u8]) -> Option<String> {
+        let at = |l: usize| levels[l].next - 1;
+        let (mut l, mut i) = (levels.len() - 1, at(levels.len() - 1));
+        let named_before = |l: usize, i: usize| levels[l].kids[..i].iter().rev().filter(|k| k.is_named()).copied();
+        // The anchor: the node, or the wrapper whose first child it is, right under a comment.
+        loop {
+            match named_before(l, i).find(|k| !is_decoration(k)) {
+                Some(p) if is_comment(&p) => break,
+                Some(_) => return None,
+                // A child of the root: no wrapper to look above.
+                None if l == 0 => return None,
+                None => {
+                    let (anchor, parent) = (levels[l].kids[i], levels[l - 1].kids[at(l - 1)]);
+                    let wrapper = parent.start_byte() == anchor.start_byte()
+                        || WRAPPERS.iter().any(|w| parent.kind().contains(w));
+                    if !wrapper {
+                        return None;
+                    }
+                    (l, i) = (l - 1, at(l - 1));
                 }
-                anchor = parent;
             }
         }
-    }
-    let mut comments = Vec::new();
-    let mut next_row = anchor.start_position().row;
-    let mut prev = anchor.prev_named_sibling();
-    while let Some(p) = prev {
-        if is_decoration(&p) {
+        let mut comments = Vec::new();
+        let mut next_row = levels[l].kids[i].start_position().row;
+        for p in named_before(l, i) {
+            if is_decoration(&p) {
+                next_row = p.start_position().row;
+                continue;
+            }
+            if !is_comment(&p) || p.end_position().row + 1 < next_row {
+                break;
+            }
+            comments.push(p);
             next_row = p.start_position().row;
-            prev = p.prev_named_sibling();
-            continue;
         }
-        if !is_comment(&p) || p.end_position().row + 1 < next_row {
-            break;
+        if comments.is_empty() {
+            return None;
         }
-        comments.push(p);
-        next_row = p.start_position().row;
-        prev = p.prev_named_sibling();
+        comments.reverse();
+        Some(docs_text(&comments, source))
     }
-    if comments.is_empty() {
-        return None;
-    }
-    comments.reverse();
-    Some(docs_text(&comments, source))
 }
 
 /// Comment or docstring nodes to plain text: markers stripped, lines joined.
@@ -649,6 +700,88 @@ pub fn module_path(lang: Lang, path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The per-node walk [`preceding_docs`] replaced, kept as its oracle.
+    fn preceding_comments(node: Node<'_>, source: &[u8]) -> Option<String> {
+        let mut anchor = node;
+        loop {
+            let mut prev = anchor.prev_named_sibling();
+            while prev.is_some_and(|p| is_decoration(&p)) {
+                prev = prev.and_then(|p| p.prev_named_sibling());
+            }
+            match prev {
+                Some(p) if is_comment(&p) => break,
+                Some(_) => return None,
+                None => {
+                    let parent = anchor.parent()?;
+                    let wrapper = parent.start_byte() == anchor.start_byte()
+                        || WRAPPERS.iter().any(|w| parent.kind().contains(w));
+                    if !wrapper || parent.parent().is_none() {
+                        return None;
+                    }
+                    anchor = parent;
+                }
+            }
+        }
+        let mut comments = Vec::new();
+        let mut next_row = anchor.start_position().row;
+        let mut prev = anchor.prev_named_sibling();
+        while let Some(p) = prev {
+            if is_decoration(&p) {
+                next_row = p.start_position().row;
+                prev = p.prev_named_sibling();
+                continue;
+            }
+            if !is_comment(&p) || p.end_position().row + 1 < next_row {
+                break;
+            }
+            comments.push(p);
+            next_row = p.start_position().row;
+            prev = p.prev_named_sibling();
+        }
+        if comments.is_empty() {
+            return None;
+        }
+        comments.reverse();
+        Some(docs_text(&comments, source))
+    }
+
+    /// Every named node of every language's fixtures (definitions or not) gets the same
+    /// doc comment from the one walk as from asking the node's siblings and parents.
+    #[test]
+    fn one_walk_finds_the_doc_comments_the_per_node_walk_finds() {
+        let root = crate::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut compared = 0;
+        let mut documented = 0;
+        for dir in std::fs::read_dir(&root).unwrap() {
+            for file in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+                let path = file.unwrap().path();
+                let source = std::fs::read(&path).unwrap();
+                let Some(lang) = cc_grammars::detect(&path, &source) else { continue };
+                let mut parser = Parser::new();
+                parser.set_language(&lang.grammar()).unwrap();
+                let tree = parser.parse(&source, None).unwrap();
+                let mut nodes = Vec::new();
+                let mut stack = vec![tree.root_node()];
+                while let Some(n) = stack.pop() {
+                    let mut cursor = n.walk();
+                    stack.extend(n.children(&mut cursor));
+                    if n.is_named() {
+                        nodes.push(n);
+                    }
+                }
+                let found = preceding_docs(tree.root_node(), &nodes, &source);
+                for n in &nodes {
+                    let expected = preceding_comments(*n, &source);
+                    let got = found.get(&n.id()).cloned().flatten();
+                    assert_eq!(got, expected, "{}: {} at {:?}", path.display(), n.kind(), n.start_position());
+                    compared += 1;
+                    documented += usize::from(expected.is_some());
+                }
+            }
+        }
+        assert!(compared > 5000 && documented > 100, "{compared} nodes compared, {documented} with a doc comment");
+    }
 
     #[test]
     fn module_paths() {

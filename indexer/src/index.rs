@@ -155,6 +155,7 @@ pub fn index_repository_records(
     std::fs::create_dir_all(&dir).at(&dir)?;
 
     let walked = walk::walk(&root, &opts.walk);
+    phase(started, "walked");
     let total_bytes: u64 = walked.files.iter().map(|f| f.size).sum();
     progress.start(walked.files.len() as u64, total_bytes);
 
@@ -169,6 +170,7 @@ pub fn index_repository_records(
         search.open()?;
     }
     let outcomes = parse_all(&walked.files, &old, progress, cancel, &mut search)?;
+    phase(started, "parsed");
 
     // Merge. Reused records move out of `old`; what remains there afterwards was changed or deleted.
     let mut files: Vec<FileRecord> = Vec::with_capacity(outcomes.len());
@@ -237,8 +239,13 @@ pub fn index_repository_records(
     // the previous ones only once the commit succeeded, so the two never disagree.
     let pending = if dirty {
         std::thread::scope(|ts| -> Result<Option<store::Pending>> {
-            let records = ts.spawn(|| store::write_records_pending(&dir, &files));
+            let records = ts.spawn(|| {
+                let r = store::write_records_pending(&dir, &files);
+                phase(started, "records written");
+                r
+            });
             let committed = search.commit();
+            phase(started, "search index committed");
             let records = records.join().map_err(|_| Error::Corrupt {
                 path: dir.join("records.bin"),
                 reason: "writing the records panicked".into(),
@@ -279,6 +286,7 @@ pub fn index_repository_records(
         stats: stats.clone(),
     };
     store::write_meta(&dir, &meta)?;
+    phase(started, "done");
 
     let report = IndexReport {
         name,
@@ -296,6 +304,30 @@ pub fn index_repository_records(
         rebuilt,
     };
     Ok((report, files))
+}
+
+/// Logs (at debug level: `CC_LOG=cc_indexer=debug`) that a phase of the run ended: the
+/// seconds since `started` and the CPU seconds the process has used (all threads).
+fn phase(started: Instant, what: &str) {
+    if !tracing::enabled!(tracing::Level::DEBUG) {
+        return;
+    }
+    let mut cpu = f64::NAN;
+    #[cfg(unix)]
+    {
+        let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: getrusage writes a rusage into the pointer it is given, which points to
+        // one; the struct is read only when the call succeeded.
+        #[allow(unsafe_code)]
+        unsafe {
+            if libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr()) == 0 {
+                let u = u.assume_init();
+                let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+                cpu = secs(u.ru_utime) + secs(u.ru_stime);
+            }
+        }
+    }
+    tracing::debug!(secs = started.elapsed().as_secs_f64(), cpu_secs = cpu, "{what}");
 }
 
 /// The search index writer of one run, opened on first use.
