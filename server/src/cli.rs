@@ -415,6 +415,9 @@ fn data_dir(cli: &Cli) -> Result<DataDir> {
 }
 
 fn dispatch(cli: Cli) -> Result<()> {
+    if !matches!(cli.command, Command::Serve(_) | Command::Mcp(_) | Command::Rigs(_) | Command::Bench(_)) {
+        end_quietly_on_a_closed_stdout();
+    }
     crate::embedding::configure(cli.embed_model.clone());
     let data = data_dir(&cli)?;
     let quiet = cli.quiet;
@@ -436,6 +439,19 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Bench(a) => crate::bench::run(a, quiet),
         Command::Approvals(a) => crate::serve::approvals(&data, a),
         Command::Rigs(a) => rigs(a, quiet),
+    }
+}
+
+/// A command whose output goes to `head` or `grep -q` ends when the pipe closes, as `ls`
+/// and `grep` do, instead of panicking on the failed write (Rust ignores SIGPIPE). Not
+/// for the servers and the rig commands: they own containers and sessions that a
+/// signal's death would leave behind, and see the closed pipe as a write error.
+fn end_quietly_on_a_closed_stdout() {
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal; no handler is installed.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -97,6 +97,27 @@ fn index_then_search_symbol_and_repos() {
     assert_eq!(report["unchanged"], 3);
 }
 
+/// `cc-server search … | head -1`: the reader is gone before anything is written; the
+/// command ends on the closed pipe without a panic on stderr.
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    let env = env();
+    ok(&cc(&env, &["index", "-q", path(&env.repo)]));
+    for args in [&["search", "invoice"][..], &["symbol", "compute_total"], &["repos"], &["callers", "compute_total"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cc-server"))
+            .args(args)
+            .env("CC_DATA_DIR", &env.data)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn errors_say_what_to_do_and_exit_non_zero() {
     let e = env();
