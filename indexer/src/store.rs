@@ -1,6 +1,6 @@
 //! The persisted index of one repository, and reading it back.
 //!
-//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 5):
+//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 6):
 //!
 //! | file | content |
 //! |---|---|
@@ -30,7 +30,9 @@ use crate::walk::SkipReason;
 /// (fast-field hashes instead; see [`crate::search`]).
 /// 4: no `path_prefix` terms; a path prefix is a range over `path`'s fast column.
 /// 5: tantivy's term dictionaries are sstables (its `quickwit` feature), not FSTs.
-pub const FORMAT_VERSION: u32 = 5;
+/// 6: doc comments are plain text (Javadoc-style inline tags, HTML tags and entities
+/// dropped): a rebuild re-extracts the files an incremental run would have kept.
+pub const FORMAT_VERSION: u32 = 6;
 
 /// Per-language counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
