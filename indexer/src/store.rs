@@ -30,8 +30,8 @@ use crate::walk::SkipReason;
 /// (fast-field hashes instead; see [`crate::search`]).
 /// 4: no `path_prefix` terms; a path prefix is a range over `path`'s fast column.
 /// 5: tantivy's term dictionaries are sstables (its `quickwit` feature), not FSTs.
-/// 6: doc comments are plain text (Javadoc-style inline tags, HTML tags and entities
-/// dropped): a rebuild re-extracts the files an incremental run would have kept.
+/// 6: doc comments are plain text (`{@link …}`-style inline tags, Javadoc's HTML tags
+/// and entities dropped): a rebuild re-extracts the files an incremental run would keep.
 pub const FORMAT_VERSION: u32 = 6;
 
 /// Per-language counts.
