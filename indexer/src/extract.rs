@@ -698,16 +698,8 @@ fn inline_tags(doc: &str) -> String {
         let tail = &rest[at + 2..];
         let name_len = tail.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(tail.len());
         // The closing brace, counting the braces of the content (`{@code {}}`).
-        let mut depth = 1;
-        let close = tail.char_indices().find(|&(_, c)| {
-            depth += match c {
-                '{' => 1,
-                '}' => -1,
-                _ => 0,
-            };
-            depth == 0
-        });
-        let (Some((close, _)), true) = (close, name_len > 0) else {
+        let close = nesting(tail, '{', '}').find(|&(_, _, depth)| depth < 0);
+        let (Some((close, _, _)), true) = (close, name_len > 0) else {
             out.push_str("{@");
             rest = tail;
             continue;
@@ -716,17 +708,9 @@ fn inline_tags(doc: &str) -> String {
         match name {
             "link" | "linkplain" => {
                 // `Type#member(Args) label`: the label, else the reference.
-                let mut parens = 0;
-                let split = content.char_indices().find(|&(_, c)| {
-                    parens += match c {
-                        '(' => 1,
-                        ')' => -1,
-                        _ => 0,
-                    };
-                    parens == 0 && c.is_whitespace()
-                });
+                let split = nesting(content, '(', ')').find(|&(_, c, depth)| depth == 0 && c.is_whitespace());
                 match split {
-                    Some((i, _)) if !content[i..].trim().is_empty() => out.push_str(content[i..].trim()),
+                    Some((i, _, _)) if !content[i..].trim().is_empty() => out.push_str(content[i..].trim()),
                     _ => out.push_str(content.trim_start_matches('#').replace('#', ".").as_str()),
                 }
             }
@@ -737,6 +721,14 @@ fn inline_tags(doc: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Each char of `s` with its byte offset and the nesting depth of `open` / `close` after it.
+fn nesting(s: &str, open: char, close: char) -> impl Iterator<Item = (usize, char, i32)> + '_ {
+    s.char_indices().scan(0, move |depth, (i, c)| {
+        *depth += i32::from(c == open) - i32::from(c == close);
+        Some((i, c, *depth))
+    })
 }
 
 /// Javadoc's HTML to text: the tags of [`DOC_HTML_TAGS`] dropped, entities decoded.
