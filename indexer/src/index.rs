@@ -565,7 +565,7 @@ impl Repo {
     pub fn open(data: &DataDir, name: &str) -> Result<Repo> {
         let meta = data.meta(name)?;
         let dir = data.repo_dir(name);
-        let symbols = SymbolIndex::open(&dir.join("tantivy"))?;
+        let symbols = SymbolIndex::open(&dir)?;
         Ok(Repo { meta, dir, symbols })
     }
 
@@ -601,7 +601,7 @@ mod tests {
         sink.commit().unwrap();
 
         // One document per function, in doc-id order: 35 files of 400, 205 of one.
-        let mut fed = SymbolIndex::open(&dir).unwrap().paths_in_doc_order().unwrap();
+        let mut fed = SymbolIndex::open(tmp.path()).unwrap().paths_in_doc_order().unwrap();
         assert_eq!(fed.len(), 35 * 400 + 205);
         fed.dedup();
         let walked: Vec<&str> = walked.files.iter().map(|f| f.rel.as_str()).collect();

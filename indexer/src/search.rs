@@ -20,21 +20,30 @@
 //!
 //! Measured on sqlalchemy (five interleaved runs): the index phase 3.65 -> 3.25 s, the
 //! serial commit tail 0.54 -> 0.31 s, 0.5 CPU-seconds less.
+//!
+//! The index stores no documents: a hit's symbol is read from `records.bin`
+//! ([`RecordsReader`]), found by the hit's `path` and `id` fast fields. Until format 7
+//! tantivy also stored every symbol: that copy was a third of the search index on disk
+//! (spring-framework: 8.9 of 26 MB), and without it the index phase takes 0.971 of the
+//! time (spring-framework, 10 interleaved rounds, faster in all 10). Reading a hit from
+//! records.bin costs what reading it from tantivy's store did (`cc-server bench` on
+//! sqlalchemy, keyword p50 0.67-0.69 ms against 0.69-0.72 ms).
 
 use std::collections::HashSet;
 use std::ops::Bound;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use serde::Serialize;
 use tantivy::collector::{FilterCollector, TopDocs};
 use tantivy::indexer::UserOperation;
 use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, Occur, Query, RangeQuery, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, STORED, STRING};
+use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STRING};
 use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Score, Searcher, TantivyDocument, Term};
 
 use crate::error::{Error, Result};
 use crate::record::{Lang, Span, Symbol, SymbolId, SymbolKind};
+use crate::store::RecordsReader;
 use crate::tokenize::{query_terms, CodeTokenizer, CODE_TOKENIZER};
 
 /// Boosts per field: a hit in the name counts most.
@@ -56,10 +65,6 @@ pub(crate) struct Fields {
     kind: Field,
     lang: Field,
     path: Field,
-    start_line: Field,
-    start_col: Field,
-    end_line: Field,
-    end_col: Field,
 }
 
 /// Fast-field names (the filter collector and the id table look columns up by name).
@@ -77,32 +82,24 @@ fn text_hash(s: &str) -> u64 {
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let code = |stored: bool| {
+    let code = || {
         let idx =
             TextFieldIndexing::default().set_tokenizer(CODE_TOKENIZER).set_index_option(IndexRecordOption::WithFreqs);
-        let o = TextOptions::default().set_indexing_options(idx);
-        if stored {
-            o.set_stored()
-        } else {
-            o
-        }
+        TextOptions::default().set_indexing_options(idx)
     };
+    // Nothing is stored: symbols are read from records.bin.
     let fields = Fields {
-        id: b.add_u64_field(ID, STORED | FAST),
-        name: b.add_text_field("name", code(true)),
+        id: b.add_u64_field(ID, FAST),
+        name: b.add_text_field("name", code()),
         name_lower: b.add_text_field("name_lower", STRING),
         name_hash: b.add_u64_field(NAME_HASH, FAST),
-        qualified: b.add_text_field("qualified", code(true)),
+        qualified: b.add_text_field("qualified", code()),
         qualified_hash: b.add_u64_field(QUALIFIED_HASH, FAST),
-        signature: b.add_text_field("signature", code(true)),
-        doc: b.add_text_field("doc", code(true)),
-        kind: b.add_text_field("kind", STRING | STORED),
-        lang: b.add_text_field("lang", STRING | STORED),
-        path: b.add_text_field(PATH, STRING | STORED | FAST),
-        start_line: b.add_u64_field("start_line", STORED),
-        start_col: b.add_u64_field("start_col", STORED),
-        end_line: b.add_u64_field("end_line", STORED),
-        end_col: b.add_u64_field("end_col", STORED),
+        signature: b.add_text_field("signature", code()),
+        doc: b.add_text_field("doc", code()),
+        kind: b.add_text_field("kind", STRING),
+        lang: b.add_text_field("lang", STRING),
+        path: b.add_text_field(PATH, STRING | FAST),
     };
     (b.build(), fields)
 }
@@ -117,16 +114,7 @@ pub(crate) fn open_or_create(dir: &Path) -> Result<(Index, Fields)> {
     std::fs::create_dir_all(dir).map_err(|e| Error::Io { path: dir.to_path_buf(), source: e })?;
     let mmap = tantivy::directory::MmapDirectory::open(dir)
         .map_err(|e| Error::Corrupt { path: dir.to_path_buf(), reason: e.to_string() })?;
-    // Doc-store blocks of 64 KiB instead of 16, compressed with zstd instead of LZ4: on
-    // spring-framework the store is 9.7 MB instead of 14.1 (the whole index 0.99 of the
-    // source instead of 1.08); loading a hit decompresses one block either way, and
-    // tantivy caches recent blocks.
-    let settings = tantivy::IndexSettings {
-        docstore_blocksize: 64 << 10,
-        docstore_compression: tantivy::store::Compressor::Zstd(Default::default()),
-        ..Default::default()
-    };
-    let index = Index::builder().schema(schema).settings(settings).open_or_create(mmap)?;
+    let index = Index::builder().schema(schema).open_or_create(mmap)?;
     register(&index);
     Ok((index, fields))
 }
@@ -189,10 +177,6 @@ impl Writer {
         doc.add_text(f.kind, s.kind.as_str());
         doc.add_text(f.lang, s.lang.name());
         doc.add_text(f.path, &s.path);
-        doc.add_u64(f.start_line, s.span.start_line.into());
-        doc.add_u64(f.start_col, s.span.start_col.into());
-        doc.add_u64(f.end_line, s.span.end_line.into());
-        doc.add_u64(f.end_col, s.span.end_col.into());
         doc
     }
 
@@ -226,6 +210,22 @@ pub struct SymbolDoc {
     pub span: Span,
     pub signature: String,
     pub doc: Option<String>,
+}
+
+impl From<Symbol> for SymbolDoc {
+    fn from(s: Symbol) -> SymbolDoc {
+        SymbolDoc {
+            id: s.id,
+            name: s.name,
+            kind: s.kind,
+            qualified_name: s.qualified_name,
+            lang: s.lang,
+            path: s.path,
+            span: s.span,
+            signature: s.signature,
+            doc: s.doc,
+        }
+    }
 }
 
 /// One search result.
@@ -273,10 +273,23 @@ pub struct SearchQuery {
 
 /// The read side of a repository's symbol index.
 pub struct SymbolIndex {
+    /// The repository's index folder (`tantivy/` and `records.bin` are in it).
+    dir: std::path::PathBuf,
     reader: IndexReader,
     fields: Fields,
     /// Where each id's document is, for the searcher generation it was built from.
     ids: Mutex<Option<Arc<IdTable>>>,
+    /// Where hits' symbols are read from.
+    records: RwLock<Arc<RecordsReader>>,
+    /// The `id` and `path` columns of each segment, for the searcher generation they were
+    /// opened in (opening a text column reads its dictionary's index: once, not per hit).
+    columns: Mutex<Option<Arc<Columns>>>,
+}
+
+/// Each segment's `id` and `path` fast columns, by segment ordinal.
+struct Columns {
+    generation: u64,
+    segments: Vec<(tantivy::columnar::Column<u64>, tantivy::columnar::StrColumn)>,
 }
 
 /// Every live document's (id, address), sorted by id, and the searcher the addresses
@@ -306,26 +319,42 @@ impl IdTable {
 }
 
 impl SymbolIndex {
+    /// Opens the search index of the repository index folder `dir` (`dir/tantivy`, whose
+    /// hits are read from `dir/records.bin`).
     pub(crate) fn open(dir: &Path) -> Result<SymbolIndex> {
-        if !dir.join("meta.json").is_file() {
-            return Err(Error::Corrupt { path: dir.to_path_buf(), reason: "no search index".into() });
+        let tantivy = dir.join("tantivy");
+        if !tantivy.join("meta.json").is_file() {
+            return Err(Error::Corrupt { path: tantivy, reason: "no search index".into() });
         }
-        let (index, fields) = open_or_create(dir)?;
+        let (index, fields) = open_or_create(&tantivy)?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(SymbolIndex { reader, fields, ids: Mutex::new(None) })
+        let records = RwLock::new(Arc::new(RecordsReader::open(dir)?));
+        Ok(SymbolIndex {
+            dir: dir.to_path_buf(),
+            reader,
+            fields,
+            ids: Mutex::new(None),
+            records,
+            columns: Mutex::new(None),
+        })
     }
 
     /// Picks up a newer commit (after a re-index in another process).
     pub fn reload(&self) -> Result<()> {
         self.reader.reload()?;
+        self.reopen_records()?;
         Ok(())
     }
 
-    /// BM25 search. Results are ordered by score, ties by symbol id, so the same
-    /// index answers the same query identically.
-    /// The BM25 ranking of a query: ids, scores and where each symbol's stored document
-    /// is, without loading it (hybrid search fuses 50 of these and shows ten). Ties are
-    /// ordered by id.
+    fn reopen_records(&self) -> Result<Arc<RecordsReader>> {
+        let fresh = Arc::new(RecordsReader::open(&self.dir)?);
+        *self.records.write().unwrap_or_else(|p| p.into_inner()) = fresh.clone();
+        Ok(fresh)
+    }
+
+    /// The BM25 ranking of a query: ids, scores and where each hit's document is, without
+    /// reading its symbol (hybrid search fuses 50 of these and shows ten). Ties are ordered
+    /// by symbol id, so the same index answers the same query identically.
     pub fn search_ranked(&self, q: &SearchQuery) -> Result<RankedHits> {
         let f = self.fields;
         let terms = query_terms(&q.text);
@@ -513,7 +542,7 @@ impl SymbolIndex {
         let mut paths = Vec::new();
         for (ord, seg) in searcher.segment_readers().iter().enumerate() {
             for doc in 0..seg.max_doc() {
-                paths.push(self.load(&searcher, DocAddress::new(ord as u32, doc))?.path);
+                paths.push(self.id_and_path(&searcher, DocAddress::new(ord as u32, doc))?.1);
             }
         }
         Ok(paths)
@@ -528,27 +557,50 @@ impl SymbolIndex {
         self.len() == 0
     }
 
-    fn load(&self, searcher: &tantivy::Searcher, addr: DocAddress) -> Result<SymbolDoc> {
-        let f = self.fields;
-        let doc: TantivyDocument = searcher.doc(addr)?;
-        let text = |field: Field| doc.get_first(field).and_then(|v| v.as_str().map(str::to_string));
-        let num = |field: Field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0) as u32;
-        let corrupt = |what: &str| Error::Corrupt { path: "tantivy".into(), reason: format!("symbol without {what}") };
-        Ok(SymbolDoc {
-            id: SymbolId(doc.get_first(f.id).and_then(|v| v.as_u64()).ok_or_else(|| corrupt("id"))?),
-            name: text(f.name).ok_or_else(|| corrupt("name"))?,
-            kind: text(f.kind).as_deref().and_then(SymbolKind::parse).ok_or_else(|| corrupt("kind"))?,
-            qualified_name: text(f.qualified).unwrap_or_default(),
-            lang: text(f.lang).as_deref().and_then(Lang::from_name).ok_or_else(|| corrupt("lang"))?,
-            path: text(f.path).unwrap_or_default(),
-            span: Span {
-                start_line: num(f.start_line),
-                start_col: num(f.start_col),
-                end_line: num(f.end_line),
-                end_col: num(f.end_col),
-            },
-            signature: text(f.signature).unwrap_or_default(),
-            doc: text(f.doc),
-        })
+    /// A document's symbol id and path, from their fast fields.
+    fn id_and_path(&self, searcher: &Searcher, addr: DocAddress) -> Result<(SymbolId, String)> {
+        let corrupt =
+            |what: &str| Error::Corrupt { path: self.dir.join("tantivy"), reason: format!("a symbol without {what}") };
+        let generation = searcher.generation().generation_id();
+        let columns = {
+            let mut cached = self.columns.lock().unwrap_or_else(|p| p.into_inner());
+            match &*cached {
+                Some(c) if c.generation == generation => c.clone(),
+                _ => {
+                    let mut segments = Vec::with_capacity(searcher.segment_readers().len());
+                    for seg in searcher.segment_readers() {
+                        let ff = seg.fast_fields();
+                        segments.push((ff.u64(ID)?, ff.str(PATH)?.ok_or_else(|| corrupt("a path"))?));
+                    }
+                    let c = Arc::new(Columns { generation, segments });
+                    *cached = Some(c.clone());
+                    c
+                }
+            }
+        };
+        let (ids, paths) = &columns.segments[addr.segment_ord as usize];
+        let id = ids.first(addr.doc_id).ok_or_else(|| corrupt("an id"))?;
+        let ord = paths.term_ords(addr.doc_id).next().ok_or_else(|| corrupt("a path"))?;
+        let mut path = String::new();
+        paths.ord_to_str(ord, &mut path).map_err(|e| Error::Io { path: self.dir.join("tantivy"), source: e })?;
+        Ok((SymbolId(id), path))
+    }
+
+    /// A document's symbol, read from records.bin.
+    fn load(&self, searcher: &Searcher, addr: DocAddress) -> Result<SymbolDoc> {
+        let (id, path) = self.id_and_path(searcher, addr)?;
+        let records = self.records.read().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some(s) = records.symbol(&path, id)? {
+            return Ok(SymbolDoc::from(s));
+        }
+        // A re-index (in another process) replaced records.bin after this reader opened
+        // it: read the current one.
+        match self.reopen_records()?.symbol(&path, id)? {
+            Some(s) => Ok(SymbolDoc::from(s)),
+            None => Err(Error::Corrupt {
+                path: self.dir.join("records.bin"),
+                reason: format!("symbol {id} of {path} is in the search index but not in the records; re-index"),
+            }),
+        }
     }
 }

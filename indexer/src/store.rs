@@ -1,11 +1,11 @@
 //! The persisted index of one repository, and reading it back.
 //!
-//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 6):
+//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 7):
 //!
 //! | file | content |
 //! |---|---|
 //! | `meta.json` | [`RepoMeta`]: format version, name, root, times, the last run's statistics |
-//! | `records.bin` | zstd frame of postcard [`RecordsFile`]: every [`FileRecord`] sorted by path (the manifest of content hashes, symbols, references) |
+//! | `records.bin` | every [`FileRecord`] sorted by path (the manifest of content hashes, symbols, references): groups of consecutive files, each a zstd frame of their symbols and one of the rest, then a footer of the groups |
 //! | `tantivy/` | the symbol search index ([`crate::search`]) |
 //! | `graph.bin` | the call graph's resolutions (cc-graph; its symbols are read from `records.bin`) |
 //!
@@ -15,11 +15,12 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, IoContext, Result};
-use crate::record::{FileRecord, Lang};
+use crate::record::{Diagnostic, FileRecord, Lang, Reference, Symbol, SymbolId};
 use crate::walk::SkipReason;
 
 /// Version of everything under a repository's folder. Bump it whenever the layout, a
@@ -32,7 +33,10 @@ use crate::walk::SkipReason;
 /// 5: tantivy's term dictionaries are sstables (its `quickwit` feature), not FSTs.
 /// 6: doc comments are plain text (`{@link …}`-style inline tags, Javadoc's HTML tags
 /// and entities dropped): a rebuild re-extracts the files an incremental run would keep.
-pub const FORMAT_VERSION: u32 = 6;
+/// 7: records.bin is frames of consecutive files with a footer (one file's records are
+/// read without the rest); the search index stores no documents (a hit's symbol is read
+/// from records.bin).
+pub const FORMAT_VERSION: u32 = 7;
 
 /// Per-language counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,12 +71,6 @@ pub struct RepoMeta {
     pub created_at: u64,
     pub indexed_at: u64,
     pub stats: IndexStats,
-}
-
-#[derive(Debug, Default, Serialize, Deserialize)]
-pub struct RecordsFile {
-    pub format_version: u32,
-    pub files: Vec<FileRecord>,
 }
 
 /// The data directory: one folder per indexed repository under `repos/`.
@@ -207,53 +205,386 @@ impl Pending {
     }
 }
 
-/// zstd level of `records.bin`: level 3 (zstd's default) compresses about as fast as the
-/// records serialize and makes the file ~30% smaller than LZ4 did.
+/// zstd level of `records.bin`'s frames: level 3 (zstd's default) compresses about as
+/// fast as the records serialize and makes the file ~30% smaller than LZ4 did.
 pub const ZSTD_LEVEL: i32 = 3;
 
-/// Serializes the records straight into the zstd frame and the file (no buffer of the
-/// whole index in memory), synced, under a temporary name.
-pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord]) -> Result<Pending> {
-    #[derive(Serialize)]
-    struct Borrowed<'a> {
-        format_version: u32,
-        files: &'a [FileRecord],
+/// Source bytes per group of `records.bin`: consecutive files are grouped by about this
+/// much source, and each group is two zstd frames: the files' symbols (with the path,
+/// hash and times), then their references and diagnostics (four times bigger). Reading one
+/// symbol decompresses one symbols frame; groups are compressed and decompressed in
+/// parallel.
+pub const GROUP_SOURCE_BYTES: u64 = 64 << 10;
+
+/// Ends `records.bin`: the footer's length (u64), the format version (u32), this magic.
+const RECORDS_MAGIC: &[u8; 4] = b"ccrb";
+const TRAILER_LEN: usize = 16;
+
+/// One zstd frame of `records.bin`.
+#[derive(Debug, Serialize, Deserialize)]
+struct Part {
+    offset: u64,
+    len: u64,
+    /// Length of the decompressed frame.
+    raw_len: u64,
+}
+
+/// One group of consecutive files in `records.bin` (an entry of its footer).
+#[derive(Debug, Serialize, Deserialize)]
+struct Group {
+    /// Path of the group's first file (groups are in path order).
+    first: String,
+    files: u32,
+    /// Each file's [`Head`], after its length (u32).
+    heads: Part,
+    /// Each file's [`Rest`], after its length (u32).
+    rest: Part,
+}
+
+/// A file's entry in a symbols frame, followed by one entry per symbol (its id as 8
+/// bytes, little-endian, then its [`SymbolBody`]): a reader compares paths, then ids, and
+/// decodes one symbol.
+#[derive(Serialize, Deserialize)]
+struct Head<P> {
+    /// First: read without the rest.
+    path: P,
+    lang: Lang,
+    hash: [u8; 32],
+    size: u64,
+    mtime_ns: u128,
+    symbols: u32,
+}
+
+/// A symbol in its entry: all but the id (the entry's prefix) and the path (its file's).
+type SymbolBody<S> = (S, crate::record::SymbolKind, S, Option<SymbolId>, Lang, crate::record::Span, S, Option<S>);
+
+fn symbol_body(s: &Symbol) -> SymbolBody<&str> {
+    (&s.name, s.kind, &s.qualified_name, s.parent, s.lang, s.span, &s.signature, s.doc.as_deref())
+}
+
+fn symbol_from(id: SymbolId, path: &str, body: SymbolBody<String>) -> Symbol {
+    let (name, kind, qualified_name, parent, lang, span, signature, doc) = body;
+    Symbol { id, name, kind, qualified_name, parent, lang, path: path.to_string(), span, signature, doc }
+}
+
+/// A symbol entry: the id, then the symbol.
+fn decode_symbol(path: &Path, file: &str, entry: &[u8]) -> Result<Symbol> {
+    let (id, body) = entry.split_first_chunk::<8>().ok_or_else(|| corrupt_frame(path))?;
+    Ok(symbol_from(SymbolId(u64::from_le_bytes(*id)), file, decode(path, body)?))
+}
+
+#[derive(Serialize, Deserialize)]
+struct Rest<R, D> {
+    references: R,
+    diagnostics: D,
+}
+
+/// The groups of consecutive `files` (sorted by path): each about [`GROUP_SOURCE_BYTES`]
+/// of source, a bigger file alone.
+fn group_ranges(files: &[FileRecord]) -> Vec<std::ops::Range<usize>> {
+    let mut ranges = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, f) in files.iter().enumerate() {
+        if i > start && bytes + f.size > GROUP_SOURCE_BYTES {
+            ranges.push(start..i);
+            (start, bytes) = (i, 0);
+        }
+        bytes += f.size;
     }
+    if start < files.len() {
+        ranges.push(start..files.len());
+    }
+    ranges
+}
+
+/// A compressor of frames: [`ZSTD_LEVEL`], with a checksum, so that a damaged frame is
+/// an error rather than other records.
+fn frame_compressor() -> std::io::Result<zstd::bulk::Compressor<'static>> {
+    let mut c = zstd::bulk::Compressor::new(ZSTD_LEVEL)?;
+    c.include_checksum(true)?;
+    Ok(c)
+}
+
+/// Appends `prefix` and `value` to `raw`, after their length (u32).
+fn push_entry(raw: &mut Vec<u8>, prefix: &[u8], value: &impl Serialize) -> std::result::Result<(), String> {
+    let at = raw.len();
+    raw.extend_from_slice(&[0; 4]);
+    raw.extend_from_slice(prefix);
+    postcard::to_io(value, &mut *raw).map_err(|e| e.to_string())?;
+    let len = u32::try_from(raw.len() - at - 4).map_err(|_| "a file's records over 4 GB".to_string())?;
+    raw[at..at + 4].copy_from_slice(&len.to_le_bytes());
+    Ok(())
+}
+
+/// Writes `records.bin` under a temporary name, synced: the groups are serialized and
+/// compressed in parallel (the index run does this while tantivy commits), then written
+/// in order, followed by the footer (every group's frames and first path) and the trailer.
+pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord]) -> Result<Pending> {
+    use rayon::prelude::*;
     let path = dir.join("records.bin");
     let tmp = path.with_extension("tmp");
-    let file = std::fs::File::create(&tmp).at(&tmp)?;
-    let enc = zstd::stream::Encoder::new(std::io::BufWriter::with_capacity(1 << 20, file), ZSTD_LEVEL).at(&tmp)?;
-    // Whole blocks to the encoder: it compresses what each write hands it.
-    let buffered = std::io::BufWriter::with_capacity(1 << 20, enc);
-    let buffered = postcard::to_io(&Borrowed { format_version: FORMAT_VERSION, files }, buffered)
-        .map_err(|e| Error::Corrupt { path: path.clone(), reason: e.to_string() })?;
-    let enc = buffered.into_inner().map_err(|e| Error::Io { path: tmp.clone(), source: e.into_error() })?;
-    let file =
-        enc.finish().at(&tmp)?.into_inner().map_err(|e| Error::Io { path: tmp.clone(), source: e.into_error() })?;
+    let corrupt = |reason: String| Error::Corrupt { path: path.clone(), reason };
+    let ranges = group_ranges(files);
+    // Per group: the compressed heads and rest, and their decompressed lengths.
+    let compressed: Vec<[(Vec<u8>, u64); 2]> = ranges
+        .par_iter()
+        .map_init(
+            || (frame_compressor(), Vec::new(), Vec::new()),
+            |(compressor, heads, rest), r| {
+                let compressor = compressor.as_mut().map_err(|e| corrupt(e.to_string()))?;
+                heads.clear();
+                rest.clear();
+                for f in &files[r.clone()] {
+                    let symbols = u32::try_from(f.symbols.len()).map_err(|_| corrupt("over 2^32 symbols".into()))?;
+                    let head =
+                        Head { path: &f.path, lang: f.lang, hash: f.hash, size: f.size, mtime_ns: f.mtime_ns, symbols };
+                    push_entry(heads, &[], &head).map_err(corrupt)?;
+                    for s in &f.symbols {
+                        debug_assert_eq!(s.path, f.path, "a symbol is in its file's record");
+                        push_entry(heads, &s.id.0.to_le_bytes(), &symbol_body(s)).map_err(corrupt)?;
+                    }
+                    push_entry(rest, &[], &Rest { references: &f.references, diagnostics: &f.diagnostics })
+                        .map_err(corrupt)?;
+                }
+                let mut frame = |raw: &Vec<u8>| compressor.compress(raw).map(|z| (z, raw.len() as u64)).at(&tmp);
+                Ok([frame(heads)?, frame(rest)?])
+            },
+        )
+        .collect::<Result<_>>()?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp).at(&tmp)?);
+    let mut groups = Vec::with_capacity(ranges.len());
+    let mut offset = 0;
+    for (r, [heads, rest]) in ranges.iter().zip(&compressed) {
+        let mut part = |(z, raw_len): &(Vec<u8>, u64)| -> Result<Part> {
+            out.write_all(z).at(&tmp)?;
+            let part = Part { offset, len: z.len() as u64, raw_len: *raw_len };
+            offset += z.len() as u64;
+            Ok(part)
+        };
+        let (heads, rest) = (part(heads)?, part(rest)?);
+        groups.push(Group { first: files[r.start].path.clone(), files: r.len() as u32, heads, rest });
+    }
+    drop(compressed);
+    let footer = postcard::to_stdvec(&groups).map_err(|e| corrupt(e.to_string()))?;
+    out.write_all(&footer).at(&tmp)?;
+    out.write_all(&(footer.len() as u64).to_le_bytes()).at(&tmp)?;
+    out.write_all(&FORMAT_VERSION.to_le_bytes()).at(&tmp)?;
+    out.write_all(RECORDS_MAGIC).at(&tmp)?;
+    let file = out.into_inner().map_err(|e| Error::Io { path: tmp.clone(), source: e.into_error() })?;
     file.sync_all().at(&tmp)?;
     Ok(Pending { tmp, path })
 }
 
-/// Reads `records.bin`. A missing file is an empty index.
+/// The groups of a `records.bin` of `size` bytes; `read_at` reads `len` bytes at an
+/// offset of it.
+fn read_footer(path: &Path, size: u64, mut read_at: impl FnMut(u64, usize) -> Result<Vec<u8>>) -> Result<Vec<Group>> {
+    let corrupt = |reason: String| Error::Corrupt { path: path.to_path_buf(), reason };
+    if size < TRAILER_LEN as u64 {
+        return Err(corrupt("too short to be a records file".into()));
+    }
+    let trailer = read_at(size - TRAILER_LEN as u64, TRAILER_LEN)?;
+    if &trailer[12..] != RECORDS_MAGIC {
+        return Err(corrupt(format!("not a records file of format version {FORMAT_VERSION}")));
+    }
+    let version = u32::from_le_bytes(trailer[8..12].try_into().expect("4 bytes"));
+    if version != FORMAT_VERSION {
+        return Err(corrupt(format!("format version {version}, expected {FORMAT_VERSION}")));
+    }
+    let footer_len = u64::from_le_bytes(trailer[..8].try_into().expect("8 bytes"));
+    let footer_at = (size - TRAILER_LEN as u64)
+        .checked_sub(footer_len)
+        .ok_or_else(|| corrupt("the footer is longer than the file".into()))?;
+    let footer = read_at(footer_at, footer_len as usize)?;
+    let groups: Vec<Group> = postcard::from_bytes(&footer).map_err(|e| corrupt(e.to_string()))?;
+    let outside = |p: &Part| p.offset.checked_add(p.len).is_none_or(|end| end > footer_at);
+    if groups.iter().any(|g| outside(&g.heads) || outside(&g.rest)) {
+        return Err(corrupt("a frame lies outside the file".into()));
+    }
+    Ok(groups)
+}
+
+/// The entries of a decompressed frame (each a value after its length).
+fn entries<'a>(path: &'a Path, raw: &'a [u8]) -> impl Iterator<Item = Result<&'a [u8]>> + 'a {
+    let mut rest = raw;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let entry = rest.split_first_chunk::<4>().and_then(|(len, tail)| {
+            let len = u32::from_le_bytes(*len) as usize;
+            (len <= tail.len()).then(|| tail.split_at(len))
+        });
+        Some(match entry {
+            Some((entry, tail)) => {
+                rest = tail;
+                Ok(entry)
+            }
+            None => {
+                rest = &[];
+                Err(corrupt_frame(path))
+            }
+        })
+    })
+}
+
+fn corrupt_frame(path: &Path) -> Error {
+    Error::Corrupt { path: path.to_path_buf(), reason: "a frame ends inside an entry".into() }
+}
+
+/// One entry, decoded whole.
+fn decode<'de, T: Deserialize<'de>>(path: &Path, entry: &'de [u8]) -> Result<T> {
+    let corrupt = |reason: String| Error::Corrupt { path: path.to_path_buf(), reason };
+    let (value, rest) = postcard::take_from_bytes::<T>(entry).map_err(|e| corrupt(e.to_string()))?;
+    if !rest.is_empty() {
+        return Err(corrupt(format!("{} bytes after an entry", rest.len())));
+    }
+    Ok(value)
+}
+
+/// The files of one group, from the bytes of `records.bin`.
+fn decode_group(path: &Path, group: &Group, bytes: &[u8]) -> Result<Vec<FileRecord>> {
+    let frame = |p: &Part| {
+        zstd::bulk::decompress(&bytes[p.offset as usize..(p.offset + p.len) as usize], p.raw_len as usize)
+            .map_err(|e| Error::Corrupt { path: path.to_path_buf(), reason: e.to_string() })
+    };
+    let (heads, rest) = (frame(&group.heads)?, frame(&group.rest)?);
+    let mut files = Vec::with_capacity(group.files as usize);
+    let mut rests = entries(path, &rest);
+    let mut heads = entries(path, &heads);
+    while let Some(head) = heads.next() {
+        let head: Head<String> = decode(path, head?)?;
+        let symbols = (0..head.symbols)
+            .map(|_| {
+                let entry = heads.next().ok_or_else(|| corrupt_frame(path))??;
+                decode_symbol(path, &head.path, entry)
+            })
+            .collect::<Result<Vec<Symbol>>>()?;
+        let Some(rest) = rests.next() else { break };
+        let rest: Rest<Vec<Reference>, Vec<Diagnostic>> = decode(path, rest?)?;
+        files.push(FileRecord {
+            path: head.path,
+            lang: head.lang,
+            hash: head.hash,
+            size: head.size,
+            mtime_ns: head.mtime_ns,
+            symbols,
+            references: rest.references,
+            diagnostics: rest.diagnostics,
+        });
+    }
+    if files.len() != group.files as usize || rests.next().is_some() {
+        return Err(Error::Corrupt {
+            path: path.to_path_buf(),
+            reason: format!("a group's frames do not hold the {} files its footer says", group.files),
+        });
+    }
+    Ok(files)
+}
+
+/// Reads `records.bin` (its groups decompressed in parallel). A missing file is an empty
+/// index.
 pub fn read_records(dir: &Path) -> Result<Vec<FileRecord>> {
+    use rayon::prelude::*;
     let path = dir.join("records.bin");
-    let compressed = match std::fs::read(&path) {
+    let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(Error::Io { path, source: e }),
     };
-    let mut bytes = Vec::with_capacity(compressed.len() * 3);
-    zstd::stream::Decoder::new(&compressed[..])
-        .and_then(|mut d| d.read_to_end(&mut bytes))
-        .map_err(|e| Error::Corrupt { path: path.clone(), reason: e.to_string() })?;
-    // The version leads the file (a postcard varint), so check it before the rest.
-    let (version, _) = postcard::take_from_bytes::<u32>(&bytes)
-        .map_err(|e| Error::Corrupt { path: path.clone(), reason: e.to_string() })?;
-    if version != FORMAT_VERSION {
-        return Err(Error::Corrupt { path, reason: format!("format version {version}, expected {FORMAT_VERSION}") });
+    let groups = read_footer(&path, bytes.len() as u64, |at, len| Ok(bytes[at as usize..at as usize + len].to_vec()))?;
+    let parts = groups.par_iter().map(|g| decode_group(&path, g, &bytes)).collect::<Result<Vec<_>>>()?;
+    Ok(parts.into_iter().flatten().collect())
+}
+
+/// Symbols frames kept decompressed by a [`RecordsReader`].
+const READER_CACHE: usize = 16;
+
+/// One symbol at a time from `records.bin`, reading only the symbols frame that holds it.
+/// It reads the file it opened: when a re-index replaces `records.bin`, open a new one.
+pub struct RecordsReader {
+    path: PathBuf,
+    /// None: there is no `records.bin` (nothing indexed).
+    file: Option<Mutex<(std::fs::File, zstd::bulk::Decompressor<'static>)>>,
+    groups: Vec<Group>,
+    /// Recently read symbols frames (by group), decompressed, most recent last.
+    cache: Mutex<Vec<(usize, Arc<Vec<u8>>)>>,
+}
+
+impl RecordsReader {
+    pub fn open(dir: &Path) -> Result<RecordsReader> {
+        use std::io::{Seek, SeekFrom};
+        let path = dir.join("records.bin");
+        let mut file = match std::fs::File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(RecordsReader { path, file: None, groups: Vec::new(), cache: Default::default() })
+            }
+            Err(e) => return Err(Error::Io { path, source: e }),
+        };
+        let size = file.metadata().at(&path)?.len();
+        let groups = read_footer(&path, size, |at, len| {
+            let mut buf = vec![0; len];
+            file.seek(SeekFrom::Start(at)).and_then(|_| file.read_exact(&mut buf)).at(&path)?;
+            Ok(buf)
+        })?;
+        let decompressor = zstd::bulk::Decompressor::new().at(&path)?;
+        Ok(RecordsReader { path, file: Some(Mutex::new((file, decompressor))), groups, cache: Default::default() })
     }
-    let file: RecordsFile = postcard::from_bytes(&bytes).map_err(|e| Error::Corrupt { path, reason: e.to_string() })?;
-    Ok(file.files)
+
+    /// The symbol `id` of the file at `path` (repository-relative), if indexed.
+    pub fn symbol(&self, path: &str, id: SymbolId) -> Result<Option<Symbol>> {
+        let Some(i) = self.groups.partition_point(|g| g.first.as_str() <= path).checked_sub(1) else {
+            return Ok(None);
+        };
+        let heads = self.heads(i)?;
+        let mut entries = entries(&self.path, &heads);
+        while let Some(entry) = entries.next() {
+            let head: Head<&str> = decode(&self.path, entry?)?;
+            if head.path != path {
+                // Over this file's symbols, undecoded.
+                for _ in 0..head.symbols {
+                    entries.next().ok_or_else(|| corrupt_frame(&self.path))??;
+                }
+                continue;
+            }
+            for _ in 0..head.symbols {
+                let entry = entries.next().ok_or_else(|| corrupt_frame(&self.path))??;
+                if entry.get(..8) == Some(&id.0.to_le_bytes()[..]) {
+                    return decode_symbol(&self.path, path, entry).map(Some);
+                }
+            }
+            return Ok(None);
+        }
+        Ok(None)
+    }
+
+    /// Group `i`'s symbols frame, decompressed, from the cache or the file.
+    fn heads(&self, i: usize) -> Result<Arc<Vec<u8>>> {
+        use std::io::{Seek, SeekFrom};
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(at) = cache.iter().position(|(j, _)| *j == i) {
+            let hit = cache.remove(at);
+            cache.push(hit.clone());
+            return Ok(hit.1);
+        }
+        let part = &self.groups[i].heads;
+        let raw = {
+            let file = self.file.as_ref().expect("a reader with groups has a file");
+            let mut guard = file.lock().unwrap_or_else(|p| p.into_inner());
+            let (file, decompressor) = &mut *guard;
+            let mut compressed = vec![0; part.len as usize];
+            file.seek(SeekFrom::Start(part.offset)).and_then(|_| file.read_exact(&mut compressed)).at(&self.path)?;
+            decompressor
+                .decompress(&compressed, part.raw_len as usize)
+                .map_err(|e| Error::Corrupt { path: self.path.clone(), reason: e.to_string() })?
+        };
+        let raw = Arc::new(raw);
+        if cache.len() == READER_CACHE {
+            cache.remove(0);
+        }
+        cache.push((i, raw.clone()));
+        Ok(raw)
+    }
 }
 
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -308,4 +639,135 @@ pub fn dir_size(dir: &Path) -> u64 {
 
 pub(crate) fn now_secs() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Reference, Span, SymbolKind};
+
+    /// `n` files of `size` source bytes each, with `size / 1000` symbols and a reference
+    /// per symbol.
+    fn files(n: usize, size: u64) -> Vec<FileRecord> {
+        let span = Span { start_line: 1, start_col: 0, end_line: 2, end_col: 1 };
+        (0..n)
+            .map(|i| {
+                let path = format!("src/f{i:04}.py");
+                let symbols: Vec<Symbol> = (0..size / 1000)
+                    .map(|j| Symbol {
+                        id: SymbolId::compute(&path, &format!("f{i}.g{j}"), SymbolKind::Function, 0),
+                        name: format!("g{j}"),
+                        kind: SymbolKind::Function,
+                        qualified_name: format!("f{i}.g{j}"),
+                        parent: None,
+                        lang: Lang::Python,
+                        path: path.clone(),
+                        span,
+                        signature: format!("def g{j}(x)"),
+                        doc: (j % 2 == 0).then(|| format!("Doc of g{j}.")),
+                    })
+                    .collect();
+                let references = symbols
+                    .iter()
+                    .map(|s| {
+                        Reference::new("h".into(), crate::record::RefKind::Call, span, Some(s.id), None, None, None)
+                    })
+                    .collect();
+                FileRecord {
+                    path,
+                    lang: Lang::Python,
+                    hash: [i as u8; 32],
+                    size,
+                    mtime_ns: i as u128,
+                    symbols,
+                    references,
+                    diagnostics: Vec::new(),
+                }
+            })
+            .collect()
+    }
+
+    /// Files of mixed sizes: many small ones share frames, a big one has its own.
+    fn mixed() -> Vec<FileRecord> {
+        let mut all = files(40, 9_000);
+        all.extend(files(3, 200_000).into_iter().map(|mut f| {
+            f.path = f.path.replace("src/", "src/z");
+            for s in &mut f.symbols {
+                s.path.clone_from(&f.path);
+            }
+            f
+        }));
+        all.sort_by(|a, b| a.path.cmp(&b.path));
+        all
+    }
+
+    #[test]
+    fn groups_are_files_of_about_the_same_source_size() {
+        let all = mixed();
+        let ranges = group_ranges(&all);
+        // Every file in exactly one frame, in order.
+        assert_eq!(ranges.iter().flat_map(|r| r.clone()).collect::<Vec<_>>(), (0..all.len()).collect::<Vec<_>>());
+        for r in &ranges {
+            let bytes: u64 = all[r.clone()].iter().map(|f| f.size).sum();
+            assert!(r.len() == 1 || bytes <= GROUP_SOURCE_BYTES, "{r:?}: {bytes} bytes in {} files", r.len());
+        }
+        // 40 files of 9 kB (7 to a group of 64 kB) and 3 of 200 kB (one each).
+        let per_group = (GROUP_SOURCE_BYTES / 9_000) as usize;
+        assert_eq!(ranges.len(), 40usize.div_ceil(per_group) + 3);
+        assert!(group_ranges(&[]).is_empty());
+    }
+
+    #[test]
+    fn records_read_back_whole_and_one_symbol_at_a_time() {
+        let tmp = tempfile::tempdir().unwrap();
+        let all = mixed();
+        write_records_pending(tmp.path(), &all).unwrap().commit().unwrap();
+        assert_eq!(read_records(tmp.path()).unwrap(), all);
+
+        let reader = RecordsReader::open(tmp.path()).unwrap();
+        assert!(reader.groups.len() > 3);
+        for f in &all {
+            for s in &f.symbols {
+                assert_eq!(reader.symbol(&f.path, s.id).unwrap().as_ref(), Some(s), "{}", s.qualified_name);
+            }
+        }
+        // Paths before the first, between two and after the last file; an id of another file.
+        for path in ["a.py", "src/f0003.pyx", "zzz.py"] {
+            assert_eq!(reader.symbol(path, all[0].symbols[0].id).unwrap(), None, "{path}");
+        }
+        assert_eq!(reader.symbol(&all[1].path, all[0].symbols[0].id).unwrap(), None);
+    }
+
+    #[test]
+    fn no_records_file_is_an_empty_index_and_a_damaged_one_an_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        assert!(read_records(tmp.path()).unwrap().is_empty());
+        assert_eq!(RecordsReader::open(tmp.path()).unwrap().symbol("a.py", SymbolId(1)).unwrap(), None);
+
+        let all = files(30, 9_000);
+        write_records_pending(tmp.path(), &all).unwrap().commit().unwrap();
+        let path = tmp.path().join("records.bin");
+        let good = std::fs::read(&path).unwrap();
+        let n = good.len();
+        let mut damaged: Vec<(&str, Vec<u8>)> =
+            vec![("empty", Vec::new()), ("truncated", good[..n - 5].to_vec()), ("no footer", good[n - 16..].to_vec())];
+        let mut version = good.clone();
+        version[n - 8] ^= 0x7f;
+        damaged.push(("another version", version));
+        // A byte in the middle of the first frame (the frame's checksum catches it).
+        let mut frame = good.clone();
+        frame[RecordsReader::open(tmp.path()).unwrap().groups[0].heads.len as usize / 2] ^= 0x01;
+        damaged.push(("a damaged frame", frame));
+        for (what, bytes) in damaged {
+            std::fs::write(&path, bytes).unwrap();
+            let whole = read_records(tmp.path());
+            let one = RecordsReader::open(tmp.path()).and_then(|r| r.symbol(&all[0].path, all[0].symbols[0].id));
+            for result in [whole.map(|_| ()), one.map(|_| ())] {
+                match result {
+                    Err(Error::Corrupt { path: p, .. }) => assert_eq!(p, path, "{what}"),
+                    other => panic!("{what}: {other:?}"),
+                }
+            }
+        }
+    }
 }
