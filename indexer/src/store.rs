@@ -33,8 +33,8 @@ use crate::walk::SkipReason;
 /// 5: tantivy's term dictionaries are sstables (its `quickwit` feature), not FSTs.
 /// 6: doc comments are plain text (`{@link …}`-style inline tags, Javadoc's HTML tags
 /// and entities dropped): a rebuild re-extracts the files an incremental run would keep.
-/// 7: records.bin is frames of consecutive files with a footer (one file's records are
-/// read without the rest); the search index stores no documents (a hit's symbol is read
+/// 7: records.bin is groups of consecutive files with a footer (one symbol is read
+/// without the rest); the search index stores no documents (a hit's symbol is read
 /// from records.bin).
 pub const FORMAT_VERSION: u32 = 7;
 
@@ -211,7 +211,7 @@ pub const ZSTD_LEVEL: i32 = 3;
 
 /// Source bytes per group of `records.bin`: consecutive files are grouped by about this
 /// much source, and each group is two zstd frames: the files' symbols (with the path,
-/// hash and times), then their references and diagnostics (four times bigger). Reading one
+/// hash and times), then their references and diagnostics. Reading one
 /// symbol decompresses one symbols frame; groups are compressed and decompressed in
 /// parallel.
 pub const GROUP_SOURCE_BYTES: u64 = 64 << 10;
@@ -431,6 +431,22 @@ fn corrupt_frame(path: &Path) -> Error {
     Error::Corrupt { path: path.to_path_buf(), reason: "a frame ends inside an entry".into() }
 }
 
+/// One frame, decompressed. Its size is checked against the one its header declares
+/// first, so a damaged footer cannot ask for any amount of memory.
+fn decompress(
+    path: &Path,
+    part: &Part,
+    compressed: &[u8],
+    decompressor: &mut zstd::bulk::Decompressor<'_>,
+) -> Result<Vec<u8>> {
+    let corrupt = |reason: String| Error::Corrupt { path: path.to_path_buf(), reason };
+    match zstd::zstd_safe::get_frame_content_size(compressed) {
+        Ok(Some(n)) if n == part.raw_len => {}
+        _ => return Err(corrupt("a frame's size is not the one the footer gives".into())),
+    }
+    decompressor.decompress(compressed, part.raw_len as usize).map_err(|e| corrupt(e.to_string()))
+}
+
 /// One entry, decoded whole.
 fn decode<'de, T: Deserialize<'de>>(path: &Path, entry: &'de [u8]) -> Result<T> {
     let corrupt = |reason: String| Error::Corrupt { path: path.to_path_buf(), reason };
@@ -442,11 +458,14 @@ fn decode<'de, T: Deserialize<'de>>(path: &Path, entry: &'de [u8]) -> Result<T> 
 }
 
 /// The files of one group, from the bytes of `records.bin`.
-fn decode_group(path: &Path, group: &Group, bytes: &[u8]) -> Result<Vec<FileRecord>> {
-    let frame = |p: &Part| {
-        zstd::bulk::decompress(&bytes[p.offset as usize..(p.offset + p.len) as usize], p.raw_len as usize)
-            .map_err(|e| Error::Corrupt { path: path.to_path_buf(), reason: e.to_string() })
-    };
+fn decode_group(
+    path: &Path,
+    group: &Group,
+    bytes: &[u8],
+    decompressor: &mut zstd::bulk::Decompressor<'_>,
+) -> Result<Vec<FileRecord>> {
+    let mut frame =
+        |p: &Part| decompress(path, p, &bytes[p.offset as usize..(p.offset + p.len) as usize], decompressor);
     let (heads, rest) = (frame(&group.heads)?, frame(&group.rest)?);
     let mut files = Vec::with_capacity(group.files as usize);
     let mut rests = entries(path, &rest);
@@ -492,7 +511,14 @@ pub fn read_records(dir: &Path) -> Result<Vec<FileRecord>> {
         Err(e) => return Err(Error::Io { path, source: e }),
     };
     let groups = read_footer(&path, bytes.len() as u64, |at, len| Ok(bytes[at as usize..at as usize + len].to_vec()))?;
-    let parts = groups.par_iter().map(|g| decode_group(&path, g, &bytes)).collect::<Result<Vec<_>>>()?;
+    let parts = groups
+        .par_iter()
+        .map_init(zstd::bulk::Decompressor::new, |decompressor, g| {
+            let decompressor =
+                decompressor.as_mut().map_err(|e| Error::Corrupt { path: path.clone(), reason: e.to_string() })?;
+            decode_group(&path, g, &bytes, decompressor)
+        })
+        .collect::<Result<Vec<_>>>()?;
     Ok(parts.into_iter().flatten().collect())
 }
 
@@ -574,9 +600,7 @@ impl RecordsReader {
             let (file, decompressor) = &mut *guard;
             let mut compressed = vec![0; part.len as usize];
             file.seek(SeekFrom::Start(part.offset)).and_then(|_| file.read_exact(&mut compressed)).at(&self.path)?;
-            decompressor
-                .decompress(&compressed, part.raw_len as usize)
-                .map_err(|e| Error::Corrupt { path: self.path.clone(), reason: e.to_string() })?
+            decompress(&self.path, part, &compressed, decompressor)?
         };
         let raw = Arc::new(raw);
         if cache.len() == READER_CACHE {
@@ -751,6 +775,17 @@ mod tests {
         let n = good.len();
         let mut damaged: Vec<(&str, Vec<u8>)> =
             vec![("empty", Vec::new()), ("truncated", good[..n - 5].to_vec()), ("no footer", good[n - 16..].to_vec())];
+        // A footer whose first frame claims 2^40 bytes decompressed (an allocation that
+        // would abort the process).
+        let mut lying = RecordsReader::open(tmp.path()).unwrap().groups;
+        lying[0].heads.raw_len = 1 << 40;
+        let footer = postcard::to_stdvec(&lying).unwrap();
+        let frames_end = (lying.last().unwrap().rest.offset + lying.last().unwrap().rest.len) as usize;
+        let mut huge = good[..frames_end].to_vec();
+        huge.extend_from_slice(&footer);
+        huge.extend_from_slice(&(footer.len() as u64).to_le_bytes());
+        huge.extend_from_slice(&good[n - 8..]);
+        damaged.push(("a footer that lies about a frame's size", huge));
         let mut version = good.clone();
         version[n - 8] ^= 0x7f;
         damaged.push(("another version", version));
