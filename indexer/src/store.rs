@@ -323,7 +323,6 @@ pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord]) -> Result<
     use rayon::prelude::*;
     let path = dir.join("records.bin");
     let tmp = path.with_extension("tmp");
-    let corrupt = |reason: String| Error::Corrupt { path: path.clone(), reason };
     let ranges = group_ranges(files);
     // Per group: the compressed heads and rest, and their decompressed lengths.
     let compressed: Vec<[(Vec<u8>, u64); 2]> = ranges
@@ -331,20 +330,20 @@ pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord]) -> Result<
         .map_init(
             || (frame_compressor(), Vec::new(), Vec::new()),
             |(compressor, heads, rest), r| {
-                let compressor = compressor.as_mut().map_err(|e| corrupt(e.to_string()))?;
+                let compressor = compressor.as_mut().map_err(|e| corrupt(&path, e))?;
                 heads.clear();
                 rest.clear();
                 for f in &files[r.clone()] {
-                    let symbols = u32::try_from(f.symbols.len()).map_err(|_| corrupt("over 2^32 symbols".into()))?;
+                    let symbols = u32::try_from(f.symbols.len()).map_err(|_| corrupt(&path, "over 2^32 symbols"))?;
                     let head =
                         Head { path: &f.path, lang: f.lang, hash: f.hash, size: f.size, mtime_ns: f.mtime_ns, symbols };
-                    push_entry(heads, &[], &head).map_err(corrupt)?;
+                    push_entry(heads, &[], &head).map_err(|e| corrupt(&path, e))?;
                     for s in &f.symbols {
                         debug_assert_eq!(s.path, f.path, "a symbol is in its file's record");
-                        push_entry(heads, &s.id.0.to_le_bytes(), &symbol_body(s)).map_err(corrupt)?;
+                        push_entry(heads, &s.id.0.to_le_bytes(), &symbol_body(s)).map_err(|e| corrupt(&path, e))?;
                     }
                     push_entry(rest, &[], &Rest { references: &f.references, diagnostics: &f.diagnostics })
-                        .map_err(corrupt)?;
+                        .map_err(|e| corrupt(&path, e))?;
                 }
                 let mut frame = |raw: &Vec<u8>| compressor.compress(raw).map(|z| (z, raw.len() as u64)).at(&tmp);
                 Ok([frame(heads)?, frame(rest)?])
@@ -365,7 +364,7 @@ pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord]) -> Result<
         groups.push(Group { first: files[r.start].path.clone(), files: r.len() as u32, heads, rest });
     }
     drop(compressed);
-    let footer = postcard::to_stdvec(&groups).map_err(|e| corrupt(e.to_string()))?;
+    let footer = postcard::to_stdvec(&groups).map_err(|e| corrupt(&path, e))?;
     out.write_all(&footer).at(&tmp)?;
     out.write_all(&(footer.len() as u64).to_le_bytes()).at(&tmp)?;
     out.write_all(&FORMAT_VERSION.to_le_bytes()).at(&tmp)?;
@@ -378,27 +377,26 @@ pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord]) -> Result<
 /// The groups of a `records.bin` of `size` bytes; `read_at` reads `len` bytes at an
 /// offset of it.
 fn read_footer(path: &Path, size: u64, mut read_at: impl FnMut(u64, usize) -> Result<Vec<u8>>) -> Result<Vec<Group>> {
-    let corrupt = |reason: String| Error::Corrupt { path: path.to_path_buf(), reason };
     if size < TRAILER_LEN as u64 {
-        return Err(corrupt("too short to be a records file".into()));
+        return Err(corrupt(path, "too short to be a records file"));
     }
     let trailer = read_at(size - TRAILER_LEN as u64, TRAILER_LEN)?;
     if &trailer[12..] != RECORDS_MAGIC {
-        return Err(corrupt(format!("not a records file of format version {FORMAT_VERSION}")));
+        return Err(corrupt(path, format!("not a records file of format version {FORMAT_VERSION}")));
     }
     let version = u32::from_le_bytes(trailer[8..12].try_into().expect("4 bytes"));
     if version != FORMAT_VERSION {
-        return Err(corrupt(format!("format version {version}, expected {FORMAT_VERSION}")));
+        return Err(corrupt(path, format!("format version {version}, expected {FORMAT_VERSION}")));
     }
     let footer_len = u64::from_le_bytes(trailer[..8].try_into().expect("8 bytes"));
     let footer_at = (size - TRAILER_LEN as u64)
         .checked_sub(footer_len)
-        .ok_or_else(|| corrupt("the footer is longer than the file".into()))?;
+        .ok_or_else(|| corrupt(path, "the footer is longer than the file"))?;
     let footer = read_at(footer_at, footer_len as usize)?;
-    let groups: Vec<Group> = postcard::from_bytes(&footer).map_err(|e| corrupt(e.to_string()))?;
+    let groups: Vec<Group> = postcard::from_bytes(&footer).map_err(|e| corrupt(path, e))?;
     let outside = |p: &Part| p.offset.checked_add(p.len).is_none_or(|end| end > footer_at);
     if groups.iter().any(|g| outside(&g.heads) || outside(&g.rest)) {
-        return Err(corrupt("a frame lies outside the file".into()));
+        return Err(corrupt(path, "a frame lies outside the file"));
     }
     Ok(groups)
 }
@@ -427,8 +425,13 @@ fn entries<'a>(path: &'a Path, raw: &'a [u8]) -> impl Iterator<Item = Result<&'a
     })
 }
 
+/// `records.bin` at `path` is damaged: `reason`.
+fn corrupt(path: &Path, reason: impl std::fmt::Display) -> Error {
+    Error::Corrupt { path: path.to_path_buf(), reason: reason.to_string() }
+}
+
 fn corrupt_frame(path: &Path) -> Error {
-    Error::Corrupt { path: path.to_path_buf(), reason: "a frame ends inside an entry".into() }
+    corrupt(path, "a frame ends inside an entry")
 }
 
 /// One frame, decompressed. Its size is checked against the one its header declares
@@ -439,20 +442,18 @@ fn decompress(
     compressed: &[u8],
     decompressor: &mut zstd::bulk::Decompressor<'_>,
 ) -> Result<Vec<u8>> {
-    let corrupt = |reason: String| Error::Corrupt { path: path.to_path_buf(), reason };
     match zstd::zstd_safe::get_frame_content_size(compressed) {
         Ok(Some(n)) if n == part.raw_len => {}
-        _ => return Err(corrupt("a frame's size is not the one the footer gives".into())),
+        _ => return Err(corrupt(path, "a frame's size is not the one the footer gives")),
     }
-    decompressor.decompress(compressed, part.raw_len as usize).map_err(|e| corrupt(e.to_string()))
+    decompressor.decompress(compressed, part.raw_len as usize).map_err(|e| corrupt(path, e))
 }
 
 /// One entry, decoded whole.
 fn decode<'de, T: Deserialize<'de>>(path: &Path, entry: &'de [u8]) -> Result<T> {
-    let corrupt = |reason: String| Error::Corrupt { path: path.to_path_buf(), reason };
-    let (value, rest) = postcard::take_from_bytes::<T>(entry).map_err(|e| corrupt(e.to_string()))?;
+    let (value, rest) = postcard::take_from_bytes::<T>(entry).map_err(|e| corrupt(path, e))?;
     if !rest.is_empty() {
-        return Err(corrupt(format!("{} bytes after an entry", rest.len())));
+        return Err(corrupt(path, format!("{} bytes after an entry", rest.len())));
     }
     Ok(value)
 }
@@ -492,10 +493,7 @@ fn decode_group(
         });
     }
     if files.len() != group.files as usize || rests.next().is_some() {
-        return Err(Error::Corrupt {
-            path: path.to_path_buf(),
-            reason: format!("a group's frames do not hold the {} files its footer says", group.files),
-        });
+        return Err(corrupt(path, format!("a group's frames do not hold the {} files its footer says", group.files)));
     }
     Ok(files)
 }
@@ -514,8 +512,7 @@ pub fn read_records(dir: &Path) -> Result<Vec<FileRecord>> {
     let parts = groups
         .par_iter()
         .map_init(zstd::bulk::Decompressor::new, |decompressor, g| {
-            let decompressor =
-                decompressor.as_mut().map_err(|e| Error::Corrupt { path: path.clone(), reason: e.to_string() })?;
+            let decompressor = decompressor.as_mut().map_err(|e| corrupt(&path, e))?;
             decode_group(&path, g, &bytes, decompressor)
         })
         .collect::<Result<Vec<_>>>()?;
