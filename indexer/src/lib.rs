@@ -18,6 +18,7 @@
 pub mod embed;
 pub mod error;
 pub mod extract;
+pub mod files;
 pub mod fixture;
 pub mod hybrid;
 pub mod index;

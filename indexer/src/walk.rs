@@ -193,6 +193,70 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Walk {
     w
 }
 
+/// Whether [`walk`] would visit the file `parts` (the normal components of a
+/// repository-relative path) under `root`: no hidden component, no vendored folder on the
+/// way, and neither it nor a folder on the way ignored by a `.ignore` or `.gitignore` of
+/// the tree or by `.git/info/exclude` — with the walk's precedence (the nearest folder's
+/// rules win; in one folder `.ignore` wins over `.gitignore`; git's excludes come last).
+/// `Err` says which rule leaves it out. Files are not read beyond those rule files.
+pub fn admits(root: &Path, parts: &[&str]) -> Result<(), String> {
+    use ignore::gitignore::GitignoreBuilder;
+    use ignore::Match;
+    let Some((_, dirs)) = parts.split_last() else { return Err("empty path".into()) };
+    if let Some(h) = parts.iter().find(|c| c.starts_with('.')) {
+        return Err(format!("'{h}' is hidden (the index leaves hidden files and folders out)"));
+    }
+    if let Some(v) = dirs.iter().find(|c| VENDORED_DIRS.contains(c)) {
+        return Err(format!("'{v}' is a vendored folder (the index leaves it out)"));
+    }
+    // The patterns of `file`, relative to `dir`.
+    let matcher = |dir: &Path, file: &Path| {
+        file.is_file().then(|| {
+            let mut b = GitignoreBuilder::new(dir);
+            let _ = b.add(file);
+            b.build().ok()
+        })?
+    };
+    let exclude = matcher(root, &root.join(".git/info/exclude"));
+    // Each entry on the way, folders first: an ignored folder is never entered.
+    for depth in 1..=parts.len() {
+        let entry = root.join(parts[..depth].join("/"));
+        let is_dir = depth < parts.len();
+        let mut decided = None;
+        'levels: for level in (0..depth).rev() {
+            let dir = root.join(parts[..level].join("/"));
+            for name in [".ignore", ".gitignore"] {
+                if let Some(g) = matcher(&dir, &dir.join(name)) {
+                    match g.matched(&entry, is_dir) {
+                        Match::None => {}
+                        m => {
+                            let at = if level == 0 {
+                                name.to_string()
+                            } else {
+                                format!("{}/{name}", parts[..level].join("/"))
+                            };
+                            decided = Some((m.is_ignore(), at));
+                            break 'levels;
+                        }
+                    }
+                }
+            }
+        }
+        if decided.is_none() {
+            if let Some(g) = &exclude {
+                if let m @ (Match::Ignore(_) | Match::Whitelist(_)) = g.matched(&entry, is_dir) {
+                    decided = Some((m.is_ignore(), ".git/info/exclude".to_string()));
+                }
+            }
+        }
+        if let Some((true, at)) = decided {
+            let what = parts[..depth].join("/");
+            return Err(format!("'{what}' is ignored by {at} (the index leaves it out)"));
+        }
+    }
+    Ok(())
+}
+
 fn err_path(err: &ignore::Error) -> Option<&Path> {
     match err {
         ignore::Error::WithPath { path, .. } => Some(path),

@@ -25,6 +25,12 @@ pub struct App {
     pub approvals: ApprovalConfig,
     /// The mode a conversation opens in when its connection names none.
     pub default_mode: Mode,
+    /// A ceiling for every conversation (`--max-mode`): when restricted, every session runs
+    /// in it and nothing moves it elsewhere. Chat is no ceiling.
+    pub max_mode: Mode,
+    /// What a client may read of a repository's files (code_read, include_source, the
+    /// `cc://` file resources): the walk's files unless the operator widens it.
+    pub read_policy: cc_indexer::files::ReadPolicy,
     /// The rig pool's limits (`CC_RIG_MAX`, `CC_RIG_IDLE_SECS`, `CC_RIG_ACTION_SECS` by
     /// default); read when the pool starts.
     pub rig_config: cc_rigs::pool::PoolConfig,
@@ -42,11 +48,27 @@ impl App {
             bound_repo,
             approvals: ApprovalConfig::default(),
             default_mode: Mode::Chat,
+            max_mode: Mode::Chat,
+            read_policy: cc_indexer::files::ReadPolicy {
+                include_ignored: false,
+                max_bytes: crate::mcp::tools::code::MAX_READ_BYTES,
+            },
             rig_config: rig_config_from_env(),
             rigs: std::sync::OnceLock::new(),
             bound_root: std::sync::Mutex::new(None),
             loaded: RwLock::new(HashMap::new()),
         }
+    }
+
+    /// Whether a conversation may be in `mode` under the server's `--max-mode`.
+    pub fn check_ceiling(&self, mode: Mode) -> std::result::Result<(), String> {
+        if self.max_mode.restricted() && mode != self.max_mode {
+            return Err(format!(
+                "this server runs every conversation in {} mode (--max-mode {}); {mode} is not available",
+                self.max_mode, self.max_mode
+            ));
+        }
+        Ok(())
     }
 
     /// The rig pool, started on first use. Rigs live here, not in an MCP connection: a
@@ -87,15 +109,12 @@ impl App {
         let Some(root) = self.bound_root.lock().expect("bound root").clone() else { return Ok(()) };
         let mut opts = cc_indexer::IndexOptions::new(root);
         opts.name = Some(name.to_string());
-        let run = || crate::engine::index(&self.data, &opts, progress, cancel);
-        match tokio::runtime::Handle::try_current() {
-            Ok(_) => tokio::task::block_in_place(run)?,
-            Err(_) => run()?,
-        };
+        crate::engine::index(&self.data, &opts, progress, cancel)?;
         Ok(())
     }
 
     /// The repository `name` with its graph, loaded once and reloaded after a re-index.
+    /// Blocking (disk reads, maybe a first index run): async callers run it on the blocking pool.
     pub fn repo(&self, name: &str) -> Result<Arc<Loaded>> {
         self.repo_with(name, &cc_indexer::NoProgress, None)
     }

@@ -155,10 +155,22 @@ pub enum ApprovalsCommand {
 
 #[derive(Args, Debug, Clone)]
 pub struct PolicyArgs {
-    /// The mode a conversation opens in when its connection names none (HTTP clients
-    /// may name one with the `Cc-Mode` header when the session opens)
+    /// The mode a conversation opens in when its connection names none: a default, which
+    /// an HTTP client may change with the `Cc-Mode` header when the session opens, and a
+    /// conversation with set_mode / exit_plan_mode (see --max-mode for a ceiling)
+    /// [default: chat, or the --max-mode]
+    #[arg(long, value_parser = crate::mcp::policy::Mode::parse)]
+    pub mode: Option<crate::mcp::policy::Mode>,
+    /// A ceiling for every conversation: with plan, review or orchestrate, every session
+    /// runs in that mode and no header, set_mode or exit_plan_mode takes it elsewhere
+    /// (chat, the default, is no ceiling)
     #[arg(long, default_value = "chat", value_parser = crate::mcp::policy::Mode::parse)]
-    pub mode: crate::mcp::policy::Mode,
+    pub max_mode: crate::mcp::policy::Mode,
+    /// Also serve the files an index leaves out — gitignored, hidden and vendored ones —
+    /// through code_read, include_source and the cc:// file resources (never `.git`,
+    /// never outside the repository, never through a symbolic link)
+    #[arg(long)]
+    pub read_ignored_files: bool,
     /// Keep calls that need an approval in an operator's queue (`cc-server approvals`)
     /// when the client cannot be asked by elicitation; without it (and without
     /// --operator-token) such calls are denied
@@ -181,9 +193,25 @@ pub struct SurfaceArgs {
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// Address to listen on
+    /// Address to listen on. Any address but loopback needs --token or --tokens-file (or
+    /// --allow-unauthenticated), and clients that reach it by a name or address other than
+    /// localhost need that Host listed with --allowed-host
     #[arg(long, default_value = "127.0.0.1")]
     pub listen: std::net::IpAddr,
+    /// Serve a non-loopback --listen address without tokens: anyone who reaches it can
+    /// use every tool
+    #[arg(long)]
+    pub allow_unauthenticated: bool,
+    /// Most Streamable HTTP sessions open at once
+    #[arg(long, default_value_t = 1024, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_sessions: u64,
+    /// Most Streamable HTTP sessions one principal may have open at once
+    #[arg(long, default_value_t = 256, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_sessions_per_principal: u64,
+    /// A session with no request in flight, no open stream and no request for this long
+    /// is closed (the client's next request gets 404 and it initializes again)
+    #[arg(long, default_value_t = 300, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=604_800))]
+    pub session_idle_secs: u64,
     /// Port to listen on (0 picks a free one)
     #[arg(long, default_value_t = 9030)]
     pub port: u16,
@@ -202,7 +230,8 @@ pub struct ServeArgs {
     pub operator_token: Option<String>,
     #[command(flatten)]
     pub policy: PolicyArgs,
-    /// Also accept this Host name (for a server reached by a name other than loopback)
+    /// Also accept this Host (a name or an address, with or without a port) for a server
+    /// reached other than by localhost / 127.0.0.1 / [::1]; repeatable
     #[arg(long = "allowed-host", value_name = "HOST")]
     pub allowed_hosts: Vec<String>,
     /// Also accept requests from this Origin (`https://app.example.com`)

@@ -15,9 +15,11 @@ use crate::cli::{ApprovalsArgs, ApprovalsCommand, McpArgs, PolicyArgs, ServeArgs
 use crate::mcp::approvals::ApprovalConfig;
 use crate::mcp::dispatch::Dispatcher;
 use crate::mcp::http::{HttpOptions, MAX_BODY};
+use crate::mcp::policy::Mode;
 use crate::mcp::principal::{Principal, Principals};
 use crate::mcp::registry::{Surface, ToolDef};
 use crate::mcp::service::Session;
+use crate::mcp::sessions::SessionLimits;
 use crate::store::{SqliteStore, Store, DEFAULT_WORKSPACE};
 
 pub fn open_store(data: &DataDir) -> Result<Arc<dyn Store>> {
@@ -48,22 +50,47 @@ pub fn build_app(data: DataDir, bound_repo: Option<String>) -> Result<Arc<App>> 
 
 /// [`build_app`], with its policy settings adjusted by `configure` before it is shared.
 pub fn build_app_with(data: DataDir, bound_repo: Option<String>, configure: impl FnOnce(&mut App)) -> Result<Arc<App>> {
+    try_build_app(data, bound_repo, |app| {
+        configure(app);
+        Ok(())
+    })
+}
+
+/// [`build_app_with`] with a configuration step that may refuse.
+fn try_build_app(
+    data: DataDir,
+    bound_repo: Option<String>,
+    configure: impl FnOnce(&mut App) -> Result<()>,
+) -> Result<Arc<App>> {
     let store = open_store(&data)?;
     let registry = crate::mcp::tools::registry();
     let unknown = registry.unknown_names_in_tables();
     anyhow::ensure!(unknown.is_empty(), "tool tables name unregistered tools: {unknown:?}");
     let mut app = App::new(data, store, Dispatcher::new(registry), bound_repo);
-    configure(&mut app);
+    configure(&mut app)?;
     Ok(Arc::new(app))
 }
 
-fn apply_policy(app: &mut App, p: &PolicyArgs, operator: bool) {
-    app.default_mode = p.mode;
+/// The modes of `--mode` and `--max-mode`: (the opening mode, the ceiling).
+fn modes(p: &PolicyArgs) -> Result<(Mode, Mode)> {
+    let ceiling = p.max_mode;
+    let default = p.mode.unwrap_or(ceiling);
+    anyhow::ensure!(
+        !ceiling.restricted() || default == ceiling,
+        "--mode {default} is above --max-mode {ceiling}: with a ceiling every conversation runs in {ceiling}"
+    );
+    Ok((default, ceiling))
+}
+
+fn apply_policy(app: &mut App, p: &PolicyArgs, operator: bool) -> Result<()> {
+    (app.default_mode, app.max_mode) = modes(p)?;
+    app.read_policy.include_ignored = p.read_ignored_files;
     app.approvals = ApprovalConfig {
         queue: p.approval_queue || operator,
         timeout: std::time::Duration::from_secs(p.approval_timeout),
         ..ApprovalConfig::default()
     };
+    Ok(())
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -72,6 +99,15 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 
 pub fn serve(data: DataDir, a: ServeArgs, quiet: bool) -> Result<()> {
     let surface = surface(&a.surface)?;
+    modes(&a.policy)?;
+    let unauthenticated = a.token.iter().all(|t| t.is_empty()) && a.tokens_file.is_none();
+    if !a.listen.is_loopback() && unauthenticated && !a.allow_unauthenticated {
+        anyhow::bail!(
+            "--listen {}: refusing to serve every tool without a token on an address other hosts can reach; \
+             give --token SECRET (or --tokens-file FILE), or --allow-unauthenticated to serve it anyway",
+            a.listen
+        );
+    }
     let store = open_store(&data)?;
     for path in &a.index {
         let run = crate::engine::index(&data, &IndexOptions::new(path), &NoProgress, None)?;
@@ -96,7 +132,7 @@ pub fn serve(data: DataDir, a: ServeArgs, quiet: bool) -> Result<()> {
             "--operator-token: the same secret as a principal's token (an agent would approve its own calls)"
         );
     }
-    let app = build_app_with(data, None, |app| apply_policy(app, &a.policy, operator_token.is_some()))?;
+    let app = try_build_app(data, None, |app| apply_policy(app, &a.policy, operator_token.is_some()))?;
     let opts = HttpOptions {
         addr: std::net::SocketAddr::new(a.listen, a.port),
         principals,
@@ -104,9 +140,21 @@ pub fn serve(data: DataDir, a: ServeArgs, quiet: bool) -> Result<()> {
         allowed_hosts: a.allowed_hosts,
         allowed_origins: a.allowed_origins,
         max_body: MAX_BODY,
+        sessions: SessionLimits {
+            max_total: a.max_sessions as usize,
+            max_per_principal: a.max_sessions_per_principal as usize,
+            idle: std::time::Duration::from_secs(a.session_idle_secs),
+        },
     };
     if !a.listen.is_loopback() && opts.principals.is_empty() {
         eprintln!("warning: listening on {} without --token: anyone who can reach it can use every tool", a.listen);
+    }
+    if !a.listen.is_loopback() && opts.allowed_hosts.is_empty() {
+        eprintln!(
+            "note: only the Host names localhost, 127.0.0.1 and [::1] are accepted; clients that reach {} by another \
+             name or address need it listed with --allowed-host",
+            a.listen
+        );
     }
     let r = runtime()?.block_on(crate::mcp::http::serve(app.clone(), surface, opts, CancellationToken::new()));
     // Nothing a rig started outlives the server.
@@ -147,7 +195,7 @@ pub fn mcp(data: DataDir, a: McpArgs) -> Result<()> {
         }
         None => None,
     };
-    let app = build_app_with(data, bound.as_ref().map(|(n, _)| n.clone()), |app| apply_policy(app, &a.policy, false))?;
+    let app = try_build_app(data, bound.as_ref().map(|(n, _)| n.clone()), |app| apply_policy(app, &a.policy, false))?;
     if let Some((name, root)) = bound {
         app.set_bound_root(root, name);
     }

@@ -4,22 +4,21 @@
 //! principal — or the operator's on `/approvals` —, the body limit), MCP sessions bound
 //! to the principal that opened them, and graceful shutdown.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::extract::{Path, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::principal::{constant_time_eq, Principal, Principals};
 use super::registry::Surface;
 use super::service::Session;
+use super::sessions::{BoundedSessions, SessionLimits, Sessions};
 use crate::app::App;
 
 /// Largest request body accepted, bytes.
@@ -38,6 +37,8 @@ pub struct HttpOptions {
     /// Extra Origins accepted besides loopback ones (`https://app.example.com`).
     pub allowed_origins: Vec<String>,
     pub max_body: usize,
+    /// Caps on open Streamable HTTP sessions and their idle expiry.
+    pub sessions: SessionLimits,
 }
 
 /// What every route checks.
@@ -87,7 +88,7 @@ fn strip_port(host: &str) -> &str {
     host.rsplit_once(':').filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit())).map_or(host, |(h, _)| h)
 }
 
-fn deny(status: StatusCode, message: &str) -> Response {
+pub(crate) fn deny(status: StatusCode, message: &str) -> Response {
     jsonrpc_error(status, -32000, message, serde_json::Value::Null)
 }
 
@@ -106,7 +107,9 @@ pub struct JsonRpcReject {
     pub id: serde_json::Value,
 }
 
-/// The JSON-RPC layer of both HTTP transports: a body is JSON, and a client message.
+/// The JSON-RPC layer of both HTTP transports: a body is JSON, and a client message — read
+/// from the bytes as rmcp reads them, so what rmcp would refuse (a duplicate key, say) is
+/// refused here with a JSON-RPC error instead of rmcp's 415 and plain text.
 pub fn parse_jsonrpc(body: &[u8]) -> Result<rmcp::model::ClientJsonRpcMessage, JsonRpcReject> {
     let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| JsonRpcReject {
         code: -32700,
@@ -117,11 +120,71 @@ pub fn parse_jsonrpc(body: &[u8]) -> Result<rmcp::model::ClientJsonRpcMessage, J
         Some(id @ (serde_json::Value::String(_) | serde_json::Value::Number(_))) => id.clone(),
         _ => serde_json::Value::Null,
     };
-    serde_json::from_value(value).map_err(|e| JsonRpcReject {
+    serde_json::from_slice(body).map_err(|e| JsonRpcReject {
         code: -32600,
-        message: format!("Invalid Request: {e}"),
+        message: match duplicate_key(body) {
+            Some(key) => format!("Invalid Request: the key '{key}' appears twice in one object"),
+            None => format!("Invalid Request: {e}"),
+        },
         id,
     })
+}
+
+/// The first key that appears twice in one object of `body` (a JSON text), if any.
+/// `serde_json::Value` keeps the last silently; a message with one is refused, and this
+/// says why.
+pub fn duplicate_key(body: &[u8]) -> Option<String> {
+    use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+    struct Check;
+    impl<'de> DeserializeSeed<'de> for Check {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Check {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+            let mut seen = std::collections::HashSet::new();
+            while let Some(k) = m.next_key::<String>()? {
+                if !seen.insert(k.clone()) {
+                    return Err(serde::de::Error::custom(format!("\u{0}{k}")));
+                }
+                m.next_value_seed(Check)?;
+            }
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<(), A::Error> {
+            while s.next_element_seed(Check)?.is_some() {}
+            Ok(())
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+    }
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let msg = Check.deserialize(&mut de).err()?.to_string();
+    // The marker (NUL, which no key of a parsed text holds raw) sets ours apart from a parse error.
+    let rest = msg.strip_prefix('\u{0}')?;
+    Some(rest.rsplit_once(" at line ").map_or(rest, |(k, _)| k).to_string())
 }
 
 /// In front of `/mcp`: a JSON POST body must be JSON (else 400 with -32700, parse error)
@@ -155,12 +218,12 @@ async fn jsonrpc_body(State(max_body): State<usize>, req: Request, next: Next) -
     next.run(Request::from_parts(parts, axum::body::Body::from(buf))).await
 }
 
+/// The token of an `Authorization: Bearer TOKEN` header (the scheme is case-insensitive,
+/// RFC 9110 §11.1).
 fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
-    headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim)
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim_start();
+    let (scheme, token) = v.split_once(char::is_whitespace)?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
 }
 
 fn unauthorized(message: &str) -> Response {
@@ -196,6 +259,13 @@ pub async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Resp
             return unauthorized("Unauthorized: /approvals needs the operator's bearer token");
         }
         None
+    } else if let Some(p) = bearer(headers)
+        .zip(g.operator.as_deref())
+        .filter(|(t, op)| constant_time_eq(t.as_bytes(), op.as_bytes()))
+        .map(|_| Principal::operator())
+    {
+        // The operator's token names the operator on every route.
+        Some(p)
     } else if g.principals.is_empty() {
         Some(Principal::local())
     } else {
@@ -220,69 +290,18 @@ pub async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Resp
     next.run(req).await
 }
 
-/// Which principal opened each Streamable HTTP session.
-#[derive(Clone, Default)]
-pub struct Bindings {
-    sessions: Arc<Mutex<HashMap<String, Arc<str>>>>,
-}
-
-impl Bindings {
-    pub fn len(&self) -> usize {
-        self.sessions.lock().expect("bindings").len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-const SESSION_HEADER: &str = "mcp-session-id";
-
-/// In front of `/mcp`: a request naming a session must come from the principal that
-/// opened it; another principal is answered as for a session that does not exist (404,
-/// so it learns nothing about it). The binding is made when rmcp answers an initialize
-/// with a new session id, and dropped when the session is deleted or gone.
-async fn bind_sessions(State(b): State<Bindings>, req: Request, next: Next) -> Response {
-    let who = req.extensions().get::<Principal>().map(|p| p.name.clone());
-    let sid = req.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string);
-    let delete = req.method() == axum::http::Method::DELETE;
-    if let Some(sid) = &sid {
-        let owner = b.sessions.lock().expect("bindings").get(sid).cloned();
-        if let Some(owner) = owner {
-            if Some(&owner) != who.as_ref() {
-                return deny(StatusCode::NOT_FOUND, "Not Found: Session not found");
-            }
-        }
-    }
-    let resp = next.run(req).await;
-    let mut map = b.sessions.lock().expect("bindings");
-    match &sid {
-        None => {
-            if let (Some(new), Some(who)) = (resp.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()), who) {
-                map.insert(new.to_string(), who);
-            }
-        }
-        Some(sid) => {
-            if (delete && resp.status().is_success()) || resp.status() == StatusCode::NOT_FOUND {
-                map.remove(sid);
-            }
-        }
-    }
-    resp
-}
-
 /// The router: `/mcp`, `/sse`, `/messages`, `/approvals`, behind the guard.
 pub fn router(app: Arc<App>, surface: Surface, opts: &HttpOptions, shutdown: CancellationToken) -> Router {
     router_with(app, surface, opts, shutdown).0
 }
 
-/// [`router`], and the session bindings (tests read them).
+/// [`router`], and the open sessions (tests read them).
 pub fn router_with(
     app: Arc<App>,
     surface: Surface,
     opts: &HttpOptions,
     shutdown: CancellationToken,
-) -> (Router, Bindings) {
+) -> (Router, Sessions) {
     let hosts: Vec<String> = LOOPBACK.iter().map(|s| s.to_string()).chain(opts.allowed_hosts.iter().cloned()).collect();
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
@@ -291,18 +310,20 @@ pub fn router_with(
         .with_cancellation_token(shutdown.child_token());
     let factory_app = app.clone();
     let factory_surface = surface.clone();
+    let sessions = Sessions::new(opts.sessions);
+    let manager = Arc::new(BoundedSessions::new(sessions.clone()));
+    manager.spawn_reaper(shutdown.child_token());
     let mcp = StreamableHttpService::new(
         move || Ok(Session::new(factory_app.clone(), factory_surface.clone())),
-        LocalSessionManager::default().into(),
+        manager,
         config,
     );
     let sse = super::sse::SseState::new(app.clone(), surface, opts.max_body, shutdown);
     let guard_state = Guard::new(opts);
-    let bindings = Bindings::default();
     let mcp = Router::new()
         .nest_service("/mcp", mcp)
         .layer(axum::middleware::from_fn_with_state(opts.max_body, jsonrpc_body))
-        .layer(axum::middleware::from_fn_with_state(bindings.clone(), bind_sessions));
+        .layer(axum::middleware::from_fn_with_state(sessions.clone(), super::sessions::bind));
     let router = Router::new()
         .merge(mcp)
         .merge(super::sse::routes(sse))
@@ -312,7 +333,7 @@ pub fn router_with(
         })
         .layer(axum::extract::DefaultBodyLimit::max(opts.max_body))
         .layer(axum::middleware::from_fn_with_state(guard_state, guard));
-    (router, bindings)
+    (router, sessions)
 }
 
 // ---------------------------------------------------------------- the operator's approval queue
@@ -454,7 +475,34 @@ mod tests {
             allowed_hosts: vec!["cc.internal".into()],
             allowed_origins: vec!["https://app.example.com".into()],
             max_body: MAX_BODY,
+            sessions: SessionLimits::default(),
         })
+    }
+
+    #[test]
+    fn duplicate_keys_are_found_at_any_depth() {
+        assert_eq!(duplicate_key(br#"{"id":1,"id":2}"#).as_deref(), Some("id"));
+        assert_eq!(duplicate_key(br#"{"p":[{"x":{"b":1,"b":2}}]}"#).as_deref(), Some("b"));
+        assert_eq!(duplicate_key(br#"{"a":1,"b":{"a":2}}"#), None);
+        assert_eq!(duplicate_key(b"{\"a\":"), None);
+        let e = parse_jsonrpc(br#"{"jsonrpc":"2.0","id":4,"id":5,"method":"ping"}"#).unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (-32600, "Invalid Request: the key 'id' appears twice in one object"));
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive() {
+        let mut h = axum::http::HeaderMap::new();
+        for (v, want) in [
+            ("Bearer abc", Some("abc")),
+            ("bearer abc", Some("abc")),
+            ("BEARER  abc ", Some("abc")),
+            ("Basic abc", None),
+            ("Bearer", None),
+            ("Bearerabc", None),
+        ] {
+            h.insert(header::AUTHORIZATION, HeaderValue::from_str(v).unwrap());
+            assert_eq!(bearer(&h), want, "{v}");
+        }
     }
 
     #[test]

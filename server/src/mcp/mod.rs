@@ -9,5 +9,6 @@ pub mod principal;
 pub mod registry;
 pub mod resources;
 pub mod service;
+pub mod sessions;
 pub mod sse;
 pub mod tools;

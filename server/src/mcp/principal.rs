@@ -14,16 +14,25 @@ pub struct Principal {
     pub name: Arc<str>,
     /// `None`: every workspace.
     pub workspaces: Option<Arc<[String]>>,
+    /// The server's operator: sees what only the operator may (the checkouts' paths). The
+    /// principal of an unauthenticated server (stdio; HTTP without tokens) is, and so is a
+    /// request bearing `--operator-token`; a token's named principal is not.
+    pub operator: bool,
 }
 
 impl Principal {
     /// The principal of an unauthenticated server (stdio, or HTTP without tokens).
     pub fn local() -> Principal {
-        Principal { name: Arc::from("local"), workspaces: None }
+        Principal { name: Arc::from("local"), workspaces: None, operator: true }
+    }
+
+    /// The operator, authenticated by `--operator-token`.
+    pub fn operator() -> Principal {
+        Principal { name: Arc::from("operator"), workspaces: None, operator: true }
     }
 
     pub fn new(name: &str, workspaces: Option<Vec<String>>) -> Principal {
-        Principal { name: Arc::from(name), workspaces: workspaces.map(Arc::from) }
+        Principal { name: Arc::from(name), workspaces: workspaces.map(Arc::from), operator: false }
     }
 
     /// Whether this principal may see workspace `id`.
@@ -104,6 +113,11 @@ impl Principals {
         }
         if self.tokens.iter().any(|(s, _)| s == secret) {
             bail!("the token of principal '{name}' is already used by another principal");
+        }
+        if name == "operator" || name == "local" {
+            bail!(
+                "the principal name '{name}' is reserved (the operator's token and the unauthenticated server use it)"
+            );
         }
         if self.tokens.iter().any(|(_, p)| &*p.name == name) {
             bail!("principal '{name}' is configured twice");

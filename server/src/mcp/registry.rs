@@ -163,7 +163,7 @@ impl Registry {
         let handler: Handler = Arc::new(move |ctx: CallCtx, args: Value| {
             let f = f.clone();
             Box::pin(async move {
-                let a: A = serde_json::from_value(args).map_err(|e| ToolError::invalid("", e.to_string()))?;
+                let a: A = from_args(args)?;
                 let r = f(ctx, a).await?;
                 let value = serde_json::to_value(r).map_err(|e| ToolError::internal(e.to_string()))?;
                 Ok(Output::json(value))
@@ -284,13 +284,69 @@ impl Surface {
     }
 }
 
-/// The JSON Schema of `T` as an object, inlined (no `$ref`s), draft 2020-12.
+/// A tool's arguments as `A`; a value that does not fit names the JSON pointer of the field
+/// at fault (the input schema catches most first; this is what it cannot say).
+pub fn from_args<A: DeserializeOwned>(args: Value) -> Result<A, ToolError> {
+    serde_path_to_error::deserialize(args).map_err(|e| {
+        let mut pointer = String::new();
+        for seg in e.path().iter() {
+            use serde_path_to_error::Segment;
+            match seg {
+                Segment::Seq { index } => pointer.push_str(&format!("/{index}")),
+                Segment::Map { key } => pointer.push_str(&format!("/{}", key.replace('~', "~0").replace('/', "~1"))),
+                Segment::Enum { .. } | Segment::Unknown => {}
+            }
+        }
+        let shown = if pointer.is_empty() { "/".to_string() } else { pointer.clone() };
+        ToolError::invalid(&shown, format!("{shown}: {}", e.inner()))
+    })
+}
+
+/// Rewrites schemars' non-standard number formats (`uint32`, `int64`, `double`, …) as
+/// standard JSON Schema: integer formats become `minimum` / `maximum` bounds (so a value
+/// out of a field's range is refused with that field's pointer), float formats go.
+pub fn standard_formats(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            let bounds: Option<(i128, u128)> = match o.get("format").and_then(Value::as_str) {
+                Some("uint8") => Some((0, u8::MAX as u128)),
+                Some("uint16") => Some((0, u16::MAX as u128)),
+                Some("uint32") => Some((0, u32::MAX as u128)),
+                Some("uint64" | "uint" | "usize") => Some((0, u64::MAX as u128)),
+                Some("int8") => Some((i8::MIN as i128, i8::MAX as u128)),
+                Some("int16") => Some((i16::MIN as i128, i16::MAX as u128)),
+                Some("int32") => Some((i32::MIN as i128, i32::MAX as u128)),
+                Some("int64" | "int" | "isize") => Some((i64::MIN as i128, i64::MAX as u128)),
+                _ => None,
+            };
+            if let Some((min, max)) = bounds {
+                o.remove("format");
+                o.entry("minimum").or_insert_with(|| serde_json::json!(min as i64));
+                if !o.contains_key("maximum") {
+                    let max = if max > u64::MAX as u128 { u64::MAX } else { max as u64 };
+                    o.insert("maximum".into(), serde_json::json!(max));
+                }
+            } else if matches!(o.get("format").and_then(Value::as_str), Some("float" | "double")) {
+                o.remove("format");
+            }
+            for x in o.values_mut() {
+                standard_formats(x);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(standard_formats),
+        _ => {}
+    }
+}
+
+/// The JSON Schema of `T` as an object, inlined (no `$ref`s), draft 2020-12, in standard
+/// formats only ([`standard_formats`]).
 pub fn schema_of<T: JsonSchema>() -> Map<String, Value> {
     let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;
     });
     let schema = settings.into_generator().into_root_schema_for::<T>();
     let mut v = serde_json::to_value(schema).expect("schema serializes");
+    standard_formats(&mut v);
     if let Some(o) = v.as_object_mut() {
         o.remove("$schema");
         o.remove("title");

@@ -93,6 +93,7 @@ impl Session {
                 .and_then(Mode::parse)
                 .map_err(|e| ErrorData::invalid_request(format!("Cc-Mode header: {e}"), None))?,
         };
+        self.app.check_ceiling(mode).map_err(|e| ErrorData::invalid_request(format!("Cc-Mode header: {e}"), None))?;
         self.conversation.open_in(mode);
         Ok(())
     }
@@ -318,7 +319,7 @@ impl ServerHandler for Session {
         if uri.starts_with("test://") && self.surface.sets.iter().any(|s| s == "conformance") {
             return super::tools::conformance::read(uri).map(Into::into);
         }
-        let text = read_cc(&self.app, &self.principal(&context), uri)?;
+        let text = read_cc(&self.app, &self.principal(&context), uri).await?;
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
     }
 
@@ -350,6 +351,17 @@ impl ServerHandler for Session {
     ) -> Result<CompleteResult, ErrorData> {
         self.require_fixtures::<CompleteRequestMethod>()?;
         conformance::complete(&request)
+    }
+
+    /// A request rmcp could not read as one of the methods it knows lands here: a known
+    /// method with bad params is invalid params (-32602, saying what is wrong), not
+    /// "method not found".
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        Err(malformed(&request.method, request.params.as_ref()))
     }
 
     #[allow(deprecated)]
@@ -394,6 +406,63 @@ impl Session {
     }
 }
 
+/// The methods a client may send (MCP 2024-11-05 … 2025-11-25) whose params rmcp reads.
+const CLIENT_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+];
+
+/// The error for a request rmcp could not read: -32602 naming the bad params of a known
+/// method, -32601 for an unknown one.
+pub fn malformed(method: &str, params: Option<&serde_json::Value>) -> ErrorData {
+    if !CLIENT_METHODS.contains(&method) {
+        return ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, method.to_string(), None);
+    }
+    let why = match method {
+        "tools/call" => match params {
+            None => "params: expected an object with the tool's `name`".to_string(),
+            Some(p) if !p.is_object() => "params: expected an object with the tool's `name`".to_string(),
+            Some(p) => match (p.get("name"), p.get("arguments")) {
+                (None, _) => "params.name: missing (the tool to call)".to_string(),
+                (Some(n), _) if !n.is_string() => format!("params.name: expected a string, got {n}"),
+                (_, Some(a)) if !a.is_object() && !a.is_null() => {
+                    format!("params.arguments: expected an object, got {}", json_kind(a))
+                }
+                _ => "params: not a tools/call request (see the MCP schema)".to_string(),
+            },
+        },
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => match params.and_then(|p| p.get("uri")) {
+            None => "params.uri: missing".to_string(),
+            Some(u) if !u.is_string() => format!("params.uri: expected a string, got {}", json_kind(u)),
+            _ => format!("params: not a {method} request (see the MCP schema)"),
+        },
+        _ => format!("params: not a {method} request (see the MCP schema)"),
+    };
+    ErrorData::invalid_params(format!("{method}: {why}"), params.map(|_| json!({ "method": method })))
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
 /// At most this many resource links per result.
 const MAX_LINKS: usize = 20;
 
@@ -433,7 +502,7 @@ pub fn resource_links(v: &serde_json::Value) -> Vec<ContentBlock> {
 
 /// Reads a `cc://` resource: the same text `code_read` returns. A workspace the
 /// principal may not see is answered as one without that repository.
-pub fn read_cc(app: &App, principal: &Principal, uri: &str) -> Result<String, ErrorData> {
+pub async fn read_cc(app: &Arc<App>, principal: &Principal, uri: &str) -> Result<String, ErrorData> {
     let not_found = |m: String| ErrorData::resource_not_found(m, Some(json!({ "uri": uri })));
     let addr = resources::parse(uri).ok_or_else(|| not_found(format!("no resource template matches {uri}")))?;
     let (ws, repo) = match &addr {
@@ -447,7 +516,10 @@ pub fn read_cc(app: &App, principal: &Principal, uri: &str) -> Result<String, Er
     if !repos.iter().any(|r| r == repo) {
         return Err(not_found(format!("no repository '{repo}' in workspace '{ws}'")));
     }
-    let l = app.repo(repo).map_err(|e| ErrorData::internal_error(format!("{e:#}"), None))?;
+    let (app2, name) = (app.clone(), repo.to_string());
+    let l = super::tools::code::blocking(move || app2.repo(&name).map_err(ToolError::from))
+        .await
+        .map_err(|e| ErrorData::internal_error(e.message, None))?;
     let root = l.repo.meta.root.clone();
     let (path, start, end) = match addr {
         Address::File { path, .. } => (path.to_string(), 1, u32::MAX),
@@ -458,5 +530,8 @@ pub fn read_cc(app: &App, principal: &Principal, uri: &str) -> Result<String, Er
             (sym.path.clone(), sym.span.start_line, sym.span.end_line)
         }
     };
-    super::tools::code::read_lines(&root, &path, start, end).map(|(text, ..)| text).map_err(|e| not_found(e.message))
+    super::tools::code::read_lines(app.read_policy, &root, &path, start, end)
+        .await
+        .map(|(text, ..)| text)
+        .map_err(|e| not_found(e.message))
 }

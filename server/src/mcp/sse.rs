@@ -81,6 +81,9 @@ async fn open(
             Err(e) => return jsonrpc_error(StatusCode::BAD_REQUEST, -32600, &format!("Cc-Mode header: {e}")),
         },
     };
+    if let Err(e) = s.app.check_ceiling(mode) {
+        return jsonrpc_error(StatusCode::BAD_REQUEST, -32600, &format!("Cc-Mode header: {e}"));
+    }
     let id = uuid::Uuid::new_v4().simple().to_string();
     let (to_server, from_client) = mpsc::channel::<ClientJsonRpcMessage>(64);
     let (to_client, from_server) = mpsc::channel::<ServerJsonRpcMessage>(64);

@@ -5,6 +5,7 @@ mod common;
 mod desktop;
 mod dispatch;
 mod fuzz;
+mod hardening;
 mod mobile;
 mod policy;
 mod rigs;

@@ -292,8 +292,12 @@ fn a_principal_sees_only_its_workspaces() {
     );
     // Resources too.
     let uri = "cc://default/repos/shop/files/tax.py";
-    assert!(cc_server::mcp::service::read_cc(&f.app, &team_only.principal, uri).is_err());
-    assert!(cc_server::mcp::service::read_cc(&f.app, &everyone.principal, uri).unwrap().contains("compute_tax"));
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    assert!(rt.block_on(cc_server::mcp::service::read_cc(&f.app, &team_only.principal, uri)).is_err());
+    assert!(rt
+        .block_on(cc_server::mcp::service::read_cc(&f.app, &everyone.principal, uri))
+        .unwrap()
+        .contains("compute_tax"));
 }
 
 #[test]

@@ -212,8 +212,9 @@ pub struct ReadOut {
 
 // ---------------------------------------------------------------- helpers
 
-/// The repositories a call may use: the workspace's, narrowed by `repo`.
-pub fn repos_for(ctx: &CallCtx, repo: Option<&str>) -> Result<Vec<(String, Arc<Loaded>)>, ToolError> {
+/// The repositories a call may use: the workspace's, narrowed by `repo`. Loading one (and
+/// indexing the bound repository on first use) runs on the blocking pool.
+pub async fn repos_for(ctx: &CallCtx, repo: Option<&str>) -> Result<Vec<(String, Arc<Loaded>)>, ToolError> {
     let ws = ctx.workspace.as_deref().expect("scoped tool");
     let names = ctx.app.store.repos(ws).map_err(ToolError::from)?;
     let names: Vec<String> = match repo {
@@ -244,24 +245,28 @@ pub fn repos_for(ctx: &CallCtx, repo: Option<&str>) -> Result<Vec<(String, Arc<L
         })
     };
     let progress = CallProgress::new(ctx.progress.clone());
-    let out = names
-        .into_iter()
-        .map(|n| {
-            let l = ctx.app.repo_with(&n, &progress, Some(&cancel)).map_err(|e| {
-                if cancel.load(std::sync::atomic::Ordering::Relaxed) {
-                    ToolError {
-                        error: "cancelled",
-                        pointer: None,
-                        message: "the call was cancelled".into(),
-                        data: None,
+    let app = ctx.app.clone();
+    let out = blocking(move || {
+        names
+            .into_iter()
+            .map(|n| {
+                let l = app.repo_with(&n, &progress, Some(&cancel)).map_err(|e| {
+                    if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                        ToolError {
+                            error: "cancelled",
+                            pointer: None,
+                            message: "the call was cancelled".into(),
+                            data: None,
+                        }
+                    } else {
+                        ToolError::internal(format!("repository '{n}': {e:#}"))
                     }
-                } else {
-                    ToolError::internal(format!("repository '{n}': {e:#}"))
-                }
-            })?;
-            Ok((n, l))
-        })
-        .collect();
+                })?;
+                Ok((n, l))
+            })
+            .collect()
+    })
+    .await;
     watcher.abort();
     out
 }
@@ -404,28 +409,49 @@ fn parse_filters<T>(
     Ok(out)
 }
 
-/// Reads lines `start..=end` of a repository file, refusing paths outside the root.
-/// Largest file `code_read` (and a `cc://` file resource) reads; a line range of it is
-/// answered, within the dispatcher's result limit.
+/// Largest file `code_read` (and a `cc://` file resource) reads, counted in bytes read; a
+/// line range of it is answered, within the dispatcher's result limit.
 pub const MAX_READ_BYTES: u64 = 32 << 20;
 
-pub fn read_lines(root: &str, path: &str, start: u32, end: u32) -> Result<(String, u32, u32, u32), ToolError> {
-    let rel = std::path::Path::new(path);
-    if rel.is_absolute() || rel.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
-        return Err(ToolError::invalid("/path", "/path: must be a repository-relative path without '..'"));
-    }
-    let full = std::path::Path::new(root).join(rel);
-    let len = std::fs::metadata(&full)
-        .map_err(|e| ToolError::not_found("/path", format!("/path: cannot read {path}: {e}")))?
-        .len();
-    if len > MAX_READ_BYTES {
-        return Err(ToolError::invalid(
-            "/path",
-            format!("/path: {path} is {len} bytes; files up to {MAX_READ_BYTES} bytes are read"),
-        ));
-    }
-    let bytes =
-        std::fs::read(&full).map_err(|e| ToolError::not_found("/path", format!("/path: cannot read {path}: {e}")))?;
+/// How long one file read may take before the call gives up on it (a read never blocks
+/// on a FIFO or a device, which are refused; this bounds a slow file system).
+pub const READ_DEADLINE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Runs blocking work (file system, index, graph loads) on tokio's blocking pool, never
+/// on the async workers that serve every session.
+pub async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| ToolError::internal(format!("the task failed: {e}")))?
+}
+
+/// Reads lines `start..=end` of a repository file through [`cc_indexer::files::read_file`]
+/// (confined to the root: no `..`, no symlink on the way, regular files only, the walk's
+/// rules unless the server widens them, capped by bytes read), off the async workers and
+/// within [`READ_DEADLINE`]. Answers (text, start, end, lines in the file).
+pub async fn read_lines(
+    policy: cc_indexer::files::ReadPolicy,
+    root: &str,
+    path: &str,
+    start: u32,
+    end: u32,
+) -> Result<(String, u32, u32, u32), ToolError> {
+    use cc_indexer::files::FileError;
+    let (root_owned, rel) = (std::path::PathBuf::from(root), path.to_string());
+    let read = blocking(move || {
+        cc_indexer::files::read_file(&root_owned, &rel, &policy).map_err(|e| match e {
+            FileError::BadPath(_) => ToolError::invalid("/path", format!("/path: {e}")),
+            FileError::TooLarge { .. } => ToolError::invalid("/path", format!("/path: {e}")),
+            FileError::Io { .. } => ToolError::internal(format!("/path: {e}")),
+            _ => ToolError::not_found("/path", format!("/path: {e}")),
+        })
+    });
+    let bytes = tokio::time::timeout(READ_DEADLINE, read).await.map_err(|_| ToolError {
+        error: "timeout",
+        pointer: Some("/path".into()),
+        message: format!("/path: reading {path} took longer than {} s", READ_DEADLINE.as_secs()),
+        data: None,
+    })??;
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len() as u32;
@@ -487,7 +513,7 @@ enum Op {
 
 async fn graph_tool(ctx: CallCtx, a: GraphArgs, op: Op) -> Result<GraphOut, ToolError> {
     let ws = ctx.workspace.clone().expect("scoped");
-    let repos = repos_for(&ctx, a.repo.as_deref())?;
+    let repos = repos_for(&ctx, a.repo.as_deref()).await?;
     let mut found = Vec::new();
     for (name, l) in &repos {
         for s in l.graph.find(&a.symbol) {
@@ -549,7 +575,7 @@ pub fn register(r: &mut Registry) {
             let kinds = parse_filters(&a.kind, "kind", SymbolKind::parse, &SymbolKind::ALL.map(|k| k.as_str()))?;
             let all_langs: Vec<&str> = Lang::all().map(Lang::name).collect();
             let langs = parse_filters(&a.lang, "lang", Lang::from_name, &all_langs)?;
-            let repos = repos_for(&ctx, a.repo.as_deref())?;
+            let repos = repos_for(&ctx, a.repo.as_deref()).await?;
             let limit = a.limit.unwrap_or(20) as usize;
             let q = SearchQuery { text: a.query.clone(), kinds, langs, path_prefix: a.path.clone(), limit };
             let asked: cc_indexer::Mode = a.mode.map_or(cc_indexer::Mode::Hybrid, Into::into);
@@ -602,14 +628,16 @@ pub fn register(r: &mut Registry) {
         },
         |ctx: CallCtx, a: SymbolArgs| async move {
             let ws = ctx.workspace.clone().expect("scoped");
-            let repos = repos_for(&ctx, a.repo.as_deref())?;
+            let repos = repos_for(&ctx, a.repo.as_deref()).await?;
             let limit = a.limit.unwrap_or(50) as usize;
             let mut matches = Vec::new();
             for (name, l) in &repos {
-                for s in l.repo.symbols.lookup(&a.name, limit).map_err(|e| ToolError::internal(e.to_string()))? {
+                let (l2, wanted) = (l.clone(), a.name.clone());
+                let found = blocking(move || l2.repo.symbols.lookup(&wanted, limit).map_err(|e| ToolError::internal(e.to_string()))).await?;
+                for s in found {
                     let mut out = symbol_out(&ws, name, &s);
                     if a.include_source == Some(true) {
-                        out.source = Some(read_lines(&l.repo.meta.root, &s.path, s.span.start_line, s.span.end_line)?.0);
+                        out.source = Some(read_lines(ctx.app.read_policy, &l.repo.meta.root, &s.path, s.span.start_line, s.span.end_line).await?.0);
                     }
                     matches.push(out);
                 }
@@ -639,7 +667,7 @@ pub fn register(r: &mut Registry) {
         },
         |ctx: CallCtx, a: ReadArgs| async move {
             let ws = ctx.workspace.clone().expect("scoped");
-            let repos = repos_for(&ctx, a.repo.as_deref())?;
+            let repos = repos_for(&ctx, a.repo.as_deref()).await?;
             let (repo, l, path, start, end) = match (&a.symbol, &a.path) {
                 (Some(id), None) => {
                     let sid = cc_indexer::SymbolId::parse(id)
@@ -663,7 +691,7 @@ pub fn register(r: &mut Registry) {
             if end < start {
                 return Err(ToolError::invalid("/end_line", "/end_line: must not be before start_line"));
             }
-            let (text, start, end, total) = read_lines(&l.repo.meta.root, &path, start, end)?;
+            let (text, start, end, total) = read_lines(ctx.app.read_policy, &l.repo.meta.root, &path, start, end).await?;
             Ok(ReadOut { uri: resources::file_uri(&ws, &repo, &path), repo, path, start_line: start, end_line: end, total_lines: total, text })
         },
     );

@@ -52,6 +52,12 @@ async fn switch(ctx: &CallCtx, to: Mode, why: String) -> Result<ModeOut, ToolErr
     if from == to {
         return Ok(ModeOut { mode: to, previous: from, changed: false });
     }
+    ctx.app.check_ceiling(to).map_err(|message| ToolError {
+        error: "mode",
+        pointer: None,
+        message,
+        data: Some(json!({"mode": from, "max_mode": ctx.app.max_mode})),
+    })?;
     if from.restricted() {
         // The approval is of this conversation's change (not any of the principal's).
         ctx.confirm(&json!({"mode": to, "conversation": ctx.conversation.id}), why).await?;

@@ -506,7 +506,7 @@ async fn ios_use(ctx: CallCtx, a: IosUseArgs) -> Result<Output, ToolError> {
 pub fn register(r: &mut Registry) {
     let mobile: Handler = std::sync::Arc::new(|ctx: CallCtx, args: Value| {
         Box::pin(async move {
-            let a: MobileUseArgs = serde_json::from_value(args).map_err(|e| ToolError::invalid("", e.to_string()))?;
+            let a: MobileUseArgs = crate::mcp::registry::from_args(args)?;
             mobile_use(ctx, a).await
         })
     });
@@ -525,7 +525,7 @@ pub fn register(r: &mut Registry) {
     );
     let ios: Handler = std::sync::Arc::new(|ctx: CallCtx, args: Value| {
         Box::pin(async move {
-            let a: IosUseArgs = serde_json::from_value(args).map_err(|e| ToolError::invalid("", e.to_string()))?;
+            let a: IosUseArgs = crate::mcp::registry::from_args(args)?;
             ios_use(ctx, a).await
         })
     });

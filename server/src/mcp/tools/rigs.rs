@@ -785,7 +785,7 @@ async fn computer_use(ctx: CallCtx, args: Value) -> Result<Output, ToolError> {
 pub fn register(r: &mut Registry) {
     let handler: Handler = std::sync::Arc::new(|ctx: CallCtx, args: Value| {
         Box::pin(async move {
-            let a: BrowserUseArgs = serde_json::from_value(args).map_err(|e| ToolError::invalid("", e.to_string()))?;
+            let a: BrowserUseArgs = crate::mcp::registry::from_args(args)?;
             browser_use(ctx, a).await
         })
     });

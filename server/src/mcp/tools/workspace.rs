@@ -19,8 +19,9 @@ pub struct WorkspacesOut {
 #[derive(Serialize, JsonSchema)]
 pub struct RepoOut {
     pub name: String,
-    /// Absolute path of the indexed checkout.
-    pub root: String,
+    /// Absolute path of the indexed checkout: shown to the operator only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
     pub files: u64,
     pub symbols: u64,
     /// Seconds since the epoch of the last index run.
@@ -55,7 +56,7 @@ pub fn register(r: &mut Registry) {
         Spec {
             name: "list_repos",
             title: "List repositories",
-            description: "List the repositories registered in a workspace, with where they are checked out and how much of them is indexed.",
+            description: "List the repositories registered in a workspace, with how much of them is indexed (and, for the operator, where they are checked out).",
             scope: Scope::Required,
             action_classes: &[],
             read_only: true,
@@ -67,13 +68,13 @@ pub fn register(r: &mut Registry) {
                 let out = match ctx.app.data.meta(&name) {
                     Ok(m) => RepoOut {
                         name,
-                        root: m.root,
+                        root: ctx.principal.operator.then_some(m.root),
                         files: m.stats.files,
                         symbols: m.stats.symbols,
                         indexed_at: m.indexed_at,
                         problem: None,
                     },
-                    Err(e) => RepoOut { name, root: String::new(), files: 0, symbols: 0, indexed_at: 0, problem: Some(e.to_string()) },
+                    Err(e) => RepoOut { name, root: None, files: 0, symbols: 0, indexed_at: 0, problem: Some(e.to_string()) },
                 };
                 repos.push(out);
             }
