@@ -1,164 +1,43 @@
-//! The server's shared state: data directory, workspace store, the dispatcher, the
-//! loaded repositories (index + call graph), reloaded when their index changes, and the
-//! rig pool (started on first use; shut down with the server).
+//! The assembled server: the services, the dispatcher over the registry, and the extension
+//! (if any) — what the transports (`mcp::service`, `mcp::http`, `mcp::sse`) hold. Tools never
+//! see it: a handler gets the services through its context.
 
-use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
-use std::time::SystemTime;
+use std::sync::Arc;
 
-use anyhow::Result;
-use cc_indexer::DataDir;
-
-use crate::engine::Loaded;
-use crate::mcp::approvals::ApprovalConfig;
 use crate::mcp::dispatch::Dispatcher;
-use crate::mcp::policy::Mode;
-use crate::store::Store;
+use crate::mcp::extension::Extension;
+use crate::mcp::surface::{ExtraSet, Surface};
+use crate::mcp::tool::Registry;
+use crate::services::Services;
 
 pub struct App {
-    pub data: DataDir,
-    pub store: Arc<dyn Store>,
+    pub services: Arc<Services>,
     pub dispatcher: Dispatcher,
-    /// The repository the server was started in (`cc-server mcp` inside a checkout).
-    pub bound_repo: Option<String>,
-    /// How approvals are decided (elicitation, the operator's queue, nobody).
-    pub approvals: ApprovalConfig,
-    /// The mode a conversation opens in when its connection names none.
-    pub default_mode: Mode,
-    /// A ceiling for every conversation (`--max-mode`): when restricted, every session runs
-    /// in it and nothing moves it elsewhere. Chat is no ceiling.
-    pub max_mode: Mode,
-    /// What a client may read of a repository's files (code_read, include_source, the
-    /// `cc://` file resources): the walk's files unless the operator widens it.
-    pub read_policy: cc_indexer::files::ReadPolicy,
-    /// The rig pool's limits (`CC_RIG_MAX`, `CC_RIG_IDLE_SECS`, `CC_RIG_ACTION_SECS` by
-    /// default); read when the pool starts.
-    pub rig_config: cc_rigs::pool::PoolConfig,
-    rigs: std::sync::OnceLock<cc_rigs::pool::Pool>,
-    bound_root: std::sync::Mutex<Option<std::path::PathBuf>>,
-    loaded: RwLock<HashMap<String, (SystemTime, Arc<Loaded>)>>,
+    /// What the server adds beside its tools (the conformance fixtures in their test binary).
+    pub extension: Option<Arc<dyn Extension>>,
 }
 
 impl App {
-    pub fn new(data: DataDir, store: Arc<dyn Store>, dispatcher: Dispatcher, bound_repo: Option<String>) -> App {
-        App {
-            data,
-            store,
-            dispatcher,
-            bound_repo,
-            approvals: ApprovalConfig::default(),
-            default_mode: Mode::Chat,
-            max_mode: Mode::Chat,
-            read_policy: cc_indexer::files::ReadPolicy {
-                include_ignored: false,
-                max_bytes: crate::mcp::tools::code::MAX_READ_BYTES,
-            },
-            rig_config: rig_config_from_env(),
-            rigs: std::sync::OnceLock::new(),
-            bound_root: std::sync::Mutex::new(None),
-            loaded: RwLock::new(HashMap::new()),
+    /// The server over `registry` (its extension's tools added to it).
+    pub fn new(services: Services, mut registry: Registry, extension: Option<Arc<dyn Extension>>) -> App {
+        if let Some(e) = &extension {
+            e.register(&mut registry);
         }
+        App { services: Arc::new(services), dispatcher: Dispatcher::new(registry), extension }
     }
 
-    /// Whether a conversation may be in `mode` under the server's `--max-mode`.
-    pub fn check_ceiling(&self, mode: Mode) -> std::result::Result<(), String> {
-        if self.max_mode.restricted() && mode != self.max_mode {
-            return Err(format!(
-                "this server runs every conversation in {} mode (--max-mode {}); {mode} is not available",
-                self.max_mode, self.max_mode
-            ));
-        }
-        Ok(())
+    /// The tool sets the extension adds.
+    pub fn extra_sets(&self) -> Vec<ExtraSet> {
+        self.extension.as_ref().map(|e| e.sets()).unwrap_or_default()
     }
 
-    /// The rig pool, started on first use. Rigs live here, not in an MCP connection: a
-    /// client that reconnects finds its rigs (rig_list, `rig_id`).
-    pub fn rigs(&self) -> Result<&cc_rigs::pool::Pool, cc_rigs::RigError> {
-        if let Some(p) = self.rigs.get() {
-            return Ok(p);
-        }
-        let pool = cc_rigs::pool::Pool::new(self.rig_config.clone())?;
-        // A racing first call may have set it: then ours is dropped (it holds no rig).
-        Ok(self.rigs.get_or_init(|| pool))
+    /// `--tools` on this server (its extension's sets known too).
+    pub fn surface(&self, tools: Option<&str>) -> Result<Surface, String> {
+        Surface::parse_with(tools, &self.extra_sets())
     }
 
-    /// Closes every rig and kills every process a rig started (server shutdown).
-    pub fn shutdown_rigs(&self) {
-        if let Some(p) = self.rigs.get() {
-            p.shutdown();
-        }
+    /// The extension, when a session serving `surface` uses it.
+    pub fn extension_for(&self, surface: &Surface) -> Option<&Arc<dyn Extension>> {
+        self.extension.as_ref().filter(|e| e.active(surface))
     }
-
-    /// The checkout the bound repository lives in: indexed on first use.
-    pub fn set_bound_root(&self, root: std::path::PathBuf, name: String) {
-        debug_assert_eq!(self.bound_repo.as_deref(), Some(name.as_str()));
-        *self.bound_root.lock().expect("bound root") = Some(root);
-    }
-
-    /// Indexes the bound repository if it has no index yet, reporting progress and
-    /// stopping when `cancel` is set.
-    fn ensure_bound_indexed(
-        &self,
-        name: &str,
-        progress: &dyn crate::engine::RunProgress,
-        cancel: Option<&std::sync::atomic::AtomicBool>,
-    ) -> Result<()> {
-        if self.bound_repo.as_deref() != Some(name) || self.data.repo_dir(name).join("meta.json").is_file() {
-            return Ok(());
-        }
-        let Some(root) = self.bound_root.lock().expect("bound root").clone() else { return Ok(()) };
-        let mut opts = cc_indexer::IndexOptions::new(root);
-        opts.name = Some(name.to_string());
-        crate::engine::index(&self.data, &opts, progress, cancel)?;
-        Ok(())
-    }
-
-    /// The repository `name` with its graph, loaded once and reloaded after a re-index.
-    /// Blocking (disk reads, maybe a first index run): async callers run it on the blocking pool.
-    pub fn repo(&self, name: &str) -> Result<Arc<Loaded>> {
-        self.repo_with(name, &cc_indexer::NoProgress, None)
-    }
-
-    /// [`App::repo`], indexing the bound repository first when it has no index yet
-    /// (a long call: progress is reported, and `cancel` stops it).
-    pub fn repo_with(
-        &self,
-        name: &str,
-        progress: &dyn crate::engine::RunProgress,
-        cancel: Option<&std::sync::atomic::AtomicBool>,
-    ) -> Result<Arc<Loaded>> {
-        self.ensure_bound_indexed(name, progress, cancel)?;
-        // The vectors are written after meta.json (the embedding step follows the index run):
-        // either changing means a reload.
-        let dir = self.data.repo_dir(name);
-        let modified =
-            |f: &str| std::fs::metadata(dir.join(f)).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
-        let stamp = modified("meta.json").max(modified(cc_indexer::vectors::VECTORS_FILE));
-        if let Some((t, l)) = self.loaded.read().expect("repo cache").get(name) {
-            if *t == stamp {
-                return Ok(l.clone());
-            }
-        }
-        let l = Arc::new(Loaded::open(&self.data, name)?);
-        self.loaded.write().expect("repo cache").insert(name.to_string(), (stamp, l.clone()));
-        Ok(l)
-    }
-}
-
-/// The pool's limits: defaults, overridden by `CC_RIG_MAX` (rigs at once),
-/// `CC_RIG_IDLE_SECS` (idle time before a rig is closed) and `CC_RIG_ACTION_SECS`.
-fn rig_config_from_env() -> cc_rigs::pool::PoolConfig {
-    let mut c = cc_rigs::pool::PoolConfig::default();
-    let num = |k: &str| std::env::var(k).ok().and_then(|v| v.trim().parse::<u64>().ok()).filter(|n| *n > 0);
-    if let Some(n) = num("CC_RIG_MAX") {
-        c.max_rigs = n as usize;
-    }
-    if let Some(n) = num("CC_RIG_IDLE_SECS") {
-        c.idle_timeout = std::time::Duration::from_secs(n);
-        c.reap_every = c.reap_every.min(std::time::Duration::from_secs(n));
-    }
-    if let Some(n) = num("CC_RIG_ACTION_SECS") {
-        c.action_timeout = std::time::Duration::from_secs(n);
-    }
-    c
 }

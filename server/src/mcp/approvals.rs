@@ -20,8 +20,8 @@ use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::dispatch::ToolError;
-use crate::store::{now, Approval, Store};
+use super::tool::{ErrorKind, ToolError};
+use crate::store::{now, Approval, ApprovalStatus, Store, StoreError};
 
 /// How approvals are decided on this server.
 #[derive(Clone, Debug)]
@@ -79,7 +79,7 @@ pub fn canonical(v: &Value) -> String {
 }
 
 fn denied(message: String, data: Value) -> ToolError {
-    ToolError { error: "approval_denied", pointer: None, message, data: Some(data) }
+    ToolError::new(ErrorKind::ApprovalDenied, message).with_data(data)
 }
 
 /// The schema of the confirmation form: one boolean.
@@ -109,23 +109,26 @@ fn form_message(p: &ApprovalPayload) -> String {
 
 /// Asks for an approval of `p`; `Ok(())` when the call may run now.
 pub async fn confirm(
-    store: &dyn Store,
+    store: &Store,
     cfg: &ApprovalConfig,
     p: ApprovalPayload,
     who: Approvers<'_>,
 ) -> Result<(), ToolError> {
     let args = canonical(&p.arguments);
-    let store_err = |e: anyhow::Error| ToolError::internal(format!("approval store: {e:#}"));
+    let store_err = |e: StoreError| ToolError::internal(format!("approval store: {e}"));
+    let approvals = store.approvals();
     // 1. A decision recorded for this exact call.
-    if let Some(a) = store.open_approval(&p.principal, &p.tool, p.workspace.as_deref(), &args).map_err(store_err)? {
-        match a.status.as_str() {
-            "approved" => {
-                if store.consume_approval(&a.id).map_err(store_err)? {
+    if let Some(a) =
+        approvals.open_for(&p.principal, &p.tool, p.workspace.as_deref(), &args).await.map_err(store_err)?
+    {
+        match a.status {
+            ApprovalStatus::Approved => {
+                if approvals.consume(&a.id).await.map_err(store_err)? {
                     return Ok(());
                 }
             }
-            "rejected" => {
-                store.consume_approval(&a.id).map_err(store_err)?;
+            ApprovalStatus::Rejected => {
+                approvals.consume(&a.id).await.map_err(store_err)?;
                 let by = a.decided_by.as_deref().unwrap_or("the operator");
                 let reason = a.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default();
                 return Err(denied(
@@ -133,7 +136,7 @@ pub async fn confirm(
                     json!({"approval_id": a.id, "status": "rejected", "by": by, "reason": a.reason}),
                 ));
             }
-            _ => return Err(pending(&a, &p.tool)),
+            ApprovalStatus::Pending => return Err(pending(&a, &p.tool)),
         }
     }
     // 2. The client, by elicitation.
@@ -167,8 +170,7 @@ pub async fn confirm(
             ),
             Err(e) => (false, "failed", format!("asking the client to approve {} failed: {e}", p.tool)),
         };
-        record(store, &p, &args, if approved { "approved" } else { "rejected" }, "client (elicitation)", status)
-            .map_err(store_err)?;
+        record(store, &p, &args, approved, "client (elicitation)", status).await.map_err(store_err)?;
         return if approved {
             Ok(())
         } else {
@@ -177,7 +179,7 @@ pub async fn confirm(
     }
     // 3. The operator's queue.
     if cfg.queue {
-        if store.pending_approvals_of(&p.principal).map_err(store_err)? >= cfg.max_pending {
+        if approvals.pending_of(&p.principal).await.map_err(store_err)? >= cfg.max_pending {
             return Err(denied(
                 format!(
                     "{} pending approvals of '{}' wait for the operator already (the limit); the call did not run",
@@ -187,7 +189,7 @@ pub async fn confirm(
             ));
         }
         let a = Approval {
-            id: format!("ap-{}", uuid::Uuid::new_v4().simple()),
+            id: approval_id(),
             created_at: now(),
             tool: p.tool.clone(),
             arguments: serde_json::from_str(&args).unwrap_or(Value::Null),
@@ -195,13 +197,13 @@ pub async fn confirm(
             conversation: p.conversation.clone(),
             principal: p.principal.to_string(),
             why: p.why.clone(),
-            status: "pending".into(),
+            status: ApprovalStatus::Pending,
             decided_at: None,
             decided_by: None,
             reason: None,
             consumed_at: None,
         };
-        store.insert_approval(&a).map_err(store_err)?;
+        approvals.insert(&a).await.map_err(store_err)?;
         return Err(pending(&a, &p.tool));
     }
     // 4. Nobody to ask.
@@ -216,23 +218,38 @@ pub async fn confirm(
     ))
 }
 
-fn record(store: &dyn Store, p: &ApprovalPayload, args: &str, status: &str, by: &str, how: &str) -> anyhow::Result<()> {
+/// A new approval's id: `ap-` and a UUIDv7 (time-ordered, so ids sort by creation).
+fn approval_id() -> String {
+    format!("ap-{}", uuid::Uuid::now_v7().simple())
+}
+
+async fn record(
+    store: &Store,
+    p: &ApprovalPayload,
+    args: &str,
+    approved: bool,
+    by: &str,
+    how: &str,
+) -> Result<(), StoreError> {
     let t = now();
-    store.insert_approval(&Approval {
-        id: format!("ap-{}", uuid::Uuid::new_v4().simple()),
-        created_at: t,
-        tool: p.tool.clone(),
-        arguments: serde_json::from_str(args).unwrap_or(Value::Null),
-        workspace: p.workspace.clone(),
-        conversation: p.conversation.clone(),
-        principal: p.principal.clone(),
-        why: p.why.clone(),
-        status: status.into(),
-        decided_at: Some(t),
-        decided_by: Some(by.into()),
-        reason: Some(how.into()),
-        consumed_at: Some(t),
-    })
+    store
+        .approvals()
+        .insert(&Approval {
+            id: approval_id(),
+            created_at: t,
+            tool: p.tool.clone(),
+            arguments: serde_json::from_str(args).unwrap_or(Value::Null),
+            workspace: p.workspace.clone(),
+            conversation: p.conversation.clone(),
+            principal: p.principal.clone(),
+            why: p.why.clone(),
+            status: if approved { ApprovalStatus::Approved } else { ApprovalStatus::Rejected },
+            decided_at: Some(t),
+            decided_by: Some(by.into()),
+            reason: Some(how.into()),
+            consumed_at: Some(t),
+        })
+        .await
 }
 
 fn pending(a: &Approval, tool: &str) -> ToolError {
@@ -241,12 +258,8 @@ fn pending(a: &Approval, tool: &str) -> ToolError {
          then call {tool} again with the same arguments: the approval is used once",
         id = a.id
     );
-    ToolError {
-        error: "approval_pending",
-        pointer: None,
-        message: format!("{tool} waits for an operator's approval {}; {resume}", a.id),
-        data: Some(json!({"approval_id": a.id, "status": "pending", "why": a.why, "resume": resume})),
-    }
+    ToolError::new(ErrorKind::ApprovalPending, format!("{tool} waits for an operator's approval {}; {resume}", a.id))
+        .with_data(json!({"approval_id": a.id, "status": "pending", "why": a.why, "resume": resume}))
 }
 
 #[cfg(test)]

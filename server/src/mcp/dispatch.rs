@@ -8,15 +8,15 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use futures::FutureExt;
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::approvals::{self, ApprovalPayload, Approvers};
 use super::policy::{self, Gate, Mode};
 use super::principal::Principal;
-use super::registry::{Output, Registry, Scope, Surface, ToolDef, NEVER_SERVED};
-use crate::app::App;
+use super::surface::Surface;
+use super::tool::{CallState, Ctx, Output, Registry, Scope, ToolDef, NEVER_SERVED};
+pub use super::tool::{ErrorKind, ProgressFn, ToolError};
+use crate::services::Services;
 
 /// Largest arguments object a call may carry, as JSON bytes.
 pub const MAX_ARGS_BYTES: usize = 1 << 20;
@@ -96,85 +96,6 @@ impl Caller {
     }
 }
 
-/// A tool's failure, shown to the caller as an `isError` result.
-#[derive(Debug, Clone, Serialize)]
-pub struct ToolError {
-    /// `invalid_input`, `workspace`, `not_found`, `ambiguous`, `internal`, `cancelled`, …
-    pub error: &'static str,
-    /// JSON pointer of the argument at fault, when one is.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pointer: Option<String>,
-    pub message: String,
-    /// Extra data (candidates of an ambiguous name, …).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub data: Option<Value>,
-}
-
-impl ToolError {
-    pub fn invalid(pointer: &str, message: impl Into<String>) -> ToolError {
-        ToolError { error: "invalid_input", pointer: Some(pointer.to_string()), message: message.into(), data: None }
-    }
-    pub fn workspace(message: impl Into<String>) -> ToolError {
-        ToolError { error: "workspace", pointer: Some("/workspace_id".into()), message: message.into(), data: None }
-    }
-    pub fn not_found(pointer: &str, message: impl Into<String>) -> ToolError {
-        ToolError { error: "not_found", pointer: Some(pointer.to_string()), message: message.into(), data: None }
-    }
-    pub fn internal(message: impl Into<String>) -> ToolError {
-        ToolError { error: "internal", pointer: None, message: message.into(), data: None }
-    }
-    pub fn with_data(mut self, data: Value) -> ToolError {
-        self.data = Some(data);
-        self
-    }
-}
-
-impl From<anyhow::Error> for ToolError {
-    fn from(e: anyhow::Error) -> Self {
-        ToolError::internal(format!("{e:#}"))
-    }
-}
-
-/// Progress of a long call, sent as MCP progress notifications when the client asked.
-pub type ProgressFn = Arc<dyn Fn(f64, Option<f64>, Option<String>) + Send + Sync>;
-
-/// What a handler knows about its call.
-#[derive(Clone)]
-pub struct CallCtx {
-    pub app: Arc<App>,
-    /// The tool being called.
-    pub tool: &'static str,
-    /// The checked workspace, for scoped tools.
-    pub workspace: Option<String>,
-    /// The conversation (MCP session) the call belongs to.
-    pub conversation: Arc<Conversation>,
-    pub principal: Principal,
-    /// The tools this conversation is served (for discovery tools).
-    pub surface: Surface,
-    pub cancel: CancellationToken,
-    pub progress: Option<ProgressFn>,
-    /// The client, for server-to-client requests (elicitation, sampling, logging).
-    pub peer: Option<rmcp::Peer<rmcp::RoleServer>>,
-    pub can_elicit: bool,
-}
-
-impl CallCtx {
-    /// Asks the confirmation port to approve this call (`arguments` as the client sent
-    /// them, without workspace_id); `Ok(())` when it may go on.
-    pub async fn confirm(&self, arguments: &Value, why: String) -> Result<(), ToolError> {
-        let payload = ApprovalPayload {
-            tool: self.tool.to_string(),
-            arguments: arguments.clone(),
-            workspace: self.workspace.clone(),
-            conversation: self.conversation.id.clone(),
-            principal: self.principal.name.to_string(),
-            why,
-        };
-        let who = Approvers { elicit: self.peer.as_ref().filter(|_| self.can_elicit) };
-        approvals::confirm(&*self.app.store, &self.app.approvals, payload, who).await
-    }
-}
-
 /// The result of a call, ready for the wire.
 pub enum CallOutcome {
     Ok(Output),
@@ -183,30 +104,31 @@ pub enum CallOutcome {
     Unknown(String),
 }
 
-/// One per server; shared by every session.
+/// One per server; shared by every session. It knows the tools and runs calls; the
+/// services a call uses are handed to it (it does not own them).
 pub struct Dispatcher {
-    pub registry: Registry,
+    pub registry: Arc<Registry>,
     validators: Mutex<HashMap<&'static str, Arc<jsonschema::Validator>>>,
 }
 
 impl Dispatcher {
     pub fn new(registry: Registry) -> Dispatcher {
-        Dispatcher { registry, validators: Mutex::new(HashMap::new()) }
+        Dispatcher { registry: Arc::new(registry), validators: Mutex::new(HashMap::new()) }
     }
 
     /// The tools `surface` serves, sorted by name.
     pub fn served<'a>(&'a self, surface: &'a Surface) -> impl Iterator<Item = &'a ToolDef> + 'a {
-        self.registry.all().filter(move |t| surface.serves(t))
+        surface.served(&self.registry)
     }
 
     fn validator(&self, tool: &ToolDef) -> Arc<jsonschema::Validator> {
         let mut cache = self.validators.lock().expect("validators");
         cache
-            .entry(tool.name)
+            .entry(tool.decl.name)
             .or_insert_with(|| {
                 Arc::new(
                     jsonschema::validator_for(&Value::Object(tool.input_schema.clone()))
-                        .unwrap_or_else(|e| panic!("input schema of {} does not compile: {e}", tool.name)),
+                        .unwrap_or_else(|e| panic!("input schema of {} does not compile: {e}", tool.decl.name)),
                 )
             })
             .clone()
@@ -216,7 +138,7 @@ impl Dispatcher {
     #[allow(clippy::too_many_arguments)]
     pub async fn call(
         &self,
-        app: Arc<App>,
+        services: Arc<Services>,
         surface: &Surface,
         caller: &Caller,
         name: &str,
@@ -224,7 +146,7 @@ impl Dispatcher {
         cancel: CancellationToken,
         progress: Option<ProgressFn>,
     ) -> CallOutcome {
-        let Some(tool) = self.registry.get(name).filter(|t| surface.serves(t) && !NEVER_SERVED.contains(&t.name))
+        let Some(tool) = self.registry.get(name).filter(|t| surface.serves(t) && !NEVER_SERVED.contains(&t.decl.name))
         else {
             return CallOutcome::Unknown(name.to_string());
         };
@@ -236,7 +158,7 @@ impl Dispatcher {
             return CallOutcome::Err(e);
         }
         let mut args = args;
-        let workspace = match self.scope(&app, &caller.principal, tool, &mut args) {
+        let workspace = match self.scope(&services, &caller.principal, tool, &mut args).await {
             Ok(w) => w,
             Err(e) => return CallOutcome::Err(e),
         };
@@ -247,25 +169,22 @@ impl Dispatcher {
             Gate::Allowed => None,
             Gate::NeedsApproval { why } => Some(why),
             Gate::Blocked { error, reason, allowed_in } => {
-                return CallOutcome::Err(ToolError {
-                    error,
-                    pointer: None,
-                    message: reason,
-                    data: Some(json!({"mode": mode, "allowed_in": allowed_in})),
-                });
+                return CallOutcome::Err(
+                    ToolError::new(error, reason).with_data(json!({"mode": mode, "allowed_in": allowed_in})),
+                );
             }
         };
-        let ctx = CallCtx {
-            app,
-            tool: tool.name,
+        let state =
+            CallState::new(args.clone(), progress, caller.peer.clone(), caller.can_elicit, self.registry.clone());
+        let ctx = Ctx {
             workspace,
+            tool: tool.decl.name,
             conversation: caller.conversation.clone(),
             principal: caller.principal.clone(),
+            services,
             surface: surface.clone(),
             cancel: cancel.clone(),
-            progress,
-            peer: caller.peer.clone(),
-            can_elicit: caller.can_elicit,
+            call: Arc::new(state),
         };
         let handler = tool.handler.clone();
         let run = async move {
@@ -277,9 +196,7 @@ impl Dispatcher {
         let fut = std::panic::AssertUnwindSafe(run).catch_unwind();
         let result = tokio::select! {
             r = fut => r,
-            _ = cancel.cancelled() => {
-                return CallOutcome::Err(ToolError { error: "cancelled", pointer: None, message: "the call was cancelled".into(), data: None });
-            }
+            _ = cancel.cancelled() => return CallOutcome::Err(ToolError::cancelled()),
         };
         match result {
             Ok(Ok(out)) => match check_result_size(&out) {
@@ -319,15 +236,15 @@ impl Dispatcher {
         // unexpected property, the validator points at the parent: name the property itself.
         let top_level = |p: &Value| pointer.is_empty() && p.as_str() == Some("workspace_id");
         match e.kind() {
-            K::Required { property } if top_level(property) && tool.scope == Scope::Required => {
+            K::Required { property } if top_level(property) && tool.decl.scope == Scope::Required => {
                 return Err(ToolError::workspace(format!(
                     "/workspace_id: required by {}; call list_workspaces for the ids",
-                    tool.name
+                    tool.decl.name
                 )));
             }
             K::AdditionalProperties { unexpected }
                 if pointer.is_empty()
-                    && tool.scope == Scope::Global
+                    && tool.decl.scope == Scope::Global
                     && unexpected.iter().any(|p| p == "workspace_id") =>
             {
                 return Err(global_takes_none(tool));
@@ -353,11 +270,11 @@ impl Dispatcher {
         Err(ToolError::invalid(&shown, format!("{shown}: {message}")))
     }
 
-    /// Workspace scoping from the registry data; removes `workspace_id` from the
+    /// Workspace scoping from the tool's declaration; removes `workspace_id` from the
     /// arguments the handler sees.
-    fn scope(
+    async fn scope(
         &self,
-        app: &App,
+        services: &Services,
         principal: &Principal,
         tool: &ToolDef,
         args: &mut Value,
@@ -368,23 +285,23 @@ impl Dispatcher {
             Some(Value::String(s)) => Some(s),
             Some(other) => return Err(ToolError::workspace(format!("/workspace_id: expected a string, got {other}"))),
         };
-        match (tool.scope, given) {
+        match (tool.decl.scope, given) {
             (Scope::Global, None) => Ok(None),
             (Scope::Global, Some(_)) => Err(global_takes_none(tool)),
             (Scope::Required, None) => Err(ToolError::workspace(format!(
                 "/workspace_id: required by {}; call list_workspaces for the ids",
-                tool.name
+                tool.decl.name
             ))),
             // A workspace the principal may not see is answered as one that does not exist.
-            (_, Some(id)) => match app.store.workspace(&id) {
-                Ok(Some(_)) if principal.sees(&id) => Ok(Some(id)),
-                Ok(Some(_)) => Err(ToolError::workspace(format!(
-                    "/workspace_id: no workspace '{id}'; call list_workspaces for the ids"
-                ))),
+            (_, Some(id)) if !principal.sees(&id) => Err(ToolError::workspace(format!(
+                "/workspace_id: no workspace '{id}'; call list_workspaces for the ids"
+            ))),
+            (_, Some(id)) => match services.store.workspaces().get(&id).await {
+                Ok(Some(_)) => Ok(Some(id)),
                 Ok(None) => Err(ToolError::workspace(format!(
                     "/workspace_id: no workspace '{id}'; call list_workspaces for the ids"
                 ))),
-                Err(e) => Err(ToolError::internal(format!("workspace store: {e:#}"))),
+                Err(e) => Err(ToolError::internal(format!("{e}"))),
             },
             (Scope::Optional, None) => Ok(None),
         }
@@ -409,14 +326,12 @@ fn check_result_size(out: &Output) -> Result<(), ToolError> {
         n += serde_json::to_vec(block).map_or(0, |v| v.len());
     }
     if n > MAX_RESULT_BYTES {
-        return Err(ToolError {
-            error: "result_too_large",
-            pointer: None,
-            message: format!(
+        return Err(ToolError::new(
+            ErrorKind::ResultTooLarge,
+            format!(
                 "the result is larger than {MAX_RESULT_BYTES} bytes (the limit); ask for less (a smaller limit, a line range)"
             ),
-            data: None,
-        });
+        ));
     }
     Ok(())
 }
@@ -445,7 +360,7 @@ pub fn json_len(v: &Value, cap: usize) -> usize {
 }
 
 fn global_takes_none(tool: &ToolDef) -> ToolError {
-    ToolError::workspace(format!("/workspace_id: {} is global and takes no workspace_id", tool.name))
+    ToolError::workspace(format!("/workspace_id: {} is global and takes no workspace_id", tool.decl.name))
 }
 
 /// The wire form of an error result.

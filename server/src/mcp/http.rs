@@ -16,9 +16,9 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 
 use super::principal::{constant_time_eq, Principal, Principals};
-use super::registry::Surface;
 use super::service::Session;
 use super::sessions::{BoundedSessions, SessionLimits, Sessions};
+use super::surface::Surface;
 use crate::app::App;
 
 /// Largest request body accepted, bytes.
@@ -352,8 +352,15 @@ fn json_response(status: StatusCode, v: serde_json::Value) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], v.to_string()).into_response()
 }
 
-fn store_error(e: anyhow::Error) -> Response {
-    json_response(StatusCode::INTERNAL_SERVER_ERROR, serde_json::json!({"error": format!("{e:#}")}))
+fn store_error(e: crate::store::StoreError) -> Response {
+    use crate::store::StoreError as S;
+    let status = match &e {
+        S::NotFound { .. } => StatusCode::NOT_FOUND,
+        S::Conflict(_) => StatusCode::CONFLICT,
+        S::Invalid(_) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    json_response(status, serde_json::json!({"error": e.to_string()}))
 }
 
 #[derive(serde::Deserialize)]
@@ -377,14 +384,14 @@ async fn list_approvals(
             )
         }
     };
-    match app.store.approvals(pending_only) {
+    match app.services.store.approvals().list(pending_only).await {
         Ok(list) => json_response(StatusCode::OK, serde_json::json!({ "approvals": list })),
         Err(e) => store_error(e),
     }
 }
 
 async fn get_approval(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    match app.store.approval(&id) {
+    match app.services.store.approvals().get(&id).await {
         Ok(Some(a)) => json_response(StatusCode::OK, serde_json::json!(a)),
         Ok(None) => json_response(StatusCode::NOT_FOUND, serde_json::json!({"error": format!("no approval '{id}'")})),
         Err(e) => store_error(e),
@@ -414,13 +421,9 @@ async fn decide(app: Arc<App>, id: String, approve: bool, body: axum::body::Byte
         }
     };
     let by = body.by.unwrap_or_else(|| "operator (http)".into());
-    match app.store.decide_approval(&id, approve, &by, body.reason.as_deref()) {
+    match app.services.store.approvals().decide(&id, approve, &by, body.reason.as_deref()).await {
         Ok(a) => json_response(StatusCode::OK, serde_json::json!(a)),
-        Err(e) => {
-            let missing = app.store.approval(&id).ok().flatten().is_none();
-            let status = if missing { StatusCode::NOT_FOUND } else { StatusCode::CONFLICT };
-            json_response(status, serde_json::json!({"error": format!("{e:#}")}))
-        }
+        Err(e) => store_error(e),
     }
 }
 

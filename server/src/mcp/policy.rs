@@ -1,16 +1,16 @@
-//! Policy: conversation modes, the mode allow-lists, the action-class guardrails and the
-//! callability every discovery tool reports. Each is one table here; the dispatcher
-//! enforces them on every `tools/call`, and `tools/list`, `list_my_tools` and
-//! `search_tool_bm25` answer from the same [`gate`].
+//! Policy: conversation modes, the action-class guardrails and the callability every
+//! discovery tool reports. The dispatcher enforces them on every `tools/call`, and
+//! `tools/list`, `list_my_tools` and `search_tool_bm25` answer from the same [`gate`].
 //!
-//! The tables hold only registered tools (a test checks it). The spec's full lists
-//! (spec/registry.md, "Mode-based tool gating") are kept in [`SPEC_NOT_YET_REGISTERED`]:
-//! when one of those tools is registered, a test fails until it moves into the live table.
+//! Which modes may call a tool and whether it needs an approval are in its declaration
+//! (`tool::Decl`); the tables shown to people (docs/mcp-tools.md, testdata/policy.md) are
+//! derived from the declarations. [`SPEC_TABLES`] is the spec's word, which a test holds
+//! every declaration to.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::registry::{ActionClass, ToolDef};
+use super::tool::{ActionClass, ErrorKind, ToolDef};
 
 /// A conversation's mode: what the agent is doing, hence which tools it may call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -61,30 +61,18 @@ impl std::fmt::Display for Mode {
     }
 }
 
-/// Allowed in every mode, whatever the allow-list (spec: "Allowed in every mode").
-/// `code_read` is the code graph's read (the same text as the `cc://` resource);
-/// `set_mode` is how a conversation changes mode, so every mode must reach it.
-pub const ALWAYS_ALLOWED: &[(&str, &[&str])] = &[
-    ("memory and artifacts", &[]),
-    ("code graph", &["search_code", "code_symbol", "code_callers", "code_callees", "code_impact", "code_read"]),
-    ("run mechanics", &["search_tool_bm25", "list_my_tools", "set_mode"]),
-];
-
-/// The curated allow-list of each restricted mode (chat has none: every tool). The
-/// workspace reads are "read-only context fetches" every mode needs.
-pub const MODE_ALLOWLISTS: &[(Mode, &[&str])] = &[
-    (Mode::Plan, &["list_workspaces", "list_repos", "exit_plan_mode"]),
-    (Mode::Review, &["list_workspaces", "list_repos"]),
-    (Mode::Orchestrate, &["list_workspaces", "list_repos"]),
-];
-
-/// The spec's names for the tables above whose tools are not registered yet. A test
-/// fails when one of them is registered: move it into [`ALWAYS_ALLOWED`] or
-/// [`MODE_ALLOWLISTS`] then. (Plan's ticket verbs apply to the dispatched ticket only.)
-pub const SPEC_NOT_YET_REGISTERED: &[(&str, &[&str])] = &[
+/// The spec's tables (spec/registry.md: "Mode-based tool gating", "Approval-gated tools"),
+/// whole — the tools registered and those still to come — with this server's own tools
+/// added where they belong (`code_read`, the code graph's read; `set_mode`, how a
+/// conversation changes mode, which every mode must reach; the workspace reads, "read-only
+/// context fetches" every mode needs; `exit_plan_mode` in plan). The policy is derived from
+/// the declarations, not from here: this is the oracle a test holds every declaration to.
+/// "plan"'s ticket-completion verbs apply to the conversation's dispatched ticket only.
+pub const SPEC_TABLES: &[(&str, &[&str])] = &[
     (
-        "always: memory and artifacts",
+        "always",
         &[
+            // memory and artifacts
             "search_memory",
             "propose_fact",
             "propose_policy",
@@ -99,12 +87,27 @@ pub const SPEC_NOT_YET_REGISTERED: &[(&str, &[&str])] = &[
             "revise_artifact",
             "list_artifacts",
             "get_artifact",
+            // code graph
+            "search_code",
+            "code_symbol",
+            "code_callers",
+            "code_callees",
+            "code_impact",
+            "code_read",
+            // run mechanics
+            "search_tool_bm25",
+            "list_my_tools",
+            "todo_write",
+            "todo_read",
+            "set_mode",
         ],
     ),
-    ("always: run mechanics", &["todo_write", "todo_read"]),
     (
         "plan",
         &[
+            "list_workspaces",
+            "list_repos",
+            "exit_plan_mode",
             "submit_plan",
             "get_ticket",
             "list_tickets",
@@ -117,6 +120,8 @@ pub const SPEC_NOT_YET_REGISTERED: &[(&str, &[&str])] = &[
     (
         "review",
         &[
+            "list_workspaces",
+            "list_repos",
             // review participation
             "add_review_node",
             "confirm_review_node",
@@ -156,6 +161,8 @@ pub const SPEC_NOT_YET_REGISTERED: &[(&str, &[&str])] = &[
     (
         "orchestrate",
         &[
+            "list_workspaces",
+            "list_repos",
             "propose_orchestration",
             "create_playbook",
             "run_playbook",
@@ -170,7 +177,6 @@ pub const SPEC_NOT_YET_REGISTERED: &[(&str, &[&str])] = &[
             "get_messages",
         ],
     ),
-    // spec "Approval-gated tools": they join APPROVALS (registry.rs) when registered.
     (
         "approvals",
         &[
@@ -192,12 +198,39 @@ pub const SPEC_NOT_YET_REGISTERED: &[(&str, &[&str])] = &[
             "update_skill",
         ],
     ),
-    // spec "Enclosure (rig) tools": all registered — browser_use, computer_use, rig_close
-    // (enclosureControl) and rig_list (none) in tools/rigs.rs, mobile_use and ios_use
-    // (enclosureControl, networkEgress, processSpawn and packageInstall, hence a prompt in
-    // chat) in tools/mobile.rs. The spec puts them on no allow-list, so they are callable in
-    // chat only (the guardrails deny their classes elsewhere).
 ];
+
+/// The names of one of [`SPEC_TABLES`].
+pub fn spec_table(table: &str) -> &'static [&'static str] {
+    SPEC_TABLES.iter().find(|(t, _)| *t == table).map_or(&[], |(_, names)| names)
+}
+
+/// Whether `tool`'s declared modes and approval are what [`SPEC_TABLES`] says.
+pub fn agrees_with_spec(tool: &ToolDef) -> Result<(), String> {
+    let d = &tool.decl;
+    let always = spec_table("always").contains(&d.name);
+    if always != matches!(d.modes, super::tool::Modes::Always) {
+        return Err(format!(
+            "{}: the spec {} it in every mode",
+            d.name,
+            if always { "allows" } else { "does not allow" }
+        ));
+    }
+    for m in [Mode::Plan, Mode::Review, Mode::Orchestrate] {
+        let listed = always || spec_table(m.as_str()).contains(&d.name);
+        if d.modes.allows(m) != listed {
+            return Err(format!(
+                "{}: the spec {} it in {m} mode",
+                d.name,
+                if listed { "allows" } else { "does not allow" }
+            ));
+        }
+    }
+    if d.approval != spec_table("approvals").contains(&d.name) {
+        return Err(format!("{}: the spec's approval list {} it", d.name, if d.approval { "lacks" } else { "has" }));
+    }
+    Ok(())
+}
 
 /// What the guardrails decide for an action class in a mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -269,12 +302,9 @@ pub fn decide(class: ActionClass, mode: Mode) -> Decision {
     class_policy(class).by_mode[mode.index()]
 }
 
-/// Whether `mode`'s allow-list (or the always-allowed sets) lets `tool` be called.
-pub fn mode_allows(mode: Mode, tool: &str) -> bool {
-    if mode == Mode::Chat || ALWAYS_ALLOWED.iter().any(|(_, t)| t.contains(&tool)) {
-        return true;
-    }
-    MODE_ALLOWLISTS.iter().any(|(m, t)| *m == mode && t.contains(&tool))
+/// Whether `tool`'s declaration lets `mode` call it.
+pub fn mode_allows(mode: Mode, tool: &ToolDef) -> bool {
+    tool.decl.modes.allows(mode)
 }
 
 /// Whether a tool may be called in a mode, and why not.
@@ -287,7 +317,7 @@ pub enum Gate {
     },
     /// Refused: `error` is `mode` or `guardrail`; `reason` says what would allow it.
     Blocked {
-        error: &'static str,
+        error: ErrorKind,
         reason: String,
         allowed_in: Vec<Mode>,
     },
@@ -316,31 +346,32 @@ fn modes_list(modes: &[Mode]) -> String {
 /// The one answer to "may this conversation call this tool now?": mode allow-list,
 /// then guardrails, then approvals. The dispatcher enforces it; discovery reports it.
 pub fn gate(mode: Mode, tool: &ToolDef) -> Gate {
-    if !mode_allows(mode, tool.name) {
-        let allowed_in: Vec<Mode> = Mode::ALL.into_iter().filter(|m| mode_allows(*m, tool.name)).collect();
+    let name = tool.decl.name;
+    let classes = tool.decl.classes;
+    if !mode_allows(mode, tool) {
+        let allowed_in: Vec<Mode> = Mode::ALL.into_iter().filter(|m| mode_allows(*m, tool)).collect();
         return Gate::Blocked {
-            error: "mode",
+            error: ErrorKind::Mode,
             reason: format!(
                 "{} is not allowed in {mode} mode (not on its allow-list); it is allowed in {}: {}",
-                tool.name,
+                name,
                 modes_list(&allowed_in),
                 how_to_leave(mode)
             ),
             allowed_in,
         };
     }
-    let denied: Vec<ActionClass> =
-        tool.action_classes.iter().copied().filter(|c| decide(*c, mode) == Decision::Deny).collect();
+    let denied: Vec<ActionClass> = classes.iter().copied().filter(|c| decide(*c, mode) == Decision::Deny).collect();
     if !denied.is_empty() {
         let allowed_in: Vec<Mode> = Mode::ALL
             .into_iter()
-            .filter(|m| mode_allows(*m, tool.name) && tool.action_classes.iter().all(|c| decide(*c, *m) != Deny))
+            .filter(|m| mode_allows(*m, tool) && classes.iter().all(|c| decide(*c, *m) != Deny))
             .collect();
         return Gate::Blocked {
-            error: "guardrail",
+            error: ErrorKind::Guardrail,
             reason: format!(
                 "{} declares {} which {mode} mode denies (a read-only mode); it is allowed in {}: {}",
-                tool.name,
+                name,
                 class_names(&denied),
                 modes_list(&allowed_in),
                 how_to_leave(mode)
@@ -349,17 +380,12 @@ pub fn gate(mode: Mode, tool: &ToolDef) -> Gate {
         };
     }
     let mut why = Vec::new();
-    if tool.requires_approval {
-        why.push(format!("{} requires approval before it runs", tool.name));
+    if tool.decl.approval {
+        why.push(format!("{name} requires approval before it runs"));
     }
-    let prompted: Vec<ActionClass> =
-        tool.action_classes.iter().copied().filter(|c| decide(*c, mode) == Decision::Prompt).collect();
+    let prompted: Vec<ActionClass> = classes.iter().copied().filter(|c| decide(*c, mode) == Decision::Prompt).collect();
     if !prompted.is_empty() {
-        why.push(format!(
-            "{} declares {} which {mode} mode allows only when confirmed",
-            tool.name,
-            class_names(&prompted)
-        ));
+        why.push(format!("{name} declares {} which {mode} mode allows only when confirmed", class_names(&prompted)));
     }
     if why.is_empty() {
         Gate::Allowed
@@ -369,32 +395,31 @@ pub fn gate(mode: Mode, tool: &ToolDef) -> Gate {
 }
 
 fn class_names(classes: &[ActionClass]) -> String {
-    classes
-        .iter()
-        .filter_map(|c| serde_json::to_value(c).ok()?.as_str().map(str::to_string))
-        .collect::<Vec<_>>()
-        .join(", ")
+    classes.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ")
 }
 
-/// The annotation hints sent to clients, from the same data the guardrails read:
-/// `(readOnlyHint, destructiveHint, openWorldHint)`.
+/// Whether a tool's hints agree with what its action classes imply (a class marked
+/// destructive or open-world in [`GUARDRAILS`] needs the hint; a tool with any class is not
+/// read-only). A test holds every declaration to it.
+pub fn hints_agree(tool: &ToolDef) -> Result<(), String> {
+    let h = tool.decl.hints;
+    let classes = tool.decl.classes;
+    if h.read_only && !classes.is_empty() {
+        return Err(format!("{} declares action classes but says it is read-only", tool.decl.name));
+    }
+    if classes.iter().any(|c| class_policy(*c).destructive) && !h.destructive {
+        return Err(format!("{} declares a destructive action class but not the destructive hint", tool.decl.name));
+    }
+    if classes.iter().any(|c| class_policy(*c).open_world) && !h.open_world {
+        return Err(format!("{} declares an open-world action class but not the open-world hint", tool.decl.name));
+    }
+    Ok(())
+}
+
+/// The annotation hints sent to clients: `(readOnlyHint, destructiveHint, openWorldHint)`.
 pub fn hints(tool: &ToolDef) -> (bool, bool, bool) {
-    let read_only = tool.read_only && tool.action_classes.is_empty();
-    let destructive = !read_only && tool.action_classes.iter().any(|c| class_policy(*c).destructive);
-    let open_world = tool.action_classes.iter().any(|c| class_policy(*c).open_world);
-    (read_only, destructive, open_world)
-}
-
-/// Every name the policy tables hold (for the "tables name registered tools" check).
-pub fn table_names() -> Vec<(String, &'static str)> {
-    let mut out = Vec::new();
-    for (set, tools) in ALWAYS_ALLOWED {
-        out.extend(tools.iter().map(|t| (format!("ALWAYS_ALLOWED[{set}]"), *t)));
-    }
-    for (mode, tools) in MODE_ALLOWLISTS {
-        out.extend(tools.iter().map(|t| (format!("MODE_ALLOWLISTS[{mode}]"), *t)));
-    }
-    out
+    let h = tool.decl.hints;
+    (h.read_only, !h.read_only && h.destructive, h.open_world)
 }
 
 #[cfg(test)]
@@ -435,10 +460,10 @@ mod tests {
 
     #[test]
     fn chat_allows_everything_restricted_modes_their_lists() {
-        assert!(mode_allows(Mode::Chat, "anything"));
-        assert!(mode_allows(Mode::Plan, "code_callers"));
-        assert!(mode_allows(Mode::Plan, "exit_plan_mode"));
-        assert!(!mode_allows(Mode::Review, "exit_plan_mode"));
-        assert!(!mode_allows(Mode::Orchestrate, "anything"));
+        use crate::mcp::tool::Modes;
+        assert!(Modes::Chat.allows(Mode::Chat) && !Modes::Chat.allows(Mode::Plan));
+        assert!(Mode::ALL.into_iter().all(|m| Modes::Always.allows(m)));
+        let plan = Modes::In(&[Mode::Plan]);
+        assert!(plan.allows(Mode::Chat) && plan.allows(Mode::Plan) && !plan.allows(Mode::Review));
     }
 }

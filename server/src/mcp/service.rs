@@ -22,11 +22,12 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 
 use super::dispatch::{error_value, CallOutcome, Caller, Conversation, ProgressFn, ToolError};
+use super::extension::{Extension, SessionState};
 use super::policy::{self, Mode};
 use super::principal::Principal;
-use super::registry::{Surface, ToolDef};
 use super::resources::{self, Address};
-use super::tools::conformance;
+use super::surface::Surface;
+use super::tool::ToolDef;
 use crate::app::App;
 
 /// The HTTP header naming the mode a conversation opens in (read when the session opens;
@@ -41,17 +42,16 @@ pub struct Session {
     pub conversation: Arc<Conversation>,
     /// The principal of a transport without per-request HTTP parts (stdio, SSE).
     principal: Option<Principal>,
-    /// With the conformance set: keeps the fixtures' per-session state (logging
-    /// level, subscriptions) alive as long as the session.
-    fixtures: Option<Arc<conformance::SessionGuard>>,
+    /// The extension this session's surface uses (prompts, completions, logging,
+    /// subscriptions, more resources), and its per-session state, kept as long as the session.
+    extension: Option<(Arc<dyn Extension>, Option<SessionState>)>,
 }
 
 impl Session {
     pub fn new(app: Arc<App>, surface: Surface) -> Session {
-        let conversation = Conversation::new(app.default_mode);
-        let fixtures =
-            surface.sets.iter().any(|s| s == "conformance").then(|| conformance::SessionGuard::new(&conversation.id));
-        Session { app, surface, conversation, principal: None, fixtures }
+        let conversation = Conversation::new(app.services.policy.default_mode);
+        let extension = app.extension_for(&surface).map(|e| (e.clone(), e.open_session(&conversation.id)));
+        Session { app, surface, conversation, principal: None, extension }
     }
 
     /// A session whose every request comes from `principal` (stdio, one SSE stream).
@@ -86,14 +86,18 @@ impl Session {
         }
         let header = parts.and_then(|p| p.headers.get(MODE_HEADER));
         let mode = match header {
-            None => self.app.default_mode,
+            None => self.app.services.policy.default_mode,
             Some(v) => v
                 .to_str()
                 .map_err(|_| "not text".to_string())
                 .and_then(Mode::parse)
                 .map_err(|e| ErrorData::invalid_request(format!("Cc-Mode header: {e}"), None))?,
         };
-        self.app.check_ceiling(mode).map_err(|e| ErrorData::invalid_request(format!("Cc-Mode header: {e}"), None))?;
+        self.app
+            .services
+            .policy
+            .check_ceiling(mode)
+            .map_err(|e| ErrorData::invalid_request(format!("Cc-Mode header: {e}"), None))?;
         self.conversation.open_in(mode);
         Ok(())
     }
@@ -109,16 +113,20 @@ impl Session {
 /// The wire form of a registry tool: annotations and `_meta` derived from its value
 /// (the hints from the same guardrail table the dispatcher reads).
 pub fn wire_tool(t: &ToolDef) -> Tool {
-    let classes = t.action_classes;
+    let d = &t.decl;
     let (read_only, destructive, open_world) = policy::hints(t);
-    let annotations = ToolAnnotations::new().read_only(read_only).destructive(destructive).open_world(open_world);
+    let annotations = ToolAnnotations::new()
+        .read_only(read_only)
+        .destructive(destructive)
+        .idempotent(d.hints.idempotent)
+        .open_world(open_world);
     let mut meta = MetaObject::default();
-    meta.0.insert("toolsets".into(), json!(t.toolsets));
-    meta.0.insert("workspaceScope".into(), json!(t.scope));
-    meta.0.insert("actionClasses".into(), json!(classes));
-    meta.0.insert("requiresApproval".into(), json!(t.requires_approval));
-    let tool = Tool::new(t.name, t.description, Arc::new(t.input_schema.clone()))
-        .with_title(t.title)
+    meta.0.insert("toolsets".into(), json!([d.set]));
+    meta.0.insert("workspaceScope".into(), json!(d.scope));
+    meta.0.insert("actionClasses".into(), json!(d.classes));
+    meta.0.insert("requiresApproval".into(), json!(d.approval));
+    let tool = Tool::new(d.name, d.description, Arc::new(t.input_schema.clone()))
+        .with_title(d.title)
         .with_annotations(annotations)
         .with_meta(meta);
     // An empty output schema: the tool answers with content blocks only (the
@@ -153,10 +161,9 @@ fn error_result(e: &ToolError) -> CallToolResult {
 
 impl ServerHandler for Session {
     fn get_info(&self) -> ServerConfig {
-        let conformance = self.surface.sets.iter().any(|s| s == "conformance");
-        // Prompts, completions, logging and subscriptions exist only for the conformance fixtures.
+        // Prompts, completions, logging and subscriptions exist only where an extension has them.
         #[allow(deprecated)]
-        let caps = if conformance {
+        let caps = if self.extension.is_some() {
             ServerCapabilities::builder()
                 .enable_logging()
                 .enable_completions()
@@ -169,7 +176,7 @@ impl ServerHandler for Session {
         } else {
             ServerCapabilities::builder().enable_resources().enable_tools().enable_tool_list_changed().build()
         };
-        let instructions = match &self.app.bound_repo {
+        let instructions = match &self.app.services.repos.bound {
             Some(r) => format!(
                 "cc-server: code search and call graph over indexed repositories. This session is bound to repository '{r}' in workspace '{}'. Pass workspace_id on every workspace tool (list_workspaces lists them).",
                 crate::store::DEFAULT_WORKSPACE
@@ -245,7 +252,7 @@ impl ServerHandler for Session {
             .app
             .dispatcher
             .call(
-                self.app.clone(),
+                self.app.services.clone(),
                 &self.surface,
                 &caller,
                 &request.name,
@@ -292,8 +299,8 @@ impl ServerHandler for Session {
                 t
             })
             .collect();
-        if self.surface.sets.iter().any(|s| s == "conformance") {
-            templates.extend(super::tools::conformance::resource_templates());
+        if let Some(e) = self.ext() {
+            templates.extend(e.resource_templates());
         }
         Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
@@ -304,8 +311,8 @@ impl ServerHandler for Session {
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
         let mut list = Vec::new();
-        if self.surface.sets.iter().any(|s| s == "conformance") {
-            list.extend(super::tools::conformance::resources());
+        if let Some(e) = self.ext() {
+            list.extend(e.resources());
         }
         Ok(rmcp::model::ListResourcesResult::with_all_items(list))
     }
@@ -316,23 +323,23 @@ impl ServerHandler for Session {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri.as_str();
-        if uri.starts_with("test://") && self.surface.sets.iter().any(|s| s == "conformance") {
-            return super::tools::conformance::read(uri).map(Into::into);
+        if let Some(read) = self.ext().and_then(|e| e.read(uri)) {
+            return read.map(Into::into);
         }
-        let text = read_cc(&self.app, &self.principal(&context), uri).await?;
+        let text = read_cc(&self.app.services, &self.principal(&context), uri).await?;
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
     }
 
-    // Prompts, completion, logging and subscriptions: only the conformance fixtures
-    // have them; otherwise "method not found", as when the capability is not advertised.
+    // Prompts, completion, logging and subscriptions: only an extension has them; otherwise
+    // "method not found", as when the capability is not advertised.
 
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        self.require_fixtures::<ListPromptsRequestMethod>()?;
-        Ok(ListPromptsResult::with_all_items(conformance::prompts()))
+        let e = self.require_extension::<ListPromptsRequestMethod>()?;
+        Ok(ListPromptsResult::with_all_items(e.prompts()))
     }
 
     async fn get_prompt(
@@ -340,8 +347,8 @@ impl ServerHandler for Session {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.require_fixtures::<GetPromptRequestMethod>()?;
-        conformance::get_prompt(&request.name, request.arguments.as_ref()).map(Into::into)
+        let e = self.require_extension::<GetPromptRequestMethod>()?;
+        e.get_prompt(&request.name, request.arguments.as_ref()).map(Into::into)
     }
 
     async fn complete(
@@ -349,8 +356,7 @@ impl ServerHandler for Session {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.require_fixtures::<CompleteRequestMethod>()?;
-        conformance::complete(&request)
+        self.require_extension::<CompleteRequestMethod>()?.complete(&request)
     }
 
     /// A request rmcp could not read as one of the methods it knows lands here: a known
@@ -370,8 +376,7 @@ impl ServerHandler for Session {
         request: SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.require_fixtures::<SetLevelRequestMethod>()?;
-        conformance::set_level(&self.conversation.id, request.level);
+        self.require_extension::<SetLevelRequestMethod>()?.set_level(&self.conversation.id, request.level);
         Ok(())
     }
 
@@ -381,8 +386,7 @@ impl ServerHandler for Session {
         request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.require_fixtures::<SubscribeRequestMethod>()?;
-        conformance::subscribe(&self.conversation.id, &request.uri)
+        self.require_extension::<SubscribeRequestMethod>()?.subscribe(&self.conversation.id, &request.uri)
     }
 
     #[allow(deprecated)]
@@ -391,18 +395,19 @@ impl ServerHandler for Session {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.require_fixtures::<UnsubscribeRequestMethod>()?;
-        conformance::unsubscribe(&self.conversation.id, &request.uri)
+        self.require_extension::<UnsubscribeRequestMethod>()?.unsubscribe(&self.conversation.id, &request.uri)
     }
 }
 
 impl Session {
-    /// Ok when this session serves the conformance fixtures; else "method not found" for `M`.
-    fn require_fixtures<M: rmcp::model::ConstString>(&self) -> Result<(), ErrorData> {
-        match self.fixtures {
-            Some(_) => Ok(()),
-            None => Err(ErrorData::method_not_found::<M>()),
-        }
+    /// The extension this session uses.
+    fn ext(&self) -> Option<&Arc<dyn Extension>> {
+        self.extension.as_ref().map(|(e, _)| e)
+    }
+
+    /// The extension, when this session uses one; else "method not found" for `M`.
+    fn require_extension<M: rmcp::model::ConstString>(&self) -> Result<&Arc<dyn Extension>, ErrorData> {
+        self.ext().ok_or_else(|| ErrorData::method_not_found::<M>())
     }
 }
 
@@ -502,22 +507,26 @@ pub fn resource_links(v: &serde_json::Value) -> Vec<ContentBlock> {
 
 /// Reads a `cc://` resource: the same text `code_read` returns. A workspace the
 /// principal may not see is answered as one without that repository.
-pub async fn read_cc(app: &Arc<App>, principal: &Principal, uri: &str) -> Result<String, ErrorData> {
+pub async fn read_cc(
+    services: &Arc<crate::services::Services>,
+    principal: &Principal,
+    uri: &str,
+) -> Result<String, ErrorData> {
     let not_found = |m: String| ErrorData::resource_not_found(m, Some(json!({ "uri": uri })));
     let addr = resources::parse(uri).ok_or_else(|| not_found(format!("no resource template matches {uri}")))?;
     let (ws, repo) = match &addr {
         Address::File { workspace, repo, .. } | Address::Symbol { workspace, repo, .. } => (*workspace, *repo),
     };
     let repos = if principal.sees(ws) {
-        app.store.repos(ws).map_err(|e| ErrorData::internal_error(format!("{e:#}"), None))?
+        services.store.workspaces().repos(ws).await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?
     } else {
         Vec::new()
     };
     if !repos.iter().any(|r| r == repo) {
         return Err(not_found(format!("no repository '{repo}' in workspace '{ws}'")));
     }
-    let (app2, name) = (app.clone(), repo.to_string());
-    let l = super::tools::code::blocking(move || app2.repo(&name).map_err(ToolError::from))
+    let (services2, name) = (services.clone(), repo.to_string());
+    let l = super::tools::code::blocking(move || services2.repos.get(&name).map_err(ToolError::from))
         .await
         .map_err(|e| ErrorData::internal_error(e.message, None))?;
     let root = l.repo.meta.root.clone();
@@ -530,7 +539,7 @@ pub async fn read_cc(app: &Arc<App>, principal: &Principal, uri: &str) -> Result
             (sym.path.clone(), sym.span.start_line, sym.span.end_line)
         }
     };
-    super::tools::code::read_lines(app.read_policy, &root, &path, start, end)
+    super::tools::code::read_lines(services.policy.read_policy, &root, &path, start, end)
         .await
         .map(|(text, ..)| text)
         .map_err(|e| not_found(e.message))

@@ -24,8 +24,8 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::{CancellationToken, PollSender};
 
 use super::principal::Principal;
-use super::registry::Surface;
 use super::service::Session;
+use super::surface::Surface;
 use crate::app::App;
 
 /// Most SSE sessions open at once; more are refused with 503.
@@ -75,13 +75,13 @@ async fn open(
     let principal = principal.map(|p| p.0).unwrap_or_else(Principal::local);
     // The mode the conversation opens in: the stream's Cc-Mode header, else the server's.
     let mode = match headers.get(super::service::MODE_HEADER) {
-        None => s.app.default_mode,
+        None => s.app.services.policy.default_mode,
         Some(v) => match v.to_str().map_err(|_| "not text".to_string()).and_then(super::policy::Mode::parse) {
             Ok(m) => m,
             Err(e) => return jsonrpc_error(StatusCode::BAD_REQUEST, -32600, &format!("Cc-Mode header: {e}")),
         },
     };
-    if let Err(e) = s.app.check_ceiling(mode) {
+    if let Err(e) = s.app.services.policy.check_ceiling(mode) {
         return jsonrpc_error(StatusCode::BAD_REQUEST, -32600, &format!("Cc-Mode header: {e}"));
     }
     let id = uuid::Uuid::new_v4().simple().to_string();

@@ -48,7 +48,7 @@ fn computer(app: &Arc<App>, caller: &Caller, ws: &str, args: Value) -> Value {
 /// The desktop behind a rig id (to check what the tool did in display pixels).
 fn desktop(app: &Arc<App>, ws: &str, rig: &str, caller: &Caller) -> Arc<Desktop> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let pool = app.rigs().unwrap();
+    let pool = app.services.rigs.pool().unwrap();
     let want = cc_rigs::pool::Acquire {
         rig_id: Some(rig.to_string()),
         ..cc_rigs::pool::Acquire::new(ws, &caller.conversation.id, cc_rigs::SurfaceKind::Desktop, None)
@@ -146,16 +146,16 @@ fn computer_use_drives_a_desktop_per_conversation_and_rig_close_removes_it() {
         err(call(app, &alice, "computer_use", args))
     };
     let e = bad(json!({"action": "move", "x": 1366, "y": 10}));
-    assert_eq!((e.error, e.pointer.as_deref()), ("invalid_input", Some("/x")), "{e:?}");
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/x")), "{e:?}");
     assert!(e.message.contains("screenshot pixels") && e.message.contains("1366x768"), "{e:?}");
     let e = bad(json!({"action": "move", "x": 10}));
-    assert_eq!((e.error, e.pointer.as_deref()), ("invalid_input", Some("/y")), "{e:?}");
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/y")), "{e:?}");
     let e = bad(json!({"action": "fly"}));
     assert_eq!(e.pointer.as_deref(), Some("/action"), "{e:?}");
     let e = bad(json!({"action": "screenshot", "x": 3}));
     assert_eq!(e.pointer.as_deref(), Some("/x"), "{e:?}");
     let e = bad(json!({"action": "key", "keys": "ctrl+nosuchkey"}));
-    assert_eq!((e.error, e.pointer.as_deref()), ("invalid_input", Some("/keys")), "{e:?}");
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/keys")), "{e:?}");
     let e = bad(json!({"action": "click", "clicks": 4}));
     assert_eq!(e.pointer.as_deref(), Some("/clicks"), "{e:?}");
 
@@ -178,7 +178,7 @@ fn computer_use_drives_a_desktop_per_conversation_and_rig_close_removes_it() {
     assert_eq!(e.error, "no_rig", "{e:?}");
 
     // Server shutdown removes every desktop it started.
-    app.shutdown_rigs();
+    app.services.rigs.shutdown();
     assert_eq!(containers_of(&alice.conversation.id), 0);
     assert_eq!(containers_of(&bob.conversation.id), 0);
 }
@@ -205,7 +205,7 @@ fn a_dead_desktop_is_replaced_on_the_next_call_and_says_so() {
     assert_eq!(next["created"], true);
     assert_eq!(next["replaced"]["rig_id"], json!(rig), "{next}");
     assert!(next["notice"].as_str().unwrap().contains(&rig), "{next}");
-    app.shutdown_rigs();
+    app.services.rigs.shutdown();
     assert_eq!(containers_of(&alice.conversation.id), 0);
 }
 

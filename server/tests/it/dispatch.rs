@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use cc_indexer::DataDir;
 use cc_server::app::App;
-use cc_server::mcp::dispatch::{CallCtx, CallOutcome, Caller, Dispatcher};
+use cc_server::mcp::dispatch::{CallOutcome, Caller};
 use cc_server::mcp::policy::Mode;
-use cc_server::mcp::registry::{Registry, Scope, Spec, Surface};
+use cc_server::mcp::surface::Surface;
+use cc_server::mcp::tool::{Ctx, Decl, Hints, Modes, Registry, Scope, ToolSet};
 use serde_json::{json, Value};
 
 use super::common::{err, ok_value as ok, shop_fixture, Fixture};
@@ -29,7 +30,7 @@ fn call(app: &Arc<App>, name: &str, args: Value) -> CallOutcome {
     let surface = Surface::parse(None, true).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(app.dispatcher.call(
-        app.clone(),
+        app.services.clone(),
         &surface,
         &Caller::local(Mode::Chat),
         name,
@@ -63,7 +64,7 @@ fn bad_input_names_the_json_pointer() {
 fn workspace_scoping_is_explicit() {
     let f = fixture();
     let e = err(call(&f.app, "search_code", json!({"query": "tax"})));
-    assert_eq!((e.error, e.pointer.as_deref()), ("workspace", Some("/workspace_id")));
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("workspace", Some("/workspace_id")));
     assert!(e.message.contains("list_workspaces"), "{}", e.message);
     let e = err(call(&f.app, "search_code", json!({"workspace_id": "nope", "query": "tax"})));
     assert_eq!(e.error, "workspace");
@@ -168,9 +169,9 @@ fn first_use_of_a_bound_repository_indexes_it_with_progress() {
     }
     let data = DataDir::new(tmp.path().join("data"));
     let store = cc_server::serve::open_store(&data).unwrap();
-    store.add_repo("default", "proj").unwrap();
+    cc_server::serve::block_on(store.workspaces().add_repo("default", "proj")).unwrap();
     let app = cc_server::serve::build_app(data, Some("proj".into())).unwrap();
-    app.set_bound_root(repo.canonicalize().unwrap(), "proj".into());
+    app.services.repos.set_bound_root(repo.canonicalize().unwrap(), "proj".into());
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let progress: cc_server::mcp::dispatch::ProgressFn = {
         let seen = seen.clone();
@@ -178,7 +179,7 @@ fn first_use_of_a_bound_repository_indexes_it_with_progress() {
     };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let out = rt.block_on(app.dispatcher.call(
-        app.clone(),
+        app.services.clone(),
         &Surface::parse(None, false).unwrap(),
         &Caller::local(Mode::Chat),
         "code_callers",
@@ -206,7 +207,7 @@ fn a_cancelled_call_ends_with_a_cancelled_error() {
         });
         app.dispatcher
             .call(
-                app.clone(),
+                app.services.clone(),
                 &Surface::parse(None, false).unwrap(),
                 &Caller::local(Mode::Chat),
                 "forever",
@@ -233,15 +234,18 @@ where
     let mut r = Registry::new();
     let body = Arc::new(body);
     r.add(
-        Spec {
+        Decl {
             name,
             title: name,
             description: "A test tool.",
+            set: ToolSet::Code,
             scope: Scope::Global,
-            action_classes: &[],
-            read_only: true,
+            classes: &[],
+            approval: false,
+            modes: Modes::Chat,
+            hints: Hints::READ,
         },
-        move |_: CallCtx, _: NoArgs| {
+        move |_: Ctx<()>, _: NoArgs| {
             let body = body.clone();
             async move {
                 body().await;
@@ -251,7 +255,8 @@ where
     );
     let data = DataDir::new(tmp.path());
     let store = cc_server::serve::open_store(&data).unwrap();
-    (tmp, Arc::new(App::new(data, store, Dispatcher::new(r), None)))
+    let services = cc_server::services::Services::new(data, store, None);
+    (tmp, Arc::new(App::new(services, r, None)))
 }
 
 #[test]

@@ -20,7 +20,6 @@ use super::common::{shop_fixture, Fixture};
 use cc_server::mcp::dispatch::{CallOutcome, Caller};
 use cc_server::mcp::http::parse_jsonrpc;
 use cc_server::mcp::policy::Mode;
-use cc_server::mcp::registry::Surface;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{json, Map, Value};
@@ -238,7 +237,7 @@ const SLOW: &[&str] = &["test_tool_with_progress", "test_reconnection", "test_to
 #[test]
 fn tool_arguments_never_panic_and_never_fail_internally() {
     let f = indexed();
-    let surface = Surface::parse(Some("default,conformance"), false).unwrap();
+    let surface = f.app.surface(Some("default,conformance")).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let mut r = runner(cases());
     let strategy = (prop::sample::select(TOOLS), arguments(), prop::sample::select(&Mode::ALL[..]));
@@ -250,7 +249,7 @@ fn tool_arguments_never_panic_and_never_fail_internally() {
         }
         let caller = Caller::local(mode);
         let out = rt.block_on(f.app.dispatcher.call(
-            f.app.clone(),
+            f.app.services.clone(),
             &surface,
             &caller,
             name,
@@ -285,7 +284,7 @@ fn a_session_answers_every_request_and_survives() {
     use tokio_util::sync::PollSender;
 
     let f = indexed();
-    let surface = Surface::parse(Some("default,conformance"), false).unwrap();
+    let surface = f.app.surface(Some("default,conformance")).unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let (to_server, from_client) = mpsc::channel::<ClientJsonRpcMessage>(16);
     let (to_client, from_server) = mpsc::channel::<ServerJsonRpcMessage>(16);

@@ -11,7 +11,7 @@ use cc_server::app::App;
 use cc_server::mcp::dispatch::{Caller, ToolError};
 use cc_server::mcp::policy::Mode;
 use cc_server::mcp::principal::Principal;
-use cc_server::mcp::registry::Surface;
+use cc_server::mcp::surface::Surface;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -54,7 +54,7 @@ fn hostile() -> Hostile {
     let store = cc_server::serve::open_store(&data).unwrap();
     for (path, ws) in [(&repo, "default"), (&private, "team")] {
         let run = cc_server::engine::index(&data, &IndexOptions::new(path), &NoProgress, None).unwrap();
-        cc_server::serve::register(&*store, ws, &run.index.name, true).unwrap();
+        cc_server::serve::register(&store, ws, &run.index.name, true).unwrap();
     }
     let app = cc_server::serve::build_app(data, None).unwrap();
     Hostile { tmp, app }
@@ -120,7 +120,7 @@ fn include_source_and_resources_obey_the_same_rules() {
     ));
     assert!(v["matches"][0]["source"].as_str().unwrap().contains("return 1"), "{v}");
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let read_cc = |uri: &str| rt.block_on(cc_server::mcp::service::read_cc(&h.app, &Principal::local(), uri));
+    let read_cc = |uri: &str| rt.block_on(cc_server::mcp::service::read_cc(&h.app.services, &Principal::local(), uri));
     assert!(read_cc("cc://default/repos/hostile/files/src/app.py").unwrap().contains("def helper"));
     for uri in [
         "cc://default/repos/hostile/files/linkroot/etc/passwd",
@@ -137,7 +137,11 @@ fn include_source_and_resources_obey_the_same_rules() {
     assert!(read_cc("cc://team/repos/private/files/keys.py").unwrap().contains("private-repo"));
     let only_default = Principal::new("agent", Some(vec!["default".into()]));
     assert!(rt
-        .block_on(cc_server::mcp::service::read_cc(&h.app, &only_default, "cc://team/repos/private/files/keys.py"))
+        .block_on(cc_server::mcp::service::read_cc(
+            &h.app.services,
+            &only_default,
+            "cc://team/repos/private/files/keys.py"
+        ))
         .is_err());
 }
 
@@ -145,7 +149,7 @@ fn include_source_and_resources_obey_the_same_rules() {
 fn the_operator_widens_what_is_served_but_never_past_the_root() {
     let h = hostile();
     let data = DataDir::new(h.tmp.path().join("data"));
-    let app = cc_server::serve::build_app_with(data, None, |app| app.read_policy.include_ignored = true).unwrap();
+    let app = cc_server::serve::build_app_with(data, None, |p| p.read_policy.include_ignored = true).unwrap();
     assert!(read(&app, "local_settings.py").unwrap()["text"].as_str().unwrap().contains("gitignored"));
     assert!(read(&app, ".env").unwrap()["text"].as_str().unwrap().contains("hidden"));
     for path in [".git/config", "linkroot/etc/passwd", "leak.py", "src/pipe.py"] {
@@ -167,7 +171,7 @@ fn a_fifo_or_a_device_does_not_stall_the_server() {
             let args = json!({"workspace_id": "default", "path": path});
             app.dispatcher
                 .call(
-                    app.clone(),
+                    app.services.clone(),
                     &surface,
                     &Caller::local(Mode::Chat),
                     "code_read",
@@ -210,7 +214,7 @@ fn a_value_out_of_its_fields_range_names_the_field() {
     }
     // What the schema cannot say is still named by its pointer (serde's path).
     let v: Result<cc_server::mcp::tools::code::ReadArgs, _> =
-        cc_server::mcp::registry::from_args(json!({"start_line": 1u64 << 40}));
+        cc_server::mcp::tool::from_args(json!({"start_line": 1u64 << 40}));
     let e = v.err().expect("out of range for u32");
     assert_eq!(e.pointer.as_deref(), Some("/start_line"), "{e:?}");
 }
@@ -219,9 +223,9 @@ fn a_value_out_of_its_fields_range_names_the_field() {
 fn max_mode_is_a_ceiling() {
     let h = hostile();
     let data = DataDir::new(h.tmp.path().join("data"));
-    let app = cc_server::serve::build_app_with(data, None, |app| {
-        app.default_mode = Mode::Plan;
-        app.max_mode = Mode::Plan;
+    let app = cc_server::serve::build_app_with(data, None, |p| {
+        p.default_mode = Mode::Plan;
+        p.max_mode = Mode::Plan;
     })
     .unwrap();
     let c = Caller::local(Mode::Plan);
@@ -230,7 +234,9 @@ fn max_mode_is_a_ceiling() {
     assert!(e.message.contains("--max-mode plan"), "{}", e.message);
     let e = err(super::common::call(&app, &c, "exit_plan_mode", json!({})));
     assert!(e.message.contains("--max-mode plan"), "{}", e.message);
-    assert!(app.check_ceiling(Mode::Chat).is_err() && app.check_ceiling(Mode::Plan).is_ok());
+    assert!(
+        app.services.policy.check_ceiling(Mode::Chat).is_err() && app.services.policy.check_ceiling(Mode::Plan).is_ok()
+    );
 }
 
 fn cc(args: &[&str], data: &std::path::Path) -> std::process::Output {

@@ -9,4 +9,5 @@ mod hardening;
 mod mobile;
 mod policy;
 mod rigs;
+mod store;
 mod surface;

@@ -27,7 +27,8 @@ fn confirmed(app: &Arc<App>, caller: &Caller, name: &str, args: Value) -> CallOu
             let data = e.data.unwrap();
             assert!(data["why"].as_str().unwrap().contains("packageInstall"), "{data}");
             let id = data["approval_id"].as_str().unwrap().to_string();
-            app.store.decide_approval(&id, true, "operator (test)", None).unwrap();
+            cc_server::serve::block_on(app.services.store.approvals().decide(&id, true, "operator (test)", None))
+                .unwrap();
             call(app, caller, name, &args)
         }
         other => other,
@@ -109,7 +110,7 @@ fn mobile_use_drives_a_device_behind_the_real_adb_server() {
     let e = err(mobile(&alice, json!({"action": "screenshot", "package": "com.example.shop"})));
     assert_eq!(e.pointer.as_deref(), Some("/package"), "{e:?}");
     let e = err(mobile(&alice, json!({"action": "tap", "x": 5000, "y": 5})));
-    assert_eq!((e.error, e.pointer.as_deref()), ("invalid_input", Some("/x")), "{e:?}");
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/x")), "{e:?}");
     assert!(e.message.contains("off the screen"), "{}", e.message);
     let e = err(mobile(&alice, json!({"action": "install", "path": "/no/such.apk"})));
     assert_eq!(e.pointer.as_deref(), Some("/path"), "{e:?}");
@@ -117,7 +118,7 @@ fn mobile_use_drives_a_device_behind_the_real_adb_server() {
     assert_eq!(e.error, "not_found", "{e:?}");
     let bob = Caller::local(Mode::Chat);
     let e = err(mobile(&bob, json!({"action": "check_in", "serial": "emulator-5998"})));
-    assert_eq!((e.error, e.pointer.as_deref()), ("invalid_input", Some("/serial")), "{e:?}");
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/serial")), "{e:?}");
     assert!(e.message.contains("no device 'emulator-5998'"), "{}", e.message);
     // The same device in another conversation: one rig per device, take it over by id.
     let e = err(mobile(&bob, json!({"action": "check_in", "serial": serial})));
@@ -147,7 +148,7 @@ fn mobile_use_drives_a_device_behind_the_real_adb_server() {
     assert!(!dev.state().packages["com.example.shop"].running);
     let e = err(mobile(&alice, json!({"action": "screenshot", "rig_id": rig})));
     assert_eq!(e.error, "no_rig");
-    app.shutdown_rigs();
+    app.services.rigs.shutdown();
 }
 
 #[test]
@@ -208,5 +209,5 @@ fn ios_use_drives_webdriveragent_with_one_session() {
         .as_array()
         .unwrap()
         .is_empty());
-    app.shutdown_rigs();
+    app.services.rigs.shutdown();
 }

@@ -9,10 +9,12 @@ use std::sync::Arc;
 use cc_indexer::DataDir;
 use cc_server::app::App;
 use cc_server::mcp::approvals::ApprovalConfig;
-use cc_server::mcp::dispatch::{CallCtx, CallOutcome, Caller, Conversation, Dispatcher, MAX_ARGS_BYTES};
-use cc_server::mcp::policy::{self, Mode, SPEC_NOT_YET_REGISTERED};
+use cc_server::mcp::dispatch::{CallOutcome, Caller, Conversation, MAX_ARGS_BYTES};
+use cc_server::mcp::policy::{self, Mode};
 use cc_server::mcp::principal::Principal;
-use cc_server::mcp::registry::{ActionClass, Registry, Scope, Spec, Surface, APPROVALS};
+use cc_server::mcp::surface::{ExtraSet, Surface};
+use cc_server::mcp::tool::{ActionClass, Ctx, Decl, Hints, Modes, Registry, Scope, ToolSet};
+use cc_server::serve::block_on;
 use serde_json::{json, Value};
 
 use super::common::{err, ok_value as ok, shop_fixture, Fixture};
@@ -25,13 +27,13 @@ fn fixture(queue: bool) -> Fixture {
 }
 
 fn conformance() -> Surface {
-    Surface::parse(Some("default,conformance"), false).unwrap()
+    Surface::parse_with(Some("default,conformance"), &[ExtraSet { name: "conformance", explicit_only: true }]).unwrap()
 }
 
 fn call_as(app: &Arc<App>, caller: &Caller, name: &str, args: Value) -> CallOutcome {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(app.dispatcher.call(
-        app.clone(),
+        app.services.clone(),
         &conformance(),
         caller,
         name,
@@ -41,32 +43,30 @@ fn call_as(app: &Arc<App>, caller: &Caller, name: &str, args: Value) -> CallOutc
     ))
 }
 
+/// The policy is derived from the declarations: every tool's modes and approval are the
+/// spec's, it has a gate in every mode, and its hints agree with its action classes.
 #[test]
-fn every_policy_table_names_a_registered_tool() {
+fn every_declaration_agrees_with_the_spec_tables() {
     let registry = cc_server::mcp::tools::registry();
-    assert_eq!(registry.unknown_names_in_tables(), Vec::<String>::new());
-    // The spec's names still waiting for their tools: once one is registered, it belongs
-    // in the live table, not here.
-    let mut landed = Vec::new();
-    for (table, names) in SPEC_NOT_YET_REGISTERED {
-        for n in *names {
-            if registry.get(n).is_some() {
-                landed.push(format!("{table}: {n}"));
-            }
-        }
-    }
-    assert!(landed.is_empty(), "registered now, move them into the policy tables: {landed:?}");
-    // Every registered tool has a gate in every mode, and the approvals table agrees with
-    // the tool values.
+    assert!(registry.all().count() >= 16);
     for t in registry.all() {
-        assert_eq!(t.requires_approval, APPROVALS.contains(&t.name), "{}", t.name);
+        policy::agrees_with_spec(t).unwrap();
         for m in Mode::ALL {
             let _ = policy::gate(m, t);
         }
-        if !t.action_classes.is_empty() {
-            assert!(!t.read_only, "{} declares action classes but says it is read-only", t.name);
-        }
+        policy::hints_agree(t).unwrap();
     }
+    // The spec's names are tools of the registry (to come), never fixtures.
+    for (_, names) in policy::SPEC_TABLES {
+        assert!(names.iter().all(|n| !n.starts_with("test_")));
+    }
+    // The check catches a declaration that strays from the spec.
+    let mut stray = registry.get("code_read").unwrap().clone();
+    stray.decl.modes = Modes::Chat;
+    assert!(policy::agrees_with_spec(&stray).unwrap_err().contains("every mode"));
+    stray.decl.modes = Modes::Always;
+    stray.decl.approval = true;
+    assert!(policy::agrees_with_spec(&stray).unwrap_err().contains("approval"));
 }
 
 #[test]
@@ -138,7 +138,7 @@ fn leaving_plan_mode_through_the_operator_queue() {
     assert_eq!(e.error, "approval_pending");
     let id = e.data.as_ref().unwrap()["approval_id"].as_str().unwrap().to_string();
     assert!(e.message.contains(&format!("cc-server approvals approve {id}")), "{}", e.message);
-    let pending = f.app.store.approvals(true).unwrap();
+    let pending = block_on(f.app.services.store.approvals().list(true)).unwrap();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].tool, "exit_plan_mode");
     assert_eq!(pending[0].conversation, c.conversation.id);
@@ -147,7 +147,7 @@ fn leaving_plan_mode_through_the_operator_queue() {
     let e2 = err(call_as(&f.app, &c, "exit_plan_mode", json!({})));
     assert_eq!(e2.data.unwrap()["approval_id"], id.as_str());
     // Another conversation of the same principal cannot use this conversation's approval.
-    f.app.store.decide_approval(&id, true, "operator (test)", None).unwrap();
+    block_on(f.app.services.store.approvals().decide(&id, true, "operator (test)", None)).unwrap();
     let other = Caller { conversation: Conversation::new(Mode::Plan), ..c.clone() };
     assert_eq!(err(call_as(&f.app, &other, "exit_plan_mode", json!({}))).error, "approval_pending");
     let v = ok(call_as(&f.app, &c, "exit_plan_mode", json!({})));
@@ -166,7 +166,7 @@ fn approvals_through_the_operator_queue_run_once() {
     let data = e.data.unwrap();
     let id = data["approval_id"].as_str().unwrap().to_string();
     assert!(data["resume"].as_str().unwrap().contains("same arguments"), "{data}");
-    let a = f.app.store.approval(&id).unwrap().unwrap();
+    let a = block_on(f.app.services.store.approvals().get(&id)).unwrap().unwrap();
     assert_eq!(
         (a.tool.as_str(), a.principal.as_str(), a.status.as_str()),
         ("test_approval_counter", "local", "pending")
@@ -174,7 +174,7 @@ fn approvals_through_the_operator_queue_run_once() {
     assert_eq!(a.arguments, args);
     // Other arguments are another call: not approved by this one.
     assert_eq!(err(call_as(&f.app, &c, "test_approval_counter", json!({"key": "queue-2"}))).error, "approval_pending");
-    f.app.store.decide_approval(&id, true, "operator (test)", None).unwrap();
+    block_on(f.app.services.store.approvals().decide(&id, true, "operator (test)", None)).unwrap();
     let v = ok(call_as(&f.app, &c, "test_approval_counter", args.clone()));
     assert_eq!(v["count"], 1);
     // Used once: the next identical call asks again.
@@ -182,22 +182,16 @@ fn approvals_through_the_operator_queue_run_once() {
     assert_eq!(e.error, "approval_pending");
     let id2 = e.data.unwrap()["approval_id"].as_str().unwrap().to_string();
     assert_ne!(id2, id);
-    f.app.store.decide_approval(&id2, false, "operator (test)", Some("not today")).unwrap();
+    block_on(f.app.services.store.approvals().decide(&id2, false, "operator (test)", Some("not today"))).unwrap();
     let e = err(call_as(&f.app, &c, "test_approval_counter", args.clone()));
     assert_eq!(e.error, "approval_denied");
     assert!(e.message.contains("rejected by operator (test): not today"), "{}", e.message);
     // The counter did not move on the rejected call.
-    f.app
-        .store
-        .decide_approval(
-            err(call_as(&f.app, &c, "test_approval_counter", args.clone())).data.unwrap()["approval_id"]
-                .as_str()
-                .unwrap(),
-            true,
-            "operator (test)",
-            None,
-        )
-        .unwrap();
+    let id3 = err(call_as(&f.app, &c, "test_approval_counter", args.clone())).data.unwrap()["approval_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    block_on(f.app.services.store.approvals().decide(&id3, true, "operator (test)", None)).unwrap();
     assert_eq!(ok(call_as(&f.app, &c, "test_approval_counter", args))["count"], 2);
     // The guardrail prompt goes through the same port.
     let e = err(call_as(&f.app, &c, "test_action_class_prompt", json!({"key": "g"})));
@@ -215,7 +209,10 @@ fn without_an_approver_approval_gated_calls_are_denied() {
         assert_eq!(e.data.unwrap()["status"], "no_approver");
         assert!(e.message.contains("did not run"), "{}", e.message);
     }
-    assert!(f.app.store.approvals(false).unwrap().is_empty(), "nothing is queued without a queue");
+    assert!(
+        block_on(f.app.services.store.approvals().list(false)).unwrap().is_empty(),
+        "nothing is queued without a queue"
+    );
 }
 
 /// A tool on the always-allowed list that declares enclosureControl: the allow-list lets
@@ -231,18 +228,20 @@ fn guardrails_deny_in_read_only_modes_and_allow_in_chat() {
     let tmp = tempfile::tempdir().unwrap();
     let mut r = Registry::new();
     r.add(
-        Spec {
+        Decl {
             name: "search_code",
             title: "t",
-            description: "A test tool declaring enclosureControl under an always-allowed name.",
+            description: "A test tool declaring enclosureControl, allowed in every mode.",
+            set: ToolSet::Code,
             scope: Scope::Global,
-            action_classes: &[ActionClass::EnclosureControl],
-            read_only: false,
+            classes: &[ActionClass::EnclosureControl],
+            approval: false,
+            modes: Modes::Always,
+            hints: Hints { read_only: false, destructive: true, idempotent: false, open_world: false },
         },
-        |_: CallCtx, _: NoArgs| async { Ok(Done { done: true }) },
+        |_: Ctx<()>, _: NoArgs| async { Ok(Done { done: true }) },
     );
-    let data = DataDir::new(tmp.path());
-    let app = Arc::new(App::new(data.clone(), cc_server::serve::open_store(&data).unwrap(), Dispatcher::new(r), None));
+    let app = app_of_registry(tmp.path(), r);
     for m in [Mode::Plan, Mode::Review, Mode::Orchestrate] {
         let e = err(call_as(&app, &Caller::local(m), "search_code", json!({})));
         assert_eq!(e.error, "guardrail", "{m}");
@@ -260,7 +259,8 @@ fn guardrails_deny_in_read_only_modes_and_allow_in_chat() {
 
 #[test]
 fn annotations_follow_the_guardrail_table() {
-    let registry = cc_server::mcp::tools::registry();
+    let mut registry = cc_server::mcp::tools::registry();
+    cc_server::mcp::extension::Extension::register(&cc_tests::conformance::Fixtures, &mut registry);
     let hints = |name: &str| {
         let a = cc_server::mcp::service::wire_tool(registry.get(name).unwrap()).annotations.unwrap();
         (a.read_only_hint, a.destructive_hint, a.open_world_hint)
@@ -280,7 +280,7 @@ fn a_principal_sees_only_its_workspaces() {
     assert_eq!(ids, ["team"]);
     // Another principal's workspace is answered as one that does not exist.
     let e = err(call_as(&f.app, &team_only, "list_repos", json!({"workspace_id": "default"})));
-    assert_eq!((e.error, e.pointer.as_deref()), ("workspace", Some("/workspace_id")));
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("workspace", Some("/workspace_id")));
     assert!(e.message.contains("no workspace 'default'"), "{}", e.message);
     let e = err(call_as(&f.app, &team_only, "code_symbol", json!({"workspace_id": "default", "name": "compute_tax"})));
     assert_eq!(e.error, "workspace");
@@ -293,9 +293,9 @@ fn a_principal_sees_only_its_workspaces() {
     // Resources too.
     let uri = "cc://default/repos/shop/files/tax.py";
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    assert!(rt.block_on(cc_server::mcp::service::read_cc(&f.app, &team_only.principal, uri)).is_err());
+    assert!(rt.block_on(cc_server::mcp::service::read_cc(&f.app.services, &team_only.principal, uri)).is_err());
     assert!(rt
-        .block_on(cc_server::mcp::service::read_cc(&f.app, &everyone.principal, uri))
+        .block_on(cc_server::mcp::service::read_cc(&f.app.services, &everyone.principal, uri))
         .unwrap()
         .contains("compute_tax"));
 }
@@ -306,7 +306,7 @@ fn argument_and_result_sizes_are_bounded() {
     let c = Caller::local(Mode::Chat);
     let big = "x".repeat(MAX_ARGS_BYTES + 1);
     let e = err(call_as(&f.app, &c, "search_code", json!({"workspace_id": "default", "query": big})));
-    assert_eq!((e.error, e.pointer.as_deref()), ("invalid_input", Some("/")));
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/")));
     assert!(e.message.contains(&format!("larger than {MAX_ARGS_BYTES} bytes")), "{}", e.message);
     // Just under the limit, the schema speaks (query is at most 1000 characters).
     let e = err(call_as(&f.app, &c, "search_code", json!({"workspace_id": "default", "query": "y".repeat(5000)})));
@@ -315,7 +315,7 @@ fn argument_and_result_sizes_are_bounded() {
     let huge = f.tmp.path().join("shop/huge.log");
     std::fs::File::create(&huge).unwrap().set_len(cc_server::mcp::tools::code::MAX_READ_BYTES + 1).unwrap();
     let e = err(call_as(&f.app, &c, "code_read", json!({"workspace_id": "default", "path": "huge.log"})));
-    assert_eq!((e.error, e.pointer.as_deref()), ("invalid_input", Some("/path")));
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/path")));
     assert!(e.message.contains("files up to"), "{}", e.message);
 
     // A result past the limit is an error saying so, not a giant message.
@@ -330,18 +330,20 @@ fn argument_and_result_sizes_are_bounded() {
     let tmp = tempfile::tempdir().unwrap();
     let mut r = Registry::new();
     r.add(
-        Spec {
+        Decl {
             name: "big",
             title: "big",
             description: "Answers n bytes.",
+            set: ToolSet::Code,
             scope: Scope::Global,
-            action_classes: &[],
-            read_only: true,
+            classes: &[],
+            approval: false,
+            modes: Modes::Chat,
+            hints: Hints::READ,
         },
-        |_: CallCtx, a: Args| async move { Ok(Out { text: "z".repeat(a.n) }) },
+        |_: Ctx<()>, a: Args| async move { Ok(Out { text: "z".repeat(a.n) }) },
     );
-    let data = DataDir::new(tmp.path());
-    let app = Arc::new(App::new(data.clone(), cc_server::serve::open_store(&data).unwrap(), Dispatcher::new(r), None));
+    let app = app_of_registry(tmp.path(), r);
     let limit = cc_server::mcp::dispatch::MAX_RESULT_BYTES;
     assert_eq!(ok(call_as(&app, &c, "big", json!({"n": 1000})))["text"].as_str().unwrap().len(), 1000);
     let e = err(call_as(&app, &c, "big", json!({"n": limit + 1})));
@@ -349,12 +351,22 @@ fn argument_and_result_sizes_are_bounded() {
     assert!(e.message.contains(&format!("larger than {limit} bytes")), "{}", e.message);
 }
 
+/// An app over `registry` alone, with its data in `dir`.
+fn app_of_registry(dir: &std::path::Path, registry: Registry) -> Arc<App> {
+    let data = DataDir::new(dir);
+    let services = cc_server::services::Services::new(data.clone(), cc_server::serve::open_store(&data).unwrap(), None);
+    Arc::new(App::new(services, registry, None))
+}
+
 #[test]
 fn a_principal_cannot_flood_the_operator_queue() {
     let f = fixture(true);
     // The same app with a queue of two per principal.
-    let app = cc_server::serve::build_app_with(f.app.data.clone(), None, |app| {
-        app.approvals = ApprovalConfig { queue: true, max_pending: 2, ..ApprovalConfig::default() };
+    let data = f.app.services.data.clone();
+    let store = cc_server::serve::open_store(&data).unwrap();
+    let app = cc_server::serve::app_of(data, store, None, Some(Arc::new(cc_tests::conformance::Fixtures)), |p| {
+        p.approvals = ApprovalConfig { queue: true, max_pending: 2, ..ApprovalConfig::default() };
+        Ok(())
     })
     .unwrap();
     let c = Caller::local(Mode::Chat);

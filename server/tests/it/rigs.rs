@@ -103,7 +103,7 @@ fn browser_use_rig_list_and_rig_close_through_the_dispatcher() {
     assert!(r["content"].as_str().unwrap().contains("Searched rigs"));
     // Another workspace cannot reach it.
     let e = err(call(app, &again, "browser_use", json!({"workspace_id": "team", "action": "reload", "rig_id": rig})));
-    assert_eq!((e.error, e.pointer.as_deref()), ("no_rig", Some("/rig_id")));
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("no_rig", Some("/rig_id")));
 
     // Bad input names the field and what was expected.
     let bad = |args: Value| err(call(app, &again, "browser_use", args));
@@ -135,11 +135,11 @@ fn browser_use_rig_list_and_rig_close_through_the_dispatcher() {
     assert_eq!(e.error, "mode", "{e:?}");
 
     // rig_close destroys it; its id is gone for every call.
-    let groups = app.rigs().unwrap().process_groups();
+    let groups = app.services.rigs.pool().unwrap().process_groups();
     let closed = ok(call(app, &alice, "rig_close", json!({"workspace_id": "default", "rig_id": rig}))).value;
     assert_eq!(closed["closed"]["id"], rig.as_str());
     let e = err(call(app, &alice, "rig_close", json!({"workspace_id": "default", "rig_id": rig})));
-    assert_eq!((e.error, e.pointer.as_deref()), ("no_rig", Some("/rig_id")));
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("no_rig", Some("/rig_id")));
     assert!(e.message.contains("rig_list"));
     let e =
         err(call(app, &alice, "browser_use", json!({"workspace_id": "default", "action": "reload", "rig_id": rig})));
@@ -150,9 +150,9 @@ fn browser_use_rig_list_and_rig_close_through_the_dispatcher() {
     );
 
     // Server shutdown: every rig closed, no process of any rig left.
-    let groups: Vec<i32> = groups.into_iter().chain(app.rigs().unwrap().process_groups()).collect();
+    let groups: Vec<i32> = groups.into_iter().chain(app.services.rigs.pool().unwrap().process_groups()).collect();
     assert!(!cc_rigs::procs::groups_alive(&groups).is_empty());
-    app.shutdown_rigs();
+    app.services.rigs.shutdown();
     for _ in 0..200 {
         if cc_rigs::procs::groups_alive(&groups).is_empty() {
             break;

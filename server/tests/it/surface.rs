@@ -1,24 +1,46 @@
-//! The MCP surface is a contract. Every tool name and input schema, and every resource
-//! template, is snapshotted to `testdata/*.golden.json` (regenerate on purpose with
-//! `CC_UPDATE_GOLDEN=1`); `testdata/mcp_tools.frozen.json` is never regenerated: against
-//! it, tools may only be added and input schemas only extended — a removed or renamed
-//! tool or field, a changed type, or a newly required field fails.
+//! The MCP surface is a contract, kept per tool. Each tool's contract (name, title,
+//! description, set, scope, action classes, approval, modes, annotations, input and output
+//! schemas) is snapshotted to `testdata/tools/<tool>.json`, the policy derived from the
+//! declarations to `testdata/policy.md`, the resource templates to
+//! `testdata/mcp_resources.golden.json` (regenerate on purpose with `CC_UPDATE_GOLDEN=1`).
+//! `testdata/frozen/<tool>.json` (a tool's input schema when it was first frozen) is never
+//! regenerated: against it, tools may only be added and input schemas only extended — a
+//! removed or renamed tool or field, a changed type, or a newly required field fails. A new
+//! tool's frozen copy is written with `CC_FREEZE_NEW=1`, which never overwrites one.
 
 use std::path::PathBuf;
 
-use cc_server::mcp::registry::{Surface, NEVER_SERVED, TOOLSETS};
 use cc_server::mcp::resources::TEMPLATES;
+use cc_server::mcp::surface::Surface;
+use cc_server::mcp::tool::{ToolSet, NEVER_SERVED};
 use serde_json::{json, Map, Value};
 
 fn testdata(name: &str) -> PathBuf {
     cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
 }
 
+/// Every tool's input schema, by name.
 fn surface_json() -> Value {
     let registry = cc_server::mcp::tools::registry();
     let tools: Map<String, Value> =
-        registry.all().map(|t| (t.name.to_string(), Value::Object(t.input_schema.clone()))).collect();
+        registry.all().map(|t| (t.decl.name.to_string(), Value::Object(t.input_schema.clone()))).collect();
     Value::Object(tools)
+}
+
+/// The frozen input schemas, from `testdata/frozen/<tool>.json`, by name.
+fn frozen_json() -> Value {
+    let mut out = Map::new();
+    for e in std::fs::read_dir(testdata("frozen")).unwrap().flatten() {
+        let name = e.file_name().into_string().unwrap();
+        let Some(tool) = name.strip_suffix(".json") else { continue };
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap();
+        out.insert(tool.to_string(), v);
+    }
+    Value::Object(out)
+}
+
+fn update() -> bool {
+    std::env::var("CC_UPDATE_GOLDEN").is_ok_and(|v| v == "1")
 }
 
 fn resources_json() -> Value {
@@ -26,10 +48,14 @@ fn resources_json() -> Value {
 }
 
 fn check_golden(name: &str, actual: &Value) {
+    check_text(name, &(serde_json::to_string_pretty(actual).unwrap() + "\n"));
+}
+
+fn check_text(name: &str, text: &str) {
     let path = testdata(name);
-    let text = serde_json::to_string_pretty(actual).unwrap() + "\n";
-    if std::env::var("CC_UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
-        std::fs::write(&path, &text).unwrap();
+    if update() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
         return;
     }
     let golden = std::fs::read_to_string(&path)
@@ -41,8 +67,28 @@ fn check_golden(name: &str, actual: &Value) {
 }
 
 #[test]
-fn tools_match_the_golden_snapshot() {
-    check_golden("mcp_tools.golden.json", &surface_json());
+fn each_tool_matches_its_contract_snapshot() {
+    let registry = cc_server::mcp::tools::registry();
+    let mut names = Vec::new();
+    for t in registry.all() {
+        check_golden(&format!("tools/{}.json", t.decl.name), &cc_server::mcp::surface::contract(t));
+        names.push(format!("{}.json", t.decl.name));
+    }
+    // No snapshot of a tool that is gone: a removal is on purpose, with its file.
+    for e in std::fs::read_dir(testdata("tools")).unwrap().flatten() {
+        let f = e.file_name().into_string().unwrap();
+        if !names.contains(&f) {
+            assert!(update(), "testdata/tools/{f}: no such tool; remove the file if the tool was removed on purpose");
+            std::fs::remove_file(e.path()).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_policy_matches_its_snapshot() {
+    let registry = cc_server::mcp::tools::registry();
+    let tools: Vec<_> = registry.all().collect();
+    check_text("policy.md", &cc_server::mcp::surface::policy_markdown(&tools));
 }
 
 #[test]
@@ -100,10 +146,21 @@ fn check_extends(frozen: &Value, now: &Value) -> Vec<String> {
 
 #[test]
 fn tools_only_extend_the_frozen_surface() {
-    let frozen: Value =
-        serde_json::from_str(&std::fs::read_to_string(testdata("mcp_tools.frozen.json")).unwrap()).unwrap();
-    let problems = check_extends(&frozen, &surface_json());
+    let now = surface_json();
+    if std::env::var("CC_FREEZE_NEW").is_ok_and(|v| v == "1") {
+        for (name, schema) in now.as_object().unwrap() {
+            let path = testdata(&format!("frozen/{name}.json"));
+            if !path.exists() {
+                std::fs::write(&path, serde_json::to_string_pretty(schema).unwrap() + "\n").unwrap();
+            }
+        }
+    }
+    let frozen = frozen_json();
+    let problems = check_extends(&frozen, &now);
     assert!(problems.is_empty(), "the surface broke its frozen contract:\n{}", problems.join("\n"));
+    // Every tool is frozen from its first release on.
+    let unfrozen: Vec<&String> = now.as_object().unwrap().keys().filter(|k| frozen.get(k.as_str()).is_none()).collect();
+    assert!(unfrozen.is_empty(), "new tools without a frozen copy (write it with CC_FREEZE_NEW=1): {unfrozen:?}");
 }
 
 #[test]
@@ -126,47 +183,51 @@ fn docs_match_the_server() {
     let registry = cc_server::mcp::tools::registry();
     let surface = Surface::parse(None, true).unwrap();
     let tools: Vec<_> = registry.all().filter(|t| surface.serves(t)).collect();
-    let md = cc_server::serve::markdown(&tools);
+    let md = cc_server::mcp::surface::markdown(&tools);
     let path = cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("../docs/mcp-tools.md");
     if std::env::var("CC_UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
         std::fs::write(&path, &md).unwrap();
         return;
     }
     let doc = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(doc == md, "docs/mcp-tools.md drifted from the server: regenerate with `cc-server tools --markdown --all-tools > docs/mcp-tools.md`");
+    assert!(
+        doc == md,
+        "docs/mcp-tools.md drifted from the server: regenerate with `cc-server tools --markdown > docs/mcp-tools.md`"
+    );
 }
 
 #[test]
-fn every_table_names_registered_tools() {
+fn every_tool_has_a_description_and_object_schemas() {
     let registry = cc_server::mcp::tools::registry();
-    assert_eq!(registry.unknown_names_in_tables(), Vec::<String>::new());
-    // And every served tool has a description and an object input schema (clients refuse others).
+    // Every served tool has a description and an object input schema (clients refuse others).
     for t in registry.all() {
-        assert!(!t.description.is_empty(), "{} has no description", t.name);
-        assert_eq!(t.input_schema.get("type"), Some(&json!("object")), "{}", t.name);
-        // An output schema, when declared, describes an object (structuredContent is one).
-        if !t.output_schema.is_empty() {
-            assert_eq!(t.output_schema.get("type"), Some(&json!("object")), "{}", t.name);
-        } else {
-            assert!(t.toolsets.contains(&"conformance"), "{} declares no output schema", t.name);
-        }
+        assert!(!t.decl.description.is_empty(), "{} has no description", t.decl.name);
+        assert_eq!(t.input_schema.get("type"), Some(&json!("object")), "{}", t.decl.name);
+        // Product tools answer typed JSON: an output schema describing an object
+        // (structuredContent is one).
+        assert_eq!(
+            t.output_schema.get("type"),
+            Some(&json!("object")),
+            "{} declares no object output schema",
+            t.decl.name
+        );
     }
 }
 
 #[test]
 fn tools_that_run_caller_code_are_never_served() {
     let registry = cc_server::mcp::tools::registry();
-    let all_sets: Vec<&str> = TOOLSETS.iter().map(|(s, _)| *s).collect();
+    let all_sets: Vec<&str> = ToolSet::ALL.iter().map(|s| s.as_str()).collect();
     for surface in [Surface::parse(None, true).unwrap(), Surface::parse(Some(&all_sets.join(",")), true).unwrap()] {
         for t in registry.all().filter(|t| surface.serves(t)) {
-            assert!(!NEVER_SERVED.contains(&t.name), "{} is served", t.name);
+            assert!(!NEVER_SERVED.contains(&t.decl.name), "{} is served", t.decl.name);
         }
     }
     // No registered tool takes code to run.
     for t in registry.all() {
         let props = t.input_schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
         for banned in ["script", "code", "command", "javascript", "eval"] {
-            assert!(!props.contains_key(banned), "{} takes `{banned}`", t.name);
+            assert!(!props.contains_key(banned), "{} takes `{banned}`", t.decl.name);
         }
     }
 }
@@ -174,11 +235,31 @@ fn tools_that_run_caller_code_are_never_served() {
 #[test]
 fn tool_sets_select_the_surface() {
     let registry = cc_server::mcp::tools::registry();
-    let names = |s: &Surface| registry.all().filter(|t| s.serves(t)).map(|t| t.name).collect::<Vec<_>>();
+    let names = |s: &Surface| registry.all().filter(|t| s.serves(t)).map(|t| t.decl.name).collect::<Vec<_>>();
     let code = Surface::parse(Some("code"), false).unwrap();
     assert!(names(&code).contains(&"search_code"));
     assert!(!names(&code).contains(&"list_workspaces"));
     let all = Surface::parse(None, true).unwrap();
     assert!(!names(&all).iter().any(|n| n.starts_with("test_")), "--all-tools must not serve conformance fixtures");
     assert!(Surface::parse(Some("nope"), false).unwrap_err().contains("unknown tool set 'nope'"));
+}
+
+/// The surface fails closed: every tool is on a set, `--tools` serves exactly the sets it
+/// names (the rigs, which start processes, are not served by `--tools code`), and with no
+/// `--tools` the whole registry is.
+#[test]
+fn the_surface_serves_exactly_the_sets_named() {
+    let registry = cc_server::mcp::tools::registry();
+    let names = |s: &Surface| registry.all().filter(|t| s.serves(t)).map(|t| t.decl.name).collect::<Vec<_>>();
+    let code = Surface::parse(Some("code"), false).unwrap();
+    for t in registry.all() {
+        assert_eq!(code.serves(t), t.decl.set == ToolSet::Code, "{}", t.decl.name);
+    }
+    assert!(!names(&code).contains(&"browser_use") && !names(&code).contains(&"rig_list"));
+    let everything = Surface::parse(None, false).unwrap();
+    assert_eq!(names(&everything).len(), registry.all().count(), "the default serves the whole registry");
+    assert_eq!(Surface::parse(Some("default"), false).unwrap(), everything);
+    let rigs = Surface::parse(Some("rigs,workspace"), false).unwrap();
+    assert!(names(&rigs).contains(&"browser_use") && names(&rigs).contains(&"list_repos"));
+    assert!(!names(&rigs).contains(&"search_code"));
 }

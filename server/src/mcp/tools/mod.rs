@@ -1,23 +1,20 @@
-//! Every area's tools; each area registers its tools in one `register` function.
+//! Every area's tools: one folder per area, one file per tool, and each area's `tools()`
+//! adding its tools to the registry with one line each.
 pub mod code;
-pub mod conformance;
 pub mod conversation;
 pub mod discovery;
-pub mod mobile;
 pub mod rigs;
 pub mod workspace;
 
-use super::registry::Registry;
+use super::tool::Registry;
 
-/// The full registry.
+/// The product's registry: every area's tools.
 pub fn registry() -> Registry {
     let mut r = Registry::new();
-    discovery::register(&mut r);
-    conversation::register(&mut r);
-    workspace::register(&mut r);
-    code::register(&mut r);
-    rigs::register(&mut r);
-    mobile::register(&mut r);
-    conformance::register(&mut r);
+    discovery::tools(&mut r);
+    conversation::tools(&mut r);
+    workspace::tools(&mut r);
+    code::tools(&mut r);
+    rigs::tools(&mut r);
     r
 }

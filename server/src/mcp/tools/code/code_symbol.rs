@@ -1,0 +1,71 @@
+//! code_symbol: symbols by exact or qualified name.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{blocking, read_lines, repos_for, symbol_out, SymbolOut};
+use crate::mcp::tool::{Ctx, Decl, Hints, Modes, Scope, ToolError, ToolSet};
+
+pub const DECL: Decl = Decl {
+    name: "code_symbol",
+    title: "Look up a symbol",
+    description: "Look up symbols by exact name (or qualified name); returns file:line, the signature and a resource link for each match, and their source with include_source.",
+    set: ToolSet::Code,
+    scope: Scope::Required,
+    classes: &[],
+    approval: false,
+    modes: Modes::Always,
+    hints: Hints::READ,
+};
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolArgs {
+    /// An exact name (`parse_json`) or qualified name (`pkg.mod.parse_json`, `crate::a::f`).
+    #[schemars(length(min = 1, max = 1000))]
+    pub name: String,
+    /// Only this repository of the workspace.
+    pub repo: Option<String>,
+    /// Also return each match's source text.
+    pub include_source: Option<bool>,
+    /// At most this many matches (default 50).
+    #[schemars(range(min = 1, max = 500))]
+    pub limit: Option<u32>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct SymbolResult {
+    pub matches: Vec<SymbolOut>,
+}
+
+pub async fn code_symbol(ctx: Ctx<String>, a: SymbolArgs) -> Result<SymbolResult, ToolError> {
+    let ws = ctx.workspace.clone();
+    let repos = repos_for(&ctx, a.repo.as_deref()).await?;
+    let limit = a.limit.unwrap_or(50) as usize;
+    let mut matches = Vec::new();
+    for (name, l) in &repos {
+        let (l2, wanted) = (l.clone(), a.name.clone());
+        let found =
+            blocking(move || l2.repo.symbols.lookup(&wanted, limit).map_err(|e| ToolError::internal(e.to_string())))
+                .await?;
+        for s in found {
+            let mut out = symbol_out(&ws, name, &s);
+            if a.include_source == Some(true) {
+                out.source = Some(
+                    read_lines(
+                        ctx.services.policy.read_policy,
+                        &l.repo.meta.root,
+                        &s.path,
+                        s.span.start_line,
+                        s.span.end_line,
+                    )
+                    .await?
+                    .0,
+                );
+            }
+            matches.push(out);
+        }
+    }
+    matches.truncate(limit);
+    Ok(SymbolResult { matches })
+}

@@ -1,0 +1,200 @@
+//! What a tool handler may use, and nothing more: the store, the repositories, the rigs,
+//! the server's policy settings. Handlers get it through their context
+//! ([`crate::mcp::tool::Ctx`]); the MCP façade holds it beside the dispatcher, never inside.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::SystemTime;
+
+use anyhow::Result;
+use cc_indexer::DataDir;
+
+use crate::engine::Loaded;
+use crate::mcp::approvals::ApprovalConfig;
+use crate::mcp::policy::Mode;
+use crate::store::Store;
+
+/// The services of one server.
+pub struct Services {
+    pub data: DataDir,
+    pub store: Store,
+    pub repos: Repos,
+    pub rigs: Rigs,
+    pub policy: ServerPolicy,
+}
+
+/// How this server decides: approvals, modes, what a client may read.
+#[derive(Clone, Debug)]
+pub struct ServerPolicy {
+    /// How approvals are decided (elicitation, the operator's queue, nobody).
+    pub approvals: ApprovalConfig,
+    /// The mode a conversation opens in when its connection names none.
+    pub default_mode: Mode,
+    /// A ceiling for every conversation (`--max-mode`): when restricted, every session runs
+    /// in it and nothing moves it elsewhere. Chat is no ceiling.
+    pub max_mode: Mode,
+    /// What a client may read of a repository's files (code_read, include_source, the
+    /// `cc://` file resources): the walk's files unless the operator widens it.
+    pub read_policy: cc_indexer::files::ReadPolicy,
+}
+
+impl Default for ServerPolicy {
+    fn default() -> Self {
+        ServerPolicy {
+            approvals: ApprovalConfig::default(),
+            default_mode: Mode::Chat,
+            max_mode: Mode::Chat,
+            read_policy: cc_indexer::files::ReadPolicy {
+                include_ignored: false,
+                max_bytes: crate::mcp::tools::code::MAX_READ_BYTES,
+            },
+        }
+    }
+}
+
+impl ServerPolicy {
+    /// Whether a conversation may be in `mode` under the server's `--max-mode`.
+    pub fn check_ceiling(&self, mode: Mode) -> std::result::Result<(), String> {
+        if self.max_mode.restricted() && mode != self.max_mode {
+            return Err(format!(
+                "this server runs every conversation in {} mode (--max-mode {}); {mode} is not available",
+                self.max_mode, self.max_mode
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Services {
+    pub fn new(data: DataDir, store: Store, bound_repo: Option<String>) -> Services {
+        Services {
+            repos: Repos::new(data.clone(), bound_repo),
+            data,
+            store,
+            rigs: Rigs::from_env(),
+            policy: ServerPolicy::default(),
+        }
+    }
+}
+
+/// The indexed repositories, loaded once each (index + call graph + vectors) and reloaded
+/// after a re-index; the repository a `cc-server mcp` session is bound to, indexed on first use.
+pub struct Repos {
+    data: DataDir,
+    /// The repository the server was started in (`cc-server mcp` inside a checkout).
+    pub bound: Option<String>,
+    bound_root: Mutex<Option<PathBuf>>,
+    loaded: RwLock<HashMap<String, (SystemTime, Arc<Loaded>)>>,
+}
+
+impl Repos {
+    fn new(data: DataDir, bound: Option<String>) -> Repos {
+        Repos { data, bound, bound_root: Mutex::new(None), loaded: RwLock::new(HashMap::new()) }
+    }
+
+    /// The checkout the bound repository lives in: indexed on first use.
+    pub fn set_bound_root(&self, root: PathBuf, name: String) {
+        debug_assert_eq!(self.bound.as_deref(), Some(name.as_str()));
+        *self.bound_root.lock().expect("bound root") = Some(root);
+    }
+
+    /// Indexes the bound repository if it has no index yet, reporting progress and
+    /// stopping when `cancel` is set.
+    fn ensure_bound_indexed(
+        &self,
+        name: &str,
+        progress: &dyn crate::engine::RunProgress,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<()> {
+        if self.bound.as_deref() != Some(name) || self.data.repo_dir(name).join("meta.json").is_file() {
+            return Ok(());
+        }
+        let Some(root) = self.bound_root.lock().expect("bound root").clone() else { return Ok(()) };
+        let mut opts = cc_indexer::IndexOptions::new(root);
+        opts.name = Some(name.to_string());
+        crate::engine::index(&self.data, &opts, progress, cancel)?;
+        Ok(())
+    }
+
+    /// The repository `name` with its graph, loaded once and reloaded after a re-index.
+    /// Blocking (disk reads, maybe a first index run): async callers run it on the blocking pool.
+    pub fn get(&self, name: &str) -> Result<Arc<Loaded>> {
+        self.get_with(name, &cc_indexer::NoProgress, None)
+    }
+
+    /// [`Repos::get`], indexing the bound repository first when it has no index yet (a
+    /// long call: progress is reported, and `cancel` stops it).
+    pub fn get_with(
+        &self,
+        name: &str,
+        progress: &dyn crate::engine::RunProgress,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<Arc<Loaded>> {
+        self.ensure_bound_indexed(name, progress, cancel)?;
+        // The vectors are written after meta.json (the embedding step follows the index run):
+        // either changing means a reload.
+        let dir = self.data.repo_dir(name);
+        let modified =
+            |f: &str| std::fs::metadata(dir.join(f)).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
+        let stamp = modified("meta.json").max(modified(cc_indexer::vectors::VECTORS_FILE));
+        if let Some((t, l)) = self.loaded.read().expect("repo cache").get(name) {
+            if *t == stamp {
+                return Ok(l.clone());
+            }
+        }
+        let l = Arc::new(Loaded::open(&self.data, name)?);
+        self.loaded.write().expect("repo cache").insert(name.to_string(), (stamp, l.clone()));
+        Ok(l)
+    }
+}
+
+/// The rig pool, started on first use. Rigs live here, not in an MCP connection: a client
+/// that reconnects finds its rigs (rig_list, `rig_id`).
+pub struct Rigs {
+    /// The pool's limits (`CC_RIG_MAX`, `CC_RIG_IDLE_SECS`, `CC_RIG_ACTION_SECS` by
+    /// default); read when the pool starts.
+    pub config: cc_rigs::pool::PoolConfig,
+    pool: OnceLock<cc_rigs::pool::Pool>,
+}
+
+impl Rigs {
+    fn from_env() -> Rigs {
+        Rigs { config: rig_config_from_env(), pool: OnceLock::new() }
+    }
+
+    /// The pool, started on first use.
+    pub fn pool(&self) -> std::result::Result<&cc_rigs::pool::Pool, cc_rigs::RigError> {
+        if let Some(p) = self.pool.get() {
+            return Ok(p);
+        }
+        let pool = cc_rigs::pool::Pool::new(self.config.clone())?;
+        // A racing first call may have set it: then ours is dropped (it holds no rig).
+        Ok(self.pool.get_or_init(|| pool))
+    }
+
+    /// Closes every rig and kills every process a rig started (server shutdown).
+    pub fn shutdown(&self) {
+        if let Some(p) = self.pool.get() {
+            p.shutdown();
+        }
+    }
+}
+
+/// The pool's limits: defaults, overridden by `CC_RIG_MAX` (rigs at once),
+/// `CC_RIG_IDLE_SECS` (idle time before a rig is closed) and `CC_RIG_ACTION_SECS`.
+fn rig_config_from_env() -> cc_rigs::pool::PoolConfig {
+    let mut c = cc_rigs::pool::PoolConfig::default();
+    let num = |k: &str| std::env::var(k).ok().and_then(|v| v.trim().parse::<u64>().ok()).filter(|n| *n > 0);
+    if let Some(n) = num("CC_RIG_MAX") {
+        c.max_rigs = n as usize;
+    }
+    if let Some(n) = num("CC_RIG_IDLE_SECS") {
+        c.idle_timeout = std::time::Duration::from_secs(n);
+        c.reap_every = c.reap_every.min(std::time::Duration::from_secs(n));
+    }
+    if let Some(n) = num("CC_RIG_ACTION_SECS") {
+        c.action_timeout = std::time::Duration::from_secs(n);
+    }
+    c
+}
