@@ -29,6 +29,11 @@ pub struct Cli {
     #[arg(long, short, global = true)]
     pub quiet: bool,
 
+    /// The operator's configuration file (allowed runtime commands, run limits, health
+    /// thresholds) [default: <data dir>/config.toml when it exists]
+    #[arg(long, global = true, env = "CC_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
     /// The workspace store (workspaces, approvals, and the workspace areas' data):
     /// postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE for a team's server (several
     /// replicas may share it), else SQLite in the data directory (workspace.sqlite3)
@@ -107,6 +112,136 @@ pub enum Command {
     Approvals(ApprovalsArgs),
     /// Disposable machines (rigs): `rigs build-image` builds the desktop rig image
     Rigs(RigsArgs),
+    /// The agents of a workspace: add, list, show, update, remove, token
+    ///
+    /// An agent is a principal the operator registers (no tool hires one): its token
+    /// authenticates its MCP calls, which are attributed to it, and it sees only its
+    /// workspace. Its runtime profile says how a run of it is started.
+    Agents(AgentsArgs),
+    /// Runtime profiles: how an agent's run is started (a family, a command, fixed arguments)
+    Profiles(ProfilesArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct AgentsArgs {
+    #[command(subcommand)]
+    pub command: AgentsCommand,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct AgentFields {
+    /// The runtime profile its runs start from (see `cc-server profiles list`)
+    #[arg(long, value_name = "PROFILE")]
+    pub runtime: Option<String>,
+    /// Its skills, comma-separated (consult_agent matches a brief against them)
+    #[arg(long, value_delimiter = ',', value_name = "SKILL,...")]
+    pub skills: Option<Vec<String>>,
+    /// What it does, in words (consult_agent matches against it too)
+    #[arg(long, value_name = "TEXT")]
+    pub description: Option<String>,
+    /// The agent it reports to (the org chart); `none` for nobody
+    #[arg(long, value_name = "NAME")]
+    pub reports_to: Option<String>,
+    /// Runs it may have at once; more are queued [default: 1]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub capacity: Option<u32>,
+    /// How much it may decide alone, 0 to 3 [default: 1]
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub autonomy: Option<u8>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AgentsCommand {
+    /// Register an agent and print its token (shown once: keep it)
+    Add {
+        name: String,
+        #[arg(long, default_value = crate::store::DEFAULT_WORKSPACE)]
+        workspace: String,
+        #[command(flatten)]
+        fields: AgentFields,
+    },
+    /// The workspace's agents
+    List {
+        #[arg(long, default_value = crate::store::DEFAULT_WORKSPACE)]
+        workspace: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// One agent, with its last heartbeat and its recent runs
+    Show {
+        name: String,
+        #[arg(long, default_value = crate::store::DEFAULT_WORKSPACE)]
+        workspace: String,
+        /// How many of its runs to show, newest first
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+        runs: u32,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Change an agent's profile, skills, description, manager, capacity or autonomy
+    Update {
+        name: String,
+        #[arg(long, default_value = crate::store::DEFAULT_WORKSPACE)]
+        workspace: String,
+        #[command(flatten)]
+        fields: AgentFields,
+    },
+    /// Remove an agent (its runs' records go with it)
+    Remove {
+        name: String,
+        #[arg(long, default_value = crate::store::DEFAULT_WORKSPACE)]
+        workspace: String,
+    },
+    /// Give the agent a new token and print it (the old one stops working)
+    Token {
+        name: String,
+        #[arg(long, default_value = crate::store::DEFAULT_WORKSPACE)]
+        workspace: String,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct ProfilesArgs {
+    #[command(subcommand)]
+    pub command: ProfilesCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ProfilesCommand {
+    /// Define a runtime profile: `profiles add NAME --family mcp-cli -- COMMAND ARG…`
+    ///
+    /// The command must be on the allow-list of the configuration ([runtimes] allow). The
+    /// arguments are kept as argv (each one argument; no shell). mcp-cli: the command as
+    /// given, the brief on stdin and in CC_BRIEF, the server in CC_MCP_URL, CC_MCP_TOKEN and
+    /// CC_MCP_CONFIG. claude-code: `COMMAND -p BRIEF --mcp-config FILE ARG…`.
+    Add {
+        name: String,
+        #[arg(long, default_value = crate::store::DEFAULT_WORKSPACE)]
+        workspace: String,
+        /// mcp-cli or claude-code
+        #[arg(long, value_parser = parse_family)]
+        family: crate::store::Family,
+        /// A message to an agent of this profile starts a run when it has none
+        #[arg(long)]
+        wake_on_message: bool,
+        /// A run's wall-clock limit, seconds [default: the configuration's run_timeout_secs]
+        #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        timeout: Option<u64>,
+        /// The command and its fixed arguments, after `--`
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        argv: Vec<String>,
+    },
+    /// The workspace's runtime profiles
+    List {
+        #[arg(long, default_value = crate::store::DEFAULT_WORKSPACE)]
+        workspace: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn parse_family(s: &str) -> Result<crate::store::Family, String> {
+    crate::store::Family::parse(s).ok_or_else(|| format!("unknown family '{s}'; expected mcp-cli or claude-code"))
 }
 
 #[derive(Args, Debug)]
@@ -462,7 +597,8 @@ fn dispatch(cli: Cli, extension: Option<std::sync::Arc<dyn crate::mcp::extension
     crate::embedding::configure(cli.embed_model.clone());
     let data = data_dir(&cli)?;
     let quiet = cli.quiet;
-    let setup = crate::serve::Setup { store_url: cli.store_url.clone(), extension };
+    let config = crate::config::Config::load(cli.config.as_deref(), &data.root)?;
+    let setup = crate::serve::Setup { store_url: cli.store_url.clone(), extension, config };
     match cli.command {
         Command::Index(a) => index(&data, &setup, a, quiet),
         Command::Search(a) => search(&data, a),
@@ -481,6 +617,8 @@ fn dispatch(cli: Cli, extension: Option<std::sync::Arc<dyn crate::mcp::extension
         Command::Bench(a) => crate::bench::run(a, quiet),
         Command::Approvals(a) => crate::serve::approvals(&data, &setup, a),
         Command::Rigs(a) => rigs(a, quiet),
+        Command::Agents(a) => crate::serve::agents(&data, &setup, a),
+        Command::Profiles(a) => crate::serve::profiles(&data, &setup, a),
     }
 }
 

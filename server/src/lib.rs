@@ -2,14 +2,18 @@
 //! dispatcher, transports, tools), the workspace store, and the operations shared by
 //! every front end. It is the only crate that knows the wire (MCP, JSON-RPC, HTTP) and
 //! prints; the engines (`cc-indexer`, `cc-graph`, `cc-rigs`) expose plain Rust types.
+pub mod agents;
 pub mod app;
 pub mod bench;
+pub mod bus;
 pub mod cli;
+pub mod config;
 pub mod embedding;
 pub mod engine;
 pub mod mcp;
 pub mod ops;
 pub mod output;
+pub mod rank;
 pub mod serve;
 pub mod services;
 pub mod signals;

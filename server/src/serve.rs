@@ -31,6 +31,8 @@ pub struct Setup {
     /// `--store URL` / `CC_STORE_URL`; `None`: SQLite in the data directory.
     pub store_url: Option<String>,
     pub extension: Option<Arc<dyn Extension>>,
+    /// The operator's configuration file (`--config`, else `<data>/config.toml`).
+    pub config: crate::config::Config,
 }
 
 /// The SQLite store of a data directory.
@@ -97,10 +99,23 @@ pub fn build_app_with(
     configure: impl FnOnce(&mut ServerPolicy),
 ) -> Result<Arc<App>> {
     let store = open_store(&data)?;
-    Ok(app_of(data, store, bound_repo, None, |p| {
+    app_of(data, store, bound_repo, None, |p| {
         configure(p);
         Ok(())
-    })?)
+    })
+}
+
+/// [`app_of`] with the operator's configuration.
+pub fn app_with_config(
+    data: DataDir,
+    store: Store,
+    bound_repo: Option<String>,
+    setup: &Setup,
+    configure: impl FnOnce(&mut ServerPolicy) -> Result<()>,
+) -> Result<Arc<App>> {
+    let mut services = Services::with_config(data, store, bound_repo, setup.config.clone());
+    configure(&mut services.policy)?;
+    Ok(Arc::new(App::new(services, crate::mcp::tools::registry(), setup.extension.clone())))
 }
 
 /// The app over the product's registry (and `extension`'s tools) on `store`.
@@ -176,8 +191,7 @@ pub fn serve(data: DataDir, setup: &Setup, a: ServeArgs, quiet: bool) -> Result<
             crate::output::print_report(&run, true);
         }
     }
-    let app =
-        app_of(data, store, None, setup.extension.clone(), |p| apply_policy(p, &a.policy, operator_token.is_some()))?;
+    let app = app_with_config(data, store, None, setup, |p| apply_policy(p, &a.policy, operator_token.is_some()))?;
     let surface = surface(&app, &a.surface)?;
     let opts = HttpOptions {
         addr: std::net::SocketAddr::new(a.listen, a.port),
@@ -202,8 +216,14 @@ pub fn serve(data: DataDir, setup: &Setup, a: ServeArgs, quiet: bool) -> Result<
             a.listen
         );
     }
+    // Runs a server of this machine left behind when it died: reaped, marked abandoned.
+    let abandoned = rt.block_on(app.services.runtime.recover());
+    if abandoned > 0 && !quiet {
+        eprintln!("cc-server: {abandoned} run(s) of a server that stopped without ending them were reaped and marked abandoned");
+    }
     let r = rt.block_on(crate::mcp::http::serve(app.clone(), surface, opts, CancellationToken::new()));
-    // Nothing a rig started outlives the server.
+    // Nothing a rig or a run started outlives the server.
+    rt.block_on(app.services.runtime.shutdown(std::time::Duration::from_secs(10)));
     app.services.rigs.shutdown();
     r
 }
@@ -243,7 +263,7 @@ pub fn mcp(data: DataDir, setup: &Setup, a: McpArgs) -> Result<()> {
     if let Some((name, _)) = &bound {
         rt.block_on(store.workspaces().add_repo(DEFAULT_WORKSPACE, name))?;
     }
-    let app = app_of(data, store, bound.as_ref().map(|(n, _)| n.clone()), setup.extension.clone(), |p| {
+    let app = app_with_config(data, store, bound.as_ref().map(|(n, _)| n.clone()), setup, |p| {
         apply_policy(p, &a.policy, false)
     })?;
     let surface = surface(&app, &a.surface)?;
@@ -297,6 +317,145 @@ pub fn approvals(data: &DataDir, setup: &Setup, a: ApprovalsArgs) -> Result<()> 
             ApprovalsCommand::Reject { id, reason } => {
                 let ap = approvals.decide(&id, false, "operator (cli)", reason.as_deref()).await?;
                 println!("rejected {} ({})", ap.id, ap.tool);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `cc-server agents …`: the operator's registry of agents.
+pub fn agents(data: &DataDir, setup: &Setup, a: crate::cli::AgentsArgs) -> Result<()> {
+    use crate::agents::admin::{self, AgentSpec};
+    use crate::cli::AgentsCommand as C;
+    let spec = |f: crate::cli::AgentFields| AgentSpec {
+        runtime: f.runtime,
+        skills: f.skills,
+        description: f.description,
+        reports_to: f.reports_to.map(|m| (m != "none").then_some(m)),
+        capacity: f.capacity,
+        autonomy: f.autonomy,
+    };
+    block_on(async {
+        let store = open_store_at(data, setup.store_url.as_deref()).await?;
+        match a.command {
+            C::Add { name, workspace, fields } => {
+                let (agent, token) = admin::add(&store, &setup.config, &workspace, &name, spec(fields)).await?;
+                eprintln!(
+                    "added agent '{}' ({}) to workspace '{}'; its token (shown once):",
+                    agent.name, agent.id, workspace
+                );
+                println!("{token}");
+            }
+            C::Update { name, workspace, fields } => {
+                let agent = admin::update(&store, &workspace, &name, spec(fields)).await?;
+                println!("updated agent '{}' ({})", agent.name, agent.id);
+            }
+            C::List { workspace, json: as_json } => {
+                let list = store.agents().list(&workspace).await?;
+                if as_json {
+                    println!("{}", serde_json::to_string_pretty(&json!({ "agents": list }))?);
+                } else if list.is_empty() {
+                    println!("no agents in workspace '{workspace}' (cc-server agents add NAME --runtime PROFILE)");
+                } else {
+                    for ag in list {
+                        println!(
+                            "{:<20} {}  capacity {}  autonomy {}  skills: {}",
+                            ag.name,
+                            ag.id,
+                            ag.capacity,
+                            ag.autonomy,
+                            if ag.skills.is_empty() { "-".into() } else { ag.skills.join(", ") }
+                        );
+                    }
+                }
+            }
+            C::Show { name, workspace, runs: n, json: as_json } => {
+                let ag = admin::get(&store, &workspace, &name).await?;
+                let runs = store.agents().runs(&workspace, Some(&ag.id), false, n).await?;
+                let beat = store.agents().heartbeats(&workspace).await?.into_iter().find(|h| h.agent_id == ag.id);
+                if as_json {
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&json!({ "agent": ag, "heartbeat": beat, "runs": runs }))?
+                    );
+                    return Ok(());
+                }
+                println!("{} ({}) in workspace '{}'", ag.name, ag.id, ag.workspace_id);
+                println!("  profile {}  capacity {}  autonomy {}", ag.profile_id, ag.capacity, ag.autonomy);
+                println!("  skills: {}", if ag.skills.is_empty() { "-".into() } else { ag.skills.join(", ") });
+                if !ag.description.is_empty() {
+                    println!("  {}", ag.description);
+                }
+                match beat {
+                    Some(b) => println!(
+                        "  last heartbeat: {} {} s ago{}",
+                        b.status,
+                        (crate::store::now() - b.at).max(0),
+                        b.note.map(|n| format!(" ({n})")).unwrap_or_default()
+                    ),
+                    None => println!("  no heartbeat yet"),
+                }
+                if runs.is_empty() {
+                    println!("  no runs");
+                }
+                for r in runs {
+                    println!(
+                        "  {}  {:<10} {}{}",
+                        r.id,
+                        r.status.as_str(),
+                        r.reason,
+                        r.error.map(|e| format!(": {e}")).unwrap_or_default()
+                    );
+                }
+            }
+            C::Remove { name, workspace } => {
+                admin::remove(&store, &workspace, &name).await?;
+                println!("removed agent '{name}' from workspace '{workspace}'");
+            }
+            C::Token { name, workspace } => {
+                let token = admin::rotate(&store, &workspace, &name).await?;
+                eprintln!("a new token for agent '{name}' (the old one no longer works):");
+                println!("{token}");
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `cc-server profiles …`: runtime profiles, by the operator.
+pub fn profiles(data: &DataDir, setup: &Setup, a: crate::cli::ProfilesArgs) -> Result<()> {
+    use crate::cli::ProfilesCommand as C;
+    block_on(async {
+        let store = open_store_at(data, setup.store_url.as_deref()).await?;
+        match a.command {
+            C::Add { name, workspace, family, wake_on_message, timeout, argv } => {
+                let timeout = timeout.unwrap_or(setup.config.runtimes.run_timeout_secs);
+                let p = crate::store::agents::RuntimeProfile {
+                    id: crate::store::agents::RuntimeProfile::new_id(),
+                    workspace_id: workspace,
+                    name,
+                    family,
+                    command: String::new(),
+                    args: Vec::new(),
+                    wake_on_message,
+                    timeout_secs: timeout,
+                    created_by: "operator (cli)".into(),
+                    created_at: crate::store::now(),
+                };
+                let p = crate::agents::admin::add_profile(&store, &setup.config, p, &argv).await?;
+                println!("added runtime profile '{}' ({}): {} {}", p.name, p.id, p.command, p.args.join(" "));
+            }
+            C::List { workspace, json: as_json } => {
+                let list = store.agents().profiles(&workspace).await?;
+                if as_json {
+                    println!("{}", serde_json::to_string_pretty(&json!({ "profiles": list }))?);
+                } else if list.is_empty() {
+                    println!("no runtime profiles in workspace '{workspace}' (cc-server profiles add NAME --family F -- COMMAND)");
+                } else {
+                    for p in list {
+                        println!("{:<20} {:<12} {} {}", p.name, p.family.as_str(), p.command, p.args.join(" "));
+                    }
+                }
             }
         }
         Ok(())

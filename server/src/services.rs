@@ -22,6 +22,12 @@ pub struct Services {
     pub repos: Repos,
     pub rigs: Rigs,
     pub policy: ServerPolicy,
+    /// The operator's configuration file.
+    pub config: crate::config::Config,
+    /// Events between the parts of the server and between replicas.
+    pub bus: Arc<crate::bus::Bus>,
+    /// Agents' runs.
+    pub runtime: Arc<crate::agents::Runtime>,
 }
 
 /// How this server decides: approvals, modes, what a client may read.
@@ -68,12 +74,26 @@ impl ServerPolicy {
 
 impl Services {
     pub fn new(data: DataDir, store: Store, bound_repo: Option<String>) -> Services {
+        Services::with_config(data, store, bound_repo, crate::config::Config::default())
+    }
+
+    pub fn with_config(
+        data: DataDir,
+        store: Store,
+        bound_repo: Option<String>,
+        config: crate::config::Config,
+    ) -> Services {
+        let bus = Arc::new(crate::bus::Bus::new(&store));
+        let runtime = Arc::new(crate::agents::Runtime::new(store.clone(), bus.clone(), config.clone(), data.clone()));
         Services {
             repos: Repos::new(data.clone(), bound_repo),
             data,
             store,
             rigs: Rigs::from_env(),
             policy: ServerPolicy::default(),
+            config,
+            bus,
+            runtime,
         }
     }
 }

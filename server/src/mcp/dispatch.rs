@@ -32,6 +32,9 @@ pub struct Conversation {
     default: Mode,
     /// One stateless request (protocol 2026-07-28 over HTTP): nothing outlives it.
     ephemeral: std::sync::atomic::AtomicBool,
+    /// The client's own name for the conversation (the `Cc-Conversation` header), which
+    /// outlives a reconnect: what persisted conversation state (the todo list) is keyed by.
+    key: Mutex<Option<String>>,
 }
 
 impl Conversation {
@@ -41,7 +44,18 @@ impl Conversation {
             mode: Mutex::new(None),
             default,
             ephemeral: Default::default(),
+            key: Mutex::new(None),
         })
+    }
+
+    /// Names the conversation as the client does (the `Cc-Conversation` header).
+    pub fn set_key(&self, key: String) {
+        *self.key.lock().expect("key") = Some(key);
+    }
+
+    /// The client's name for the conversation, when it gave one.
+    pub fn key(&self) -> Option<String> {
+        self.key.lock().expect("key").clone()
     }
 
     pub fn ephemeral(&self) -> bool {
@@ -150,7 +164,16 @@ impl Dispatcher {
         else {
             return CallOutcome::Unknown(name.to_string());
         };
-        let args = Value::Object(args.unwrap_or_default());
+        let mut args = args.unwrap_or_default();
+        // An agent works in its one workspace: the server supplies it (the spec: "when the
+        // server dispatches an agent, the workspace is enforced server-side"); a foreign id
+        // it sends is refused by the scoping below.
+        if let Some(agent) = &caller.principal.agent {
+            if tool.decl.scope != Scope::Global && !args.contains_key("workspace_id") {
+                args.insert("workspace_id".into(), Value::String(agent.workspace.clone()));
+            }
+        }
+        let args = Value::Object(args);
         if let Err(e) = check_args_size(&args) {
             return CallOutcome::Err(e);
         }

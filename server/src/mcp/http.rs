@@ -45,6 +45,8 @@ pub struct HttpOptions {
 #[derive(Clone)]
 pub struct Guard {
     principals: Arc<Principals>,
+    /// Where agents' and runs' tokens are looked up (by their hash).
+    store: Option<crate::store::Store>,
     operator: Option<Arc<str>>,
     hosts: Arc<Vec<String>>,
     origins: Arc<Vec<String>>,
@@ -57,6 +59,7 @@ impl Guard {
     pub fn new(opts: &HttpOptions) -> Guard {
         Guard {
             principals: Arc::new(opts.principals.clone()),
+            store: None,
             operator: opts.operator_token.as_deref().map(Arc::from),
             hosts: Arc::new(opts.allowed_hosts.clone()),
             origins: Arc::new(opts.allowed_origins.clone()),
@@ -266,13 +269,19 @@ pub async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Resp
     {
         // The operator's token names the operator on every route.
         Some(p)
+    } else if let Some(p) = bearer(headers).and_then(|t| g.principals.authenticate(t)) {
+        Some(p.clone())
+    } else if let Some(token) = bearer(headers) {
+        // An agent's token, or one of its runs' (live runs only).
+        match agent_principal(&g, token).await {
+            Ok(Some(p)) => Some(p),
+            Ok(None) => return unauthorized("Unauthorized: the bearer token is not known to this server"),
+            Err(e) => return deny(StatusCode::SERVICE_UNAVAILABLE, &format!("Service Unavailable: {e}")),
+        }
     } else if g.principals.is_empty() {
         Some(Principal::local())
     } else {
-        match bearer(headers).and_then(|t| g.principals.authenticate(t)) {
-            Some(p) => Some(p.clone()),
-            None => return unauthorized("Unauthorized: a bearer token is required"),
-        }
+        return unauthorized("Unauthorized: a bearer token is required");
     };
     if let Some(len) =
         headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok())
@@ -288,6 +297,18 @@ pub async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Resp
         req.extensions_mut().insert(p);
     }
     next.run(req).await
+}
+
+/// The agent a token names: a live run's token (the run's agent, from that run), else an
+/// agent's own token.
+async fn agent_principal(g: &Guard, token: &str) -> Result<Option<Principal>, crate::store::StoreError> {
+    let Some(store) = &g.store else { return Ok(None) };
+    let hash = crate::agents::hash_token(token);
+    let agents = store.agents();
+    if let Some(run) = agents.run_by_token(&hash).await? {
+        return Ok(agents.get(&run.agent_id).await?.map(|a| Principal::agent(&a, Some(run.id))));
+    }
+    Ok(agents.by_token(&hash).await?.map(|a| Principal::agent(&a, None)))
 }
 
 /// The router: `/mcp`, `/sse`, `/messages`, `/approvals`, behind the guard.
@@ -319,7 +340,8 @@ pub fn router_with(
         config,
     );
     let sse = super::sse::SseState::new(app.clone(), surface, opts.max_body, shutdown);
-    let guard_state = Guard::new(opts);
+    let mut guard_state = Guard::new(opts);
+    guard_state.store = Some(app.services.store.clone());
     let mcp = Router::new()
         .nest_service("/mcp", mcp)
         .layer(axum::middleware::from_fn_with_state(opts.max_body, jsonrpc_body))
@@ -448,6 +470,17 @@ pub async fn serve(
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", opts.addr))?;
     let local = listener.local_addr()?;
     eprintln!("cc-server: serving MCP on http://{local}/mcp (Streamable HTTP) and http://{local}/sse (HTTP+SSE)");
+    // The address the agents this server starts call back to: itself, over loopback when it
+    // listens on every interface.
+    let mut callback = local;
+    if callback.ip().is_unspecified() {
+        callback.set_ip(if local.is_ipv6() {
+            std::net::Ipv6Addr::LOCALHOST.into()
+        } else {
+            std::net::Ipv4Addr::LOCALHOST.into()
+        });
+    }
+    app.services.runtime.set_endpoint(format!("http://{callback}/mcp"));
     let router = router(app, surface, &opts, shutdown.clone());
     let stop = shutdown.clone();
     tokio::spawn(async move {

@@ -11,6 +11,7 @@ use anyhow::{bail, Context, Result};
 /// Who a call comes from, and which workspaces it may see.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Principal {
+    /// Unique among principals: a token's name, `local`, `operator`, or `AGENT@WORKSPACE`.
     pub name: Arc<str>,
     /// `None`: every workspace.
     pub workspaces: Option<Arc<[String]>>,
@@ -18,21 +19,73 @@ pub struct Principal {
     /// principal of an unauthenticated server (stdio; HTTP without tokens) is, and so is a
     /// request bearing `--operator-token`; a token's named principal is not.
     pub operator: bool,
+    /// The agent it is, authenticated by the agent's token or one of its runs' tokens.
+    pub agent: Option<Arc<AgentRef>>,
+}
+
+/// An agent calling as itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentRef {
+    pub agent_id: String,
+    pub name: String,
+    pub workspace: String,
+    /// The run it calls from (its per-run token), when it does.
+    pub run_id: Option<String>,
 }
 
 impl Principal {
     /// The principal of an unauthenticated server (stdio, or HTTP without tokens).
     pub fn local() -> Principal {
-        Principal { name: Arc::from("local"), workspaces: None, operator: true }
+        Principal { name: Arc::from("local"), workspaces: None, operator: true, agent: None }
     }
 
     /// The operator, authenticated by `--operator-token`.
     pub fn operator() -> Principal {
-        Principal { name: Arc::from("operator"), workspaces: None, operator: true }
+        Principal { name: Arc::from("operator"), workspaces: None, operator: true, agent: None }
     }
 
     pub fn new(name: &str, workspaces: Option<Vec<String>>) -> Principal {
-        Principal { name: Arc::from(name), workspaces: workspaces.map(Arc::from), operator: false }
+        Principal { name: Arc::from(name), workspaces: workspaces.map(Arc::from), operator: false, agent: None }
+    }
+
+    /// An agent (of its one workspace), from its run when `run_id` is given.
+    pub fn agent(agent: &crate::store::Agent, run_id: Option<String>) -> Principal {
+        Principal {
+            name: Arc::from(format!("{}@{}", agent.name, agent.workspace_id)),
+            workspaces: Some(Arc::from(vec![agent.workspace_id.clone()])),
+            operator: false,
+            agent: Some(Arc::new(AgentRef {
+                agent_id: agent.id.clone(),
+                name: agent.name.clone(),
+                workspace: agent.workspace_id.clone(),
+                run_id,
+            })),
+        }
+    }
+
+    /// How this principal signs what it writes: (kind, name, agent id).
+    pub fn as_sender(&self) -> crate::store::Sender {
+        match &self.agent {
+            Some(a) => {
+                crate::store::Sender { kind: "agent".into(), name: a.name.clone(), agent_id: Some(a.agent_id.clone()) }
+            }
+            None if self.operator => {
+                crate::store::Sender { kind: "operator".into(), name: self.name.to_string(), agent_id: None }
+            }
+            None => crate::store::Sender { kind: "principal".into(), name: self.name.to_string(), agent_id: None },
+        }
+    }
+
+    /// The space member this principal is.
+    pub fn as_member(&self) -> crate::store::Member {
+        match &self.agent {
+            Some(a) => crate::store::Member { member: a.agent_id.clone(), kind: "agent".into(), name: a.name.clone() },
+            None => crate::store::Member {
+                member: format!("principal:{}", self.name),
+                kind: "principal".into(),
+                name: self.name.to_string(),
+            },
+        }
     }
 
     /// Whether this principal may see workspace `id`.

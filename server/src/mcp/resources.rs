@@ -1,7 +1,9 @@
-//! Resource templates: a file, or a symbol's source, of an indexed repository.
+//! Resource templates: a file, or a symbol's source, of an indexed repository; a space's
+//! messages.
 //!
-//! `cc://{workspace_id}/repos/{repo}/files/{+path}` and
-//! `cc://{workspace_id}/repos/{repo}/symbols/{id}`. URIs are split by hand, not by a
+//! `cc://{workspace_id}/repos/{repo}/files/{+path}`,
+//! `cc://{workspace_id}/repos/{repo}/symbols/{id}` and `cc://spaces/{space_id}/messages`
+//! (which a client may subscribe to: it hears of each new message). URIs are split by hand, not by a
 //! URL parser: a parser would read the workspace as an authority and lower-case it,
 //! renaming things on a case-sensitive file system; and a hand split is linear in the
 //! URI's length whatever it holds (no backtracking matcher).
@@ -16,6 +18,11 @@ pub const TEMPLATES: &[(&str, &str, &str)] = &[
         "symbol",
         "The source of one symbol of an indexed repository (id from a code tool).",
     ),
+    (
+        "cc://spaces/{space_id}/messages",
+        "space messages",
+        "A space's last 50 messages (JSON, oldest first); subscribe to hear of each new one.",
+    ),
 ];
 
 pub fn file_uri(ws: &str, repo: &str, path: &str) -> String {
@@ -26,11 +33,16 @@ pub fn symbol_uri(ws: &str, repo: &str, id: &str) -> String {
     format!("cc://{ws}/repos/{repo}/symbols/{id}")
 }
 
+pub fn messages_uri(space_id: &str) -> String {
+    format!("cc://spaces/{space_id}/messages")
+}
+
 /// What a `cc://` URI addresses.
 #[derive(Debug, PartialEq, Eq, Serialize)]
 pub enum Address<'a> {
     File { workspace: &'a str, repo: &'a str, path: &'a str },
     Symbol { workspace: &'a str, repo: &'a str, id: &'a str },
+    Messages { space: &'a str },
 }
 
 /// Splits a `cc://` URI; `None` when it matches no template.
@@ -43,6 +55,11 @@ pub fn parse(uri: &str) -> Option<Address<'_>> {
 /// clock: no backtracking, linear in the length).
 pub fn parse_counting<'a>(uri: &'a str, steps: &mut usize) -> Option<Address<'a>> {
     let rest = strip(uri, "cc://", steps)?;
+    if let Some((space, "messages")) = strip(rest, "spaces/", steps).and_then(|r| split_slash(r, steps)) {
+        if !space.is_empty() {
+            return Some(Address::Messages { space });
+        }
+    }
     let (workspace, rest) = split_slash(rest, steps)?;
     let rest = strip(rest, "repos/", steps)?;
     let (repo, rest) = split_slash(rest, steps)?;
@@ -96,6 +113,14 @@ mod tests {
             Some(Address::Symbol { workspace: "default", repo: "shop", id: "00ff00ff00ff00ff" })
         );
         assert_eq!(parse("cc://default/repos/shop/other/x"), None);
+        assert_eq!(parse("cc://spaces/s-1/messages"), Some(Address::Messages { space: "s-1" }));
+        assert_eq!(parse("cc://spaces//messages"), None);
+        assert_eq!(parse("cc://spaces/s-1/messages/x"), None);
+        // A workspace named "spaces" keeps its repositories.
+        assert_eq!(
+            parse("cc://spaces/repos/r/files/a"),
+            Some(Address::File { workspace: "spaces", repo: "r", path: "a" })
+        );
         assert_eq!(parse("http://x"), None);
         assert_eq!(parse("cc:///repos/a/files/x"), None);
     }

@@ -11,8 +11,8 @@ use rmcp::model::{
     InitializeRequestParams, InitializeResult, ListPromptsRequestMethod, ListPromptsResult,
     ListResourceTemplatesResult, ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam,
     ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-    ResourceTemplate, ServerCapabilities, ServerConfig, SetLevelRequestMethod, SubscribeRequestMethod,
-    SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestMethod, UnsubscribeRequestParams,
+    ResourceTemplate, ServerCapabilities, ServerConfig, SetLevelRequestMethod, SubscribeRequestParams, Tool,
+    ToolAnnotations, UnsubscribeRequestMethod, UnsubscribeRequestParams,
 };
 // Logging is deprecated in rmcp (SEP-2577); only the conformance fixtures have it.
 #[allow(deprecated)]
@@ -33,6 +33,8 @@ use crate::app::App;
 /// The HTTP header naming the mode a conversation opens in (read when the session opens;
 /// never from a call's arguments).
 pub const MODE_HEADER: &str = "cc-mode";
+/// The client's name for its conversation, kept across reconnects (todo lists are keyed by it).
+pub const CONVERSATION_HEADER: &str = "cc-conversation";
 
 /// One MCP session: its conversation and the surface it is served.
 #[derive(Clone)]
@@ -45,13 +47,41 @@ pub struct Session {
     /// The extension this session's surface uses (prompts, completions, logging,
     /// subscriptions, more resources), and its per-session state, kept as long as the session.
     extension: Option<(Arc<dyn Extension>, Option<SessionState>)>,
+    /// The resources this session subscribed to, and the task telling it of their changes.
+    subscriptions: Arc<Subscriptions>,
+}
+
+/// A session's subscriptions: each resource's notifying task, stopped with the session.
+#[derive(Default)]
+struct Subscriptions(std::sync::Mutex<std::collections::HashMap<String, tokio::task::AbortHandle>>);
+
+impl Subscriptions {
+    fn insert(&self, uri: String, task: tokio::task::AbortHandle) {
+        if let Some(old) = self.0.lock().expect("subscriptions").insert(uri, task) {
+            old.abort();
+        }
+    }
+
+    fn remove(&self, uri: &str) {
+        if let Some(task) = self.0.lock().expect("subscriptions").remove(uri) {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for Subscriptions {
+    fn drop(&mut self) {
+        for (_, task) in self.0.get_mut().expect("subscriptions").drain() {
+            task.abort();
+        }
+    }
 }
 
 impl Session {
     pub fn new(app: Arc<App>, surface: Surface) -> Session {
         let conversation = Conversation::new(app.services.policy.default_mode);
         let extension = app.extension_for(&surface).map(|e| (e.clone(), e.open_session(&conversation.id)));
-        Session { app, surface, conversation, principal: None, extension }
+        Session { app, surface, conversation, principal: None, extension, subscriptions: Default::default() }
     }
 
     /// A session whose every request comes from `principal` (stdio, one SSE stream).
@@ -80,6 +110,12 @@ impl Session {
         let parts = Self::parts(context);
         if parts.is_some() && context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28) {
             self.conversation.mark_ephemeral();
+        }
+        if let Some(v) = parts.and_then(|p| p.headers.get(CONVERSATION_HEADER)) {
+            let key = v.to_str().ok().filter(|k| !k.is_empty() && k.len() <= 200).ok_or_else(|| {
+                ErrorData::invalid_request("Cc-Conversation header: expected 1 to 200 characters of text", None)
+            })?;
+            self.conversation.set_key(key.to_string());
         }
         if self.conversation.opened() {
             return Ok(());
@@ -174,7 +210,12 @@ impl ServerHandler for Session {
                 .enable_tool_list_changed()
                 .build()
         } else {
-            ServerCapabilities::builder().enable_resources().enable_tools().enable_tool_list_changed().build()
+            ServerCapabilities::builder()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build()
         };
         let instructions = match &self.app.services.repos.bound {
             Some(r) => format!(
@@ -380,13 +421,59 @@ impl ServerHandler for Session {
         Ok(())
     }
 
+    /// A space's messages are subscribed to here (each new one, posted through any replica,
+    /// is a `notifications/resources/updated`); anything else is the extension's.
     #[allow(deprecated)]
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.require_extension::<SubscribeRequestMethod>()?.subscribe(&self.conversation.id, &request.uri)
+        let Some(Address::Messages { space }) = resources::parse(&request.uri) else {
+            return match self.ext() {
+                Some(e) => e.subscribe(&self.conversation.id, &request.uri),
+                None => Err(ErrorData::invalid_params(
+                    format!("{} cannot be subscribed to: only cc://spaces/{{space_id}}/messages can", request.uri),
+                    None,
+                )),
+            };
+        };
+        self.open(&context)?;
+        if self.conversation.ephemeral() {
+            return Err(ErrorData::invalid_request(
+                "a stateless request (protocol 2026-07-28 over HTTP) has no session to notify; subscribe over a session",
+                None,
+            ));
+        }
+        let principal = self.principal(&context);
+        let space = visible_space(&self.app.services, &principal, space).await?;
+        let mut events = self.app.services.bus.subscribe();
+        let (peer, uri) = (context.peer.clone(), request.uri.clone());
+        // An agent's run listening here needs no run started for a new message.
+        let listening = principal
+            .agent
+            .as_ref()
+            .filter(|a| a.run_id.is_some())
+            .map(|a| self.app.services.runtime.listen(&a.agent_id, &space.id));
+        let task = tokio::spawn(async move {
+            let _listening = listening;
+            use tokio::sync::broadcast::error::RecvError;
+            loop {
+                match events.recv().await {
+                    Ok(crate::bus::Event::Message { space_id, .. }) if space_id == space.id => {}
+                    Ok(_) => continue,
+                    // Missed some: one notification covers them (the client reads the resource).
+                    Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => return,
+                }
+                let params = rmcp::model::ResourceUpdatedNotificationParam::new(uri.clone());
+                if peer.notify_resource_updated(params).await.is_err() {
+                    return; // the client is gone
+                }
+            }
+        });
+        self.subscriptions.insert(request.uri, task.abort_handle());
+        Ok(())
     }
 
     #[allow(deprecated)]
@@ -395,6 +482,10 @@ impl ServerHandler for Session {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if let Some(Address::Messages { .. }) = resources::parse(&request.uri) {
+            self.subscriptions.remove(&request.uri);
+            return Ok(());
+        }
         self.require_extension::<UnsubscribeRequestMethod>()?.unsubscribe(&self.conversation.id, &request.uri)
     }
 }
@@ -507,6 +598,23 @@ pub fn resource_links(v: &serde_json::Value) -> Vec<ContentBlock> {
 
 /// Reads a `cc://` resource: the same text `code_read` returns. A workspace the
 /// principal may not see is answered as one without that repository.
+/// The space `id`, when `principal` may see its workspace (another's is answered as one
+/// that does not exist).
+async fn visible_space(
+    services: &crate::services::Services,
+    principal: &Principal,
+    id: &str,
+) -> Result<crate::store::Space, ErrorData> {
+    match services.store.spaces().get(id).await {
+        Ok(Some(s)) if principal.sees(&s.workspace_id) => Ok(s),
+        Ok(_) => Err(ErrorData::resource_not_found(
+            format!("no space '{id}'"),
+            Some(json!({ "uri": resources::messages_uri(id) })),
+        )),
+        Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
+    }
+}
+
 pub async fn read_cc(
     services: &Arc<crate::services::Services>,
     principal: &Principal,
@@ -516,6 +624,17 @@ pub async fn read_cc(
     let addr = resources::parse(uri).ok_or_else(|| not_found(format!("no resource template matches {uri}")))?;
     let (ws, repo) = match &addr {
         Address::File { workspace, repo, .. } | Address::Symbol { workspace, repo, .. } => (*workspace, *repo),
+        Address::Messages { space } => {
+            let space = visible_space(services, principal, space).await?;
+            let messages = services
+                .store
+                .spaces()
+                .latest(&space.id, 50)
+                .await
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            return Ok(serde_json::to_string_pretty(&json!({ "space": space, "messages": messages }))
+                .expect("messages serialize"));
+        }
     };
     let repos = if principal.sees(ws) {
         services.store.workspaces().repos(ws).await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?
@@ -532,6 +651,7 @@ pub async fn read_cc(
     let root = l.repo.meta.root.clone();
     let (path, start, end) = match addr {
         Address::File { path, .. } => (path.to_string(), 1, u32::MAX),
+        Address::Messages { .. } => unreachable!("answered above"),
         Address::Symbol { id, .. } => {
             let sym = cc_indexer::SymbolId::parse(id)
                 .and_then(|sid| l.graph.symbol(sid))

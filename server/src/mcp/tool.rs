@@ -43,6 +43,10 @@ pub enum ToolSet {
     Code,
     /// Disposable machines: browsers, desktops, Android devices, iOS simulators.
     Rigs,
+    /// Agents, their runtimes and their runs.
+    Agents,
+    /// Spaces and their messages.
+    Messaging,
     /// A set an extension adds (the conformance fixtures; bridged servers), by name.
     Extra(&'static str),
 }
@@ -54,8 +58,15 @@ impl Serialize for ToolSet {
 }
 
 impl ToolSet {
-    pub const ALL: [ToolSet; 5] =
-        [ToolSet::Discovery, ToolSet::Conversation, ToolSet::Workspace, ToolSet::Code, ToolSet::Rigs];
+    pub const ALL: [ToolSet; 7] = [
+        ToolSet::Discovery,
+        ToolSet::Conversation,
+        ToolSet::Workspace,
+        ToolSet::Code,
+        ToolSet::Rigs,
+        ToolSet::Agents,
+        ToolSet::Messaging,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -64,6 +75,8 @@ impl ToolSet {
             ToolSet::Workspace => "workspace",
             ToolSet::Code => "code",
             ToolSet::Rigs => "rigs",
+            ToolSet::Agents => "agents",
+            ToolSet::Messaging => "messaging",
             ToolSet::Extra(name) => name,
         }
     }

@@ -17,7 +17,9 @@
 //! and a `.postgres.sql` text. Everything at the boundary is async and typed; a query's
 //! failure is a [`StoreError`] whose kind the MCP layer maps onto its errors.
 
+pub mod agents;
 pub mod approvals;
+pub mod spaces;
 pub mod workspaces;
 
 use std::path::Path;
@@ -26,12 +28,14 @@ use std::time::Duration;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{Any, AnyPool, Executor, Transaction};
 
+pub use agents::{Agent, Agents, Family, Heartbeat, Run, RunStatus, RuntimeProfile};
 pub use approvals::{Approval, ApprovalStatus, Approvals};
+pub use spaces::{Member, Message, Notes, Sender, Space, SpaceKind, Spaces, Todo, TodoStatus};
 pub use workspaces::{Workspace, Workspaces, DEFAULT_WORKSPACE};
 
 /// The areas, in the order their migrations run (a later area may refer to an earlier one's
 /// tables). A migration folder not listed here is refused (a test checks).
-pub const AREAS: &[&str] = &["workspaces", "approvals"];
+pub const AREAS: &[&str] = &["workspaces", "approvals", "agents", "spaces"];
 
 /// How long SQLite waits for another process's write before it gives up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -91,13 +95,24 @@ pub enum StoreError {
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// The database behind the store, shared by every area.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Store {
     backend: Backend,
+    /// The URL it was opened with (password included: never shown; see `location`).
+    url: String,
     /// Where it is, with any password left out (for messages).
     pub location: String,
     read: AnyPool,
     write: AnyPool,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("backend", &self.backend)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Seconds since the epoch.
@@ -171,7 +186,7 @@ impl Store {
                 (pool.clone(), pool)
             }
         };
-        let store = Store { backend, location, read, write };
+        let store = Store { backend, url: url.to_string(), location, read, write };
         store.migrate().await?;
         store.workspaces().ensure(DEFAULT_WORKSPACE, "Default").await?;
         Ok(store)
@@ -179,6 +194,25 @@ impl Store {
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// The URL the store was opened with (for a second connection to it, such as a
+    /// PostgreSQL listener). It may hold a password: show `location` instead.
+    pub(crate) fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// `pg_notify(channel, payload)` on PostgreSQL; nothing on SQLite.
+    pub async fn notify(&self, channel: &str, payload: &str) -> Result<()> {
+        if self.backend == Backend::Postgres {
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(channel)
+                .bind(payload)
+                .execute(&self.write)
+                .await
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
     }
 
     /// The pool for reads (several connections on SQLite: WAL lets them run beside the writer).
@@ -271,6 +305,14 @@ impl Store {
 
     pub fn approvals(&self) -> Approvals<'_> {
         Approvals { store: self }
+    }
+
+    pub fn agents(&self) -> Agents<'_> {
+        Agents { store: self }
+    }
+
+    pub fn spaces(&self) -> Spaces<'_> {
+        Spaces { store: self }
     }
 }
 

@@ -1,4 +1,5 @@
 //! End-to-end tests of the `cc-server` binary, run as a user would.
+mod agents;
 mod bench;
 mod cli;
 mod common;

@@ -1,8 +1,10 @@
 //! Every area's tools: one folder per area, one file per tool, and each area's `tools()`
 //! adding its tools to the registry with one line each.
+pub mod agents;
 pub mod code;
 pub mod conversation;
 pub mod discovery;
+pub mod messaging;
 pub mod rigs;
 pub mod workspace;
 
@@ -16,5 +18,7 @@ pub fn registry() -> Registry {
     workspace::tools(&mut r);
     code::tools(&mut r);
     rigs::tools(&mut r);
+    agents::tools(&mut r);
+    messaging::tools(&mut r);
     r
 }

@@ -46,6 +46,10 @@ pub struct ReadOut {
     pub total_lines: u32,
     pub text: String,
     pub uri: String,
+    /// An agent's run reads its own worktree: whether this file changed in it since the index
+    /// was built (then line numbers other code tools gave may be off).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub worktree_changes: Vec<super::WorktreeChanges>,
 }
 
 pub async fn code_read(ctx: Ctx<String>, a: ReadArgs) -> Result<ReadOut, ToolError> {
@@ -75,8 +79,10 @@ pub async fn code_read(ctx: Ctx<String>, a: ReadArgs) -> Result<ReadOut, ToolErr
         return Err(ToolError::invalid("/end_line", "/end_line: must not be before start_line"));
     }
     let (text, start, end, total) =
-        read_lines(ctx.services.policy.read_policy, &l.repo.meta.root, &path, start, end).await?;
+        read_lines(ctx.services.policy.read_policy, &super::read_root(&ctx, &repo, &l), &path, start, end).await?;
+    let worktree_changes = super::worktree_changes(&ctx, &[repo.as_str()]).await;
     Ok(ReadOut {
+        worktree_changes,
         uri: resources::file_uri(&ws, &repo, &path),
         repo,
         path,

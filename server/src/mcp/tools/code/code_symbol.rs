@@ -36,6 +36,9 @@ pub struct SymbolArgs {
 #[derive(Serialize, JsonSchema)]
 pub struct SymbolResult {
     pub matches: Vec<SymbolOut>,
+    /// An agent's run: files of its worktrees changed since the index was built.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub worktree_changes: Vec<super::WorktreeChanges>,
 }
 
 pub async fn code_symbol(ctx: Ctx<String>, a: SymbolArgs) -> Result<SymbolResult, ToolError> {
@@ -54,7 +57,7 @@ pub async fn code_symbol(ctx: Ctx<String>, a: SymbolArgs) -> Result<SymbolResult
                 out.source = Some(
                     read_lines(
                         ctx.services.policy.read_policy,
-                        &l.repo.meta.root,
+                        &super::read_root(&ctx, name, l),
                         &s.path,
                         s.span.start_line,
                         s.span.end_line,
@@ -67,5 +70,6 @@ pub async fn code_symbol(ctx: Ctx<String>, a: SymbolArgs) -> Result<SymbolResult
         }
     }
     matches.truncate(limit);
-    Ok(SymbolResult { matches })
+    let worktree_changes = super::worktree_changes(&ctx, &repos.iter().map(|r| r.0.as_str()).collect::<Vec<_>>()).await;
+    Ok(SymbolResult { matches, worktree_changes })
 }

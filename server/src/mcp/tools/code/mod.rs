@@ -104,6 +104,57 @@ pub struct GraphOut {
     pub truncated: bool,
     pub truncated_depth: bool,
     pub truncated_nodes: bool,
+    /// An agent's run: files of its worktrees changed since the index was built.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub worktree_changes: Vec<WorktreeChanges>,
+}
+
+/// Files of a run's worktree that differ from what the index was built from: the answer
+/// does not know of their changes.
+#[derive(Serialize, JsonSchema)]
+pub struct WorktreeChanges {
+    pub repo: String,
+    /// The worktree's path.
+    pub worktree: String,
+    /// How many files changed.
+    pub count: usize,
+    /// The first 50 of them, repository-relative.
+    pub files: Vec<String>,
+    pub note: String,
+}
+
+/// The call's worktrees' changes, for an agent's run that made worktrees of `repos`.
+pub(crate) async fn worktree_changes(ctx: &Ctx<String>, repos: &[&str]) -> Vec<WorktreeChanges> {
+    let Some(run) = ctx.principal.agent.as_ref().and_then(|a| a.run_id.as_deref()) else { return Vec::new() };
+    let mut out = Vec::new();
+    for &repo in repos {
+        let Some(w) = ctx.services.runtime.worktree_of(run, repo) else { continue };
+        let files = ctx.services.runtime.changed_files(&w).await;
+        if files.is_empty() {
+            continue;
+        }
+        out.push(WorktreeChanges {
+            repo: repo.to_string(),
+            worktree: w.path.display().to_string(),
+            count: files.len(),
+            files: files.iter().take(50).cloned().collect(),
+            note: format!(
+                "{} file(s) of your worktree changed since the index of {repo} was built: what this answer says of them may be out of date (code_read reads your worktree)",
+                files.len()
+            ),
+        });
+    }
+    out
+}
+
+/// Where a call reads `repo`'s files: an agent's run reads its own worktree, when it made one.
+pub(crate) fn read_root(ctx: &Ctx<String>, repo: &str, l: &Loaded) -> String {
+    ctx.principal
+        .agent
+        .as_ref()
+        .and_then(|a| a.run_id.as_deref())
+        .and_then(|run| ctx.services.runtime.worktree_of(run, repo))
+        .map_or_else(|| l.repo.meta.root.clone(), |w| w.path.display().to_string())
 }
 
 /// The repositories a call may use: the workspace's, narrowed by `repo`. Loading one (and
@@ -390,6 +441,7 @@ fn walk_out(ws: &str, repo: &str, l: &Loaded, start: &cc_graph::SymbolInfo, dept
         truncated: walk.truncated_depth || walk.truncated_nodes,
         truncated_depth: walk.truncated_depth,
         truncated_nodes: walk.truncated_nodes,
+        worktree_changes: Vec::new(),
     }
 }
 
@@ -428,7 +480,9 @@ pub(crate) async fn graph_tool(ctx: Ctx<String>, a: GraphArgs, op: GraphOp) -> R
     };
     let (repo, l) = &repos[i];
     let (walk, depth) = ops::walk(&l.graph, op, start, a.depth.map(|d| d as usize), a.limit.map(|n| n as usize));
-    Ok(walk_out(&ws, repo, l, start, depth as u32, walk))
+    let mut out = walk_out(&ws, repo, l, start, depth as u32, walk);
+    out.worktree_changes = worktree_changes(&ctx, &[repo.as_str()]).await;
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -90,6 +90,9 @@ pub struct SearchOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
     pub repos: Vec<String>,
+    /// An agent's run: files of its worktrees changed since the index was built.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub worktree_changes: Vec<super::WorktreeChanges>,
 }
 
 pub async fn search_code(ctx: Ctx<String>, a: SearchArgs) -> Result<SearchOut, ToolError> {
@@ -138,6 +141,7 @@ pub async fn search_code(ctx: Ctx<String>, a: SearchArgs) -> Result<SearchOut, T
             .collect(),
         semantic,
         mode: Some(mode.as_str().to_string()),
+        worktree_changes: super::worktree_changes(&ctx, &repos.iter().map(|r| r.0.as_str()).collect::<Vec<_>>()).await,
         repos: repos.into_iter().map(|r| r.0).collect(),
     })
 }

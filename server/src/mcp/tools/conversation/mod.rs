@@ -1,10 +1,13 @@
-//! Conversation tools: set_mode and exit_plan_mode. A conversation's mode is held by the
-//! server; these are the only ways a call changes it, and leaving a restricted mode asks
-//! the confirmation port first (entering one from chat narrows what may be called, so
-//! it needs no approval).
+//! Conversation tools: set_mode, exit_plan_mode, todo_read, todo_write. A conversation's
+//! mode is held by the server; set_mode and exit_plan_mode are the only ways a call changes
+//! it, and leaving a restricted mode asks the confirmation port first (entering one from
+//! chat narrows what may be called, so it needs no approval). Its checklist is in the store,
+//! keyed by the conversation's lasting name ([`todo_key`]).
 
 mod exit_plan_mode;
 mod set_mode;
+mod todo_read;
+mod todo_write;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -17,6 +20,54 @@ use crate::mcp::tool::{Ctx, ErrorKind, Registry, ToolError};
 pub fn tools(r: &mut Registry) {
     r.add(set_mode::DECL, set_mode::set_mode);
     r.add(exit_plan_mode::DECL, exit_plan_mode::exit_plan_mode);
+    r.add(todo_read::DECL, todo_read::todo_read);
+    r.add(todo_write::DECL, todo_write::todo_write);
+}
+
+/// The lasting name of the call's conversation, which its checklist is kept under (with the
+/// principal and the workspace): an agent's run (`run:<id>`), else the client's
+/// `Cc-Conversation` header (`key:<name>`), else the MCP session (`session:<id>`, which a
+/// reconnect does not keep). A stateless request without the header has none.
+pub(crate) fn todo_key(ctx: &Ctx<String>) -> Result<String, ToolError> {
+    if let Some(run) = ctx.principal.agent.as_ref().and_then(|a| a.run_id.as_ref()) {
+        return Ok(format!("run:{run}"));
+    }
+    if let Some(key) = ctx.conversation.key() {
+        return Ok(format!("key:{key}"));
+    }
+    if ctx.conversation.ephemeral() {
+        return Err(ToolError::new(
+            ErrorKind::Mode,
+            "this request has no conversation to keep a checklist for (protocol 2026-07-28 over HTTP is \
+             stateless): name it with the Cc-Conversation header",
+        ));
+    }
+    Ok(format!("session:{}", ctx.conversation.id))
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct TodosOut {
+    /// What the checklist is kept under: run:<id>, key:<Cc-Conversation>, or session:<id>.
+    pub conversation: String,
+    pub todos: Vec<crate::store::Todo>,
+    /// How many items are pending, in progress, completed.
+    pub counts: TodoCounts,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct TodoCounts {
+    pub pending: usize,
+    pub in_progress: usize,
+    pub completed: usize,
+}
+
+impl TodosOut {
+    pub fn new(conversation: String, todos: Vec<crate::store::Todo>) -> TodosOut {
+        use crate::store::TodoStatus as S;
+        let n = |s: S| todos.iter().filter(|t| t.status == s).count();
+        let counts = TodoCounts { pending: n(S::Pending), in_progress: n(S::InProgress), completed: n(S::Completed) };
+        TodosOut { conversation, todos, counts }
+    }
 }
 
 #[derive(Serialize, JsonSchema)]

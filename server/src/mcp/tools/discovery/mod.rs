@@ -6,8 +6,6 @@
 mod list_my_tools;
 mod search_tool_bm25;
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use crate::mcp::policy::{self, Gate};
@@ -37,63 +35,14 @@ fn tool_text(t: &ToolDef) -> String {
     s
 }
 
-/// Okapi BM25 (k1 = 1.2, b = 0.75) over the served tools.
+/// BM25 over the served tools' names, descriptions, argument names and descriptions.
 pub(crate) fn bm25<'a>(tools: &[&'a ToolDef], query: &str) -> Vec<(&'a ToolDef, f32)> {
-    let docs: Vec<Vec<String>> = tools
-        .iter()
-        .map(|t| {
-            let mut v = Vec::new();
-            cc_indexer::tokenize::tokens(&tool_text(t), |_, _, tok| v.push(stem(&tok)));
-            v
-        })
-        .collect();
-    let n = docs.len() as f32;
-    let avg = docs.iter().map(Vec::len).sum::<usize>() as f32 / n.max(1.0);
-    let mut df: HashMap<&str, f32> = HashMap::new();
-    for d in &docs {
-        let mut seen: Vec<&str> = d.iter().map(String::as_str).collect();
-        seen.sort_unstable();
-        seen.dedup();
-        for w in seen {
-            *df.entry(w).or_default() += 1.0;
-        }
-    }
-    let terms: Vec<String> = cc_indexer::tokenize::query_terms(query).iter().map(|t| stem(t)).collect();
-    let mut out: Vec<(&ToolDef, f32)> = tools
-        .iter()
-        .zip(&docs)
-        .map(|(t, d)| {
-            let len = d.len() as f32;
-            let score = terms
-                .iter()
-                .map(|q| {
-                    let tf = d.iter().filter(|w| *w == q).count() as f32;
-                    if tf == 0.0 {
-                        return 0.0;
-                    }
-                    let df = df.get(q.as_str()).copied().unwrap_or(0.0);
-                    let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-                    idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len / avg.max(1.0)))
-                })
-                .sum();
-            (*t, score)
-        })
-        .filter(|(_, s)| *s > 0.0)
-        .collect();
+    let docs: Vec<Vec<String>> = tools.iter().map(|t| crate::rank::words(&tool_text(t))).collect();
+    let mut out: Vec<(&ToolDef, f32)> =
+        crate::rank::bm25(&docs, &crate::rank::query_terms(query)).into_iter().map(|(i, s)| (tools[i], s)).collect();
+    // Ties by name (the catalog's order is by name already).
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.decl.name.cmp(b.0.decl.name)));
     out
-}
-
-/// A light plural/verb-form fold, so `callers` matches `caller` and `searching` `search`.
-fn stem(w: &str) -> String {
-    for suf in ["ing", "ers", "es", "er", "s"] {
-        if w.len() > suf.len() + 3 {
-            if let Some(s) = w.strip_suffix(suf) {
-                return s.to_string();
-            }
-        }
-    }
-    w.to_string()
 }
 
 /// Whether `tool` can be called in this conversation now (the dispatcher's gate), and
@@ -106,17 +55,5 @@ pub(crate) fn callability(ctx: &Ctx<Option<String>>, t: &ToolDef) -> (bool, bool
             (true, false, Some("needs workspace_id (see list_workspaces)".into()))
         }
         Gate::Allowed => (true, false, None),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stems() {
-        assert_eq!(stem("callers"), "call");
-        assert_eq!(stem("searching"), "search");
-        assert_eq!(stem("code"), "code");
     }
 }

@@ -1,0 +1,124 @@
+//! The operator's configuration file: what only the operator decides, never a request —
+//! which programs an agent's runtime profile may start, how long a run may take, when a
+//! silent agent counts as missing.
+//!
+//! `--config FILE` / `CC_CONFIG`, else `<data>/config.toml` when it exists, else the
+//! defaults. Unknown keys are refused (a typo is an error naming it, not a silent default).
+//!
+//! ```toml
+//! [runtimes]
+//! # Programs a runtime profile's command may be (a name looked up on PATH, or a path).
+//! allow = ["python3", "claude"]
+//! # A run's wall-clock limit unless its profile says otherwise (seconds).
+//! run_timeout_secs = 900
+//! # Bytes of a run's output kept in its log.
+//! log_bytes = 1048576
+//! # Variables of the server's environment a run gets too (besides PATH, HOME, the locale).
+//! pass_env = ["ANTHROPIC_API_KEY"]
+//!
+//! [health]
+//! # Silence before an agent is "newly missing", then "offline" (seconds).
+//! missing_after_secs = 120
+//! offline_after_secs = 600
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub runtimes: Runtimes,
+    pub health: Health,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Runtimes {
+    /// The programs a runtime profile may start.
+    pub allow: Vec<String>,
+    pub run_timeout_secs: u64,
+    pub log_bytes: u64,
+    /// Variables of the server's environment a run also gets (an API key its program needs),
+    /// besides PATH, HOME, the locale and the like; nothing else of the server's reaches it.
+    pub pass_env: Vec<String>,
+}
+
+impl Default for Runtimes {
+    fn default() -> Self {
+        Runtimes { allow: Vec::new(), run_timeout_secs: 900, log_bytes: 1 << 20, pass_env: Vec::new() }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Health {
+    pub missing_after_secs: u64,
+    pub offline_after_secs: u64,
+}
+
+impl Default for Health {
+    fn default() -> Self {
+        Health { missing_after_secs: 120, offline_after_secs: 600 }
+    }
+}
+
+impl Config {
+    /// The configuration: `explicit` (which must exist), else `<data>/config.toml` when it
+    /// exists, else the defaults.
+    pub fn load(explicit: Option<&Path>, data_root: &Path) -> Result<Config> {
+        let path: Option<PathBuf> = match explicit {
+            Some(p) => Some(p.to_path_buf()),
+            None => Some(data_root.join("config.toml")).filter(|p| p.is_file()),
+        };
+        let Some(path) = path else { return Ok(Config::default()) };
+        let text =
+            std::fs::read_to_string(&path).with_context(|| format!("reading the configuration {}", path.display()))?;
+        let c: Config = toml::from_str(&text).with_context(|| format!("the configuration {}", path.display()))?;
+        anyhow::ensure!(
+            c.health.missing_after_secs < c.health.offline_after_secs,
+            "{}: [health] missing_after_secs must be less than offline_after_secs",
+            path.display()
+        );
+        anyhow::ensure!(
+            c.runtimes.run_timeout_secs > 0,
+            "{}: [runtimes] run_timeout_secs must be at least 1",
+            path.display()
+        );
+        Ok(c)
+    }
+
+    /// Whether a profile may start `command`: it is on the allow-list as written, or its
+    /// file name is and the list names it without a path.
+    pub fn allows(&self, command: &str) -> bool {
+        self.runtimes.allow.iter().any(|a| {
+            a == command
+                || (!a.contains('/')
+                    && Path::new(command).file_name().and_then(|n| n.to_str()) == Some(a.as_str())
+                    && !command.contains('/'))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_unknown_keys_and_the_allow_list() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(Config::load(None, dir.path()).unwrap().runtimes.allow.is_empty());
+        std::fs::write(dir.path().join("config.toml"), "[runtimes]\nallow = [\"python3\", \"/opt/x/agent\"]\n")
+            .unwrap();
+        let c = Config::load(None, dir.path()).unwrap();
+        assert!(c.allows("python3") && c.allows("/opt/x/agent"));
+        assert!(!c.allows("/usr/bin/python3"), "a bare name allows the name on PATH, not any path");
+        assert!(!c.allows("sh") && !c.allows("agent"));
+        std::fs::write(dir.path().join("config.toml"), "[runtimes]\nalow = []\n").unwrap();
+        let e = format!("{:#}", Config::load(None, dir.path()).unwrap_err());
+        assert!(e.contains("alow"), "{e}");
+        assert!(Config::load(Some(&dir.path().join("nope.toml")), dir.path()).is_err());
+    }
+}
