@@ -120,6 +120,13 @@ pub enum Command {
     Agents(AgentsArgs),
     /// Runtime profiles: how an agent's run is started (a family, a command, fixed arguments)
     Profiles(ProfilesArgs),
+    /// The owner's news feeds: add, list, remove, pause, resume, refresh now
+    ///
+    /// The feeds the news feed tools read (list_feeds, list_articles, get_article, …). Only
+    /// this command adds or removes a feed: no request can. `serve` refreshes the active
+    /// feeds every --feed-refresh-secs; `feeds refresh` (or the refresh_feeds tool) does it
+    /// now. Works on the data directory's store, or --store's.
+    Feeds(crate::feeds::cli::FeedsArgs),
 }
 
 #[derive(Args, Debug)]
@@ -325,7 +332,8 @@ pub struct PolicyArgs {
 #[derive(Args, Debug, Clone)]
 pub struct SurfaceArgs {
     /// Serve only these tool sets (comma-separated): discovery, conversation, workspace,
-    /// code, rigs; `default` names them all. Without it every tool set is served
+    /// code, rigs, agents, messaging, feeds; `default` names them all. Without it every tool
+    /// set is served
     #[arg(long, value_name = "SETS")]
     pub tools: Option<String>,
     /// Serve every tool set: the default (kept for scripts that pass it)
@@ -382,6 +390,10 @@ pub struct ServeArgs {
     /// Index these repositories before serving (into the default workspace)
     #[arg(long = "index", value_name = "PATH")]
     pub index: Vec<PathBuf>,
+    /// Refresh the news feeds (`cc-server feeds`) when the server starts and then every
+    /// SECS seconds; 0: only when asked (the refresh_feeds tool, `cc-server feeds refresh`)
+    #[arg(long, default_value_t = 1800, value_name = "SECS", value_parser = clap::value_parser!(u64).range(0..=604_800))]
+    pub feed_refresh_secs: u64,
     #[command(flatten)]
     pub surface: SurfaceArgs,
 }
@@ -564,7 +576,7 @@ pub fn run_with(extension: Option<std::sync::Arc<dyn crate::mcp::extension::Exte
 
 fn exit_code(e: &anyhow::Error) -> u8 {
     use cc_indexer::Error as E;
-    if e.downcast_ref::<Ambiguous>().is_some() {
+    if e.downcast_ref::<Ambiguous>().is_some() || e.downcast_ref::<crate::feeds::cli::BadInput>().is_some() {
         return 2;
     }
     if matches!(
@@ -619,6 +631,7 @@ fn dispatch(cli: Cli, extension: Option<std::sync::Arc<dyn crate::mcp::extension
         Command::Rigs(a) => rigs(a, quiet),
         Command::Agents(a) => crate::serve::agents(&data, &setup, a),
         Command::Profiles(a) => crate::serve::profiles(&data, &setup, a),
+        Command::Feeds(a) => crate::feeds::cli::run(&data, &setup, a),
     }
 }
 

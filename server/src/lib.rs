@@ -10,6 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod embedding;
 pub mod engine;
+pub mod feeds;
 pub mod mcp;
 pub mod ops;
 pub mod output;

@@ -221,7 +221,14 @@ pub fn serve(data: DataDir, setup: &Setup, a: ServeArgs, quiet: bool) -> Result<
     if abandoned > 0 && !quiet {
         eprintln!("cc-server: {abandoned} run(s) of a server that stopped without ending them were reaped and marked abandoned");
     }
+    let feeds_stop = CancellationToken::new();
+    if a.feed_refresh_secs > 0 {
+        let every = std::time::Duration::from_secs(a.feed_refresh_secs);
+        let (store, policy) = (app.services.store.clone(), app.services.policy.feeds.clone());
+        rt.spawn(crate::feeds::background(store, policy, every, feeds_stop.clone()));
+    }
     let r = rt.block_on(crate::mcp::http::serve(app.clone(), surface, opts, CancellationToken::new()));
+    feeds_stop.cancel();
     // Nothing a rig or a run started outlives the server.
     rt.block_on(app.services.runtime.shutdown(std::time::Duration::from_secs(10)));
     app.services.rigs.shutdown();

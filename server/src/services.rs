@@ -30,7 +30,7 @@ pub struct Services {
     pub runtime: Arc<crate::agents::Runtime>,
 }
 
-/// How this server decides: approvals, modes, what a client may read.
+/// How this server decides: approvals, modes, what a client may read, how feeds are fetched.
 #[derive(Clone, Debug)]
 pub struct ServerPolicy {
     /// How approvals are decided (elicitation, the operator's queue, nobody).
@@ -43,6 +43,8 @@ pub struct ServerPolicy {
     /// What a client may read of a repository's files (code_read, include_source, the
     /// `cc://` file resources): the walk's files unless the operator widens it.
     pub read_policy: cc_indexer::files::ReadPolicy,
+    /// How the owner's news feeds are fetched (timeout, body cap, redirects, concurrency).
+    pub feeds: crate::feeds::FeedPolicy,
 }
 
 impl Default for ServerPolicy {
@@ -55,6 +57,7 @@ impl Default for ServerPolicy {
                 include_ignored: false,
                 max_bytes: crate::mcp::tools::code::MAX_READ_BYTES,
             },
+            feeds: crate::feeds::FeedPolicy::default(),
         }
     }
 }

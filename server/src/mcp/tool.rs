@@ -47,6 +47,8 @@ pub enum ToolSet {
     Agents,
     /// Spaces and their messages.
     Messaging,
+    /// The owner's news feeds and their articles.
+    Feeds,
     /// A set an extension adds (the conformance fixtures; bridged servers), by name.
     Extra(&'static str),
 }
@@ -58,7 +60,7 @@ impl Serialize for ToolSet {
 }
 
 impl ToolSet {
-    pub const ALL: [ToolSet; 7] = [
+    pub const ALL: [ToolSet; 8] = [
         ToolSet::Discovery,
         ToolSet::Conversation,
         ToolSet::Workspace,
@@ -66,6 +68,7 @@ impl ToolSet {
         ToolSet::Rigs,
         ToolSet::Agents,
         ToolSet::Messaging,
+        ToolSet::Feeds,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -77,6 +80,7 @@ impl ToolSet {
             ToolSet::Rigs => "rigs",
             ToolSet::Agents => "agents",
             ToolSet::Messaging => "messaging",
+            ToolSet::Feeds => "feeds",
             ToolSet::Extra(name) => name,
         }
     }

@@ -1,9 +1,9 @@
 //! The workspace store: "keep this workspace's data, for one server or for several".
 //!
-//! One area of the registry, one module here ([`workspaces`], [`approvals`]; each later
-//! area adds its own), with its numbered migrations in `server/migrations/<area>/` (embedded
-//! by build.rs; [`AREAS`] orders them) and every query written once, in SQL both backends
-//! run, over sqlx's Any driver:
+//! One area of the registry, one module here ([`workspaces`], [`approvals`], [`agents`],
+//! [`spaces`], [`feeds`]; each later area adds its own), with its numbered migrations in
+//! `server/migrations/<area>/` (embedded by build.rs; [`AREAS`] orders them) and every query
+//! written once, in SQL both backends run, over sqlx's Any driver:
 //!
 //! - SQLite (`sqlite:<data>/workspace.sqlite3`, the default): WAL, so readers never wait
 //!   for the writer; one writer connection, so writes queue in process instead of meeting
@@ -19,6 +19,7 @@
 
 pub mod agents;
 pub mod approvals;
+pub mod feeds;
 pub mod spaces;
 pub mod workspaces;
 
@@ -30,12 +31,13 @@ use sqlx::{Any, AnyPool, Executor, Transaction};
 
 pub use agents::{Agent, Agents, Family, Heartbeat, Run, RunStatus, RuntimeProfile};
 pub use approvals::{Approval, ApprovalStatus, Approvals};
+pub use feeds::Feeds;
 pub use spaces::{Member, Message, Notes, Sender, Space, SpaceKind, Spaces, Todo, TodoStatus};
 pub use workspaces::{Workspace, Workspaces, DEFAULT_WORKSPACE};
 
 /// The areas, in the order their migrations run (a later area may refer to an earlier one's
 /// tables). A migration folder not listed here is refused (a test checks).
-pub const AREAS: &[&str] = &["workspaces", "approvals", "agents", "spaces"];
+pub const AREAS: &[&str] = &["workspaces", "approvals", "agents", "spaces", "feeds"];
 
 /// How long SQLite waits for another process's write before it gives up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -313,6 +315,10 @@ impl Store {
 
     pub fn spaces(&self) -> Spaces<'_> {
         Spaces { store: self }
+    }
+
+    pub fn feeds(&self) -> Feeds<'_> {
+        Feeds { store: self }
     }
 }
 

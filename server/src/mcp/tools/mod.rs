@@ -4,6 +4,7 @@ pub mod agents;
 pub mod code;
 pub mod conversation;
 pub mod discovery;
+pub mod feeds;
 pub mod messaging;
 pub mod rigs;
 pub mod workspace;
@@ -20,5 +21,6 @@ pub fn registry() -> Registry {
     rigs::tools(&mut r);
     agents::tools(&mut r);
     messaging::tools(&mut r);
+    feeds::tools(&mut r);
     r
 }

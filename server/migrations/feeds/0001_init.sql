@@ -1,0 +1,46 @@
+-- The server owner's news feeds (registered from the command line only) and their articles.
+CREATE TABLE feeds (
+    id TEXT PRIMARY KEY,
+    url TEXT NOT NULL UNIQUE,
+    -- The owner's title (feeds add --title); else the feed's own.
+    title TEXT,
+    feed_title TEXT,
+    site_link TEXT,
+    -- 1: refreshed; 0: paused by the owner.
+    active BIGINT NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+    added_at BIGINT NOT NULL,
+    -- The validators of the last 200 response, sent back as If-None-Match / If-Modified-Since.
+    etag TEXT,
+    last_modified TEXT,
+    last_fetched_at BIGINT,
+    last_ok_at BIGINT,
+    last_status BIGINT,
+    last_error TEXT
+);
+CREATE TABLE articles (
+    id TEXT PRIMARY KEY,
+    feed_id TEXT NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+    -- 'id:<guid>', else 'link:<url>', else 'hash:<blake3 of title and content>'.
+    dedup_key TEXT NOT NULL,
+    guid TEXT,
+    title TEXT NOT NULL,
+    link TEXT,
+    author TEXT,
+    published_at BIGINT,
+    updated_at BIGINT,
+    -- The order of list_articles (newest first): the published date, else the updated one,
+    -- else when it was first seen; never later than first seen. Set once.
+    sort_at BIGINT NOT NULL,
+    -- The feed's content (else its summary) as it came: HTML when content_html is 1.
+    content TEXT NOT NULL,
+    content_html BIGINT NOT NULL CHECK (content_html IN (0, 1)),
+    -- Of everything above that the feed says: a different one on a refresh is an edit.
+    content_hash TEXT NOT NULL,
+    first_seen_at BIGINT NOT NULL,
+    edited_at BIGINT,
+    read_at BIGINT,
+    saved_at BIGINT,
+    UNIQUE (feed_id, dedup_key)
+);
+CREATE INDEX articles_newest ON articles (sort_at DESC, id DESC);
+CREATE INDEX articles_feed_newest ON articles (feed_id, sort_at DESC, id DESC);
