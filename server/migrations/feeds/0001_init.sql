@@ -1,15 +1,16 @@
 -- The server owner's news feeds (registered from the command line only) and their articles.
+--
+-- feeds: `title` is the owner's (feeds add --title), `feed_title` the feed's own; `active`
+-- is 1 when refreshed, 0 when paused by the owner; `etag` and `last_modified` are the
+-- validators of the last 200 response, sent back as If-None-Match / If-Modified-Since.
 CREATE TABLE feeds (
     id TEXT PRIMARY KEY,
     url TEXT NOT NULL UNIQUE,
-    -- The owner's title (feeds add --title); else the feed's own.
     title TEXT,
     feed_title TEXT,
     site_link TEXT,
-    -- 1: refreshed; 0: paused by the owner.
     active BIGINT NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
     added_at BIGINT NOT NULL,
-    -- The validators of the last 200 response, sent back as If-None-Match / If-Modified-Since.
     etag TEXT,
     last_modified TEXT,
     last_fetched_at BIGINT,
@@ -17,10 +18,15 @@ CREATE TABLE feeds (
     last_status BIGINT,
     last_error TEXT
 );
+-- articles: `dedup_key` is 'id:<guid>', else 'link:<url>', else 'hash:<blake3 of title and
+-- content>', unique per feed. `sort_at` orders list_articles (newest first): the published
+-- date, else the updated one, else when it was first seen, never later than first seen;
+-- set once. `content` is the feed's content (else its summary) as it came, HTML when
+-- `content_html` is 1. `content_hash` covers everything the feed says of the article: a
+-- different one on a refresh is an edit, stored in place (`edited_at`).
 CREATE TABLE articles (
     id TEXT PRIMARY KEY,
     feed_id TEXT NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
-    -- 'id:<guid>', else 'link:<url>', else 'hash:<blake3 of title and content>'.
     dedup_key TEXT NOT NULL,
     guid TEXT,
     title TEXT NOT NULL,
@@ -28,13 +34,9 @@ CREATE TABLE articles (
     author TEXT,
     published_at BIGINT,
     updated_at BIGINT,
-    -- The order of list_articles (newest first): the published date, else the updated one,
-    -- else when it was first seen; never later than first seen. Set once.
     sort_at BIGINT NOT NULL,
-    -- The feed's content (else its summary) as it came: HTML when content_html is 1.
     content TEXT NOT NULL,
     content_html BIGINT NOT NULL CHECK (content_html IN (0, 1)),
-    -- Of everything above that the feed says: a different one on a refresh is an edit.
     content_hash TEXT NOT NULL,
     first_seen_at BIGINT NOT NULL,
     edited_at BIGINT,
