@@ -46,3 +46,7 @@ CREATE TABLE articles (
 );
 CREATE INDEX articles_newest ON articles (sort_at DESC, id DESC);
 CREATE INDEX articles_feed_newest ON articles (feed_id, sort_at DESC, id DESC);
+-- The unread and saved filters walk only their own articles, newest first (saved ones are
+-- few; unread ones become few as a reader keeps up).
+CREATE INDEX articles_unread ON articles (sort_at DESC, id DESC) WHERE read_at IS NULL;
+CREATE INDEX articles_saved ON articles (sort_at DESC, id DESC) WHERE saved_at IS NOT NULL;

@@ -295,6 +295,16 @@ impl Feeds<'_> {
         Ok(row.map(Feed::from))
     }
 
+    /// Whether a feed with this id exists (without counting its articles, as [`Feeds::get`] does).
+    pub async fn exists(&self, id: &str) -> Result<bool> {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM feeds WHERE id = $1")
+            .bind(id)
+            .fetch_one(self.store.reader())
+            .await
+            .map_err(|e| self.store.err(e))?;
+        Ok(n > 0)
+    }
+
     /// Removes a feed and its articles.
     pub async fn remove(&self, id: &str) -> Result<()> {
         let mut tx = self.store.begin().await?;
@@ -490,8 +500,9 @@ impl Feeds<'_> {
             None => {}
         }
         if after.is_some() {
-            let (s1, id, s2) = (next(), next(), next());
-            conds.push(format!("(a.sort_at < {s1} OR (a.sort_at = {s2} AND a.id < {id}))"));
+            // A row value: both backends walk the (sort_at, id) index from there.
+            let (s, id) = (next(), next());
+            conds.push(format!("(a.sort_at, a.id) < ({s}, {id})"));
         }
         let limit_at = next();
         let filter_sql = if conds.is_empty() { String::new() } else { format!("WHERE {}", conds.join(" AND ")) };
@@ -504,7 +515,7 @@ impl Feeds<'_> {
             q = q.bind(f.clone());
         }
         if let Some(a) = after {
-            q = q.bind(a.sort_at).bind(a.id.clone()).bind(a.sort_at);
+            q = q.bind(a.sort_at).bind(a.id.clone());
         }
         let rows = q.bind(limit as i64).fetch_all(self.store.reader()).await.map_err(|e| self.store.err(e))?;
         Ok(rows.into_iter().map(ArticleSummary::from).collect())

@@ -56,7 +56,7 @@ pub struct ArticlesOut {
 pub async fn list_articles(ctx: Ctx<()>, a: ListArticlesArgs) -> Result<ArticlesOut, ToolError> {
     let feeds = ctx.services.store.feeds();
     if let Some(f) = &a.feed_id {
-        if feeds.get(f).await?.is_none() {
+        if !feeds.exists(f).await? {
             return Err(at(
                 "/feed_id",
                 crate::store::StoreError::NotFound { what: format!("feed '{f}' (list_feeds lists them)") },
