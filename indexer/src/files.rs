@@ -60,7 +60,7 @@ pub enum FileError {
 /// Reads `rel` under `root` under `policy` (see the module's rules).
 pub fn read_file(root: &Path, rel: &str, policy: &ReadPolicy) -> Result<Vec<u8>, FileError> {
     let parts = components(rel)?;
-    if parts.iter().any(|c| *c == ".git") {
+    if parts.contains(&".git") {
         return Err(FileError::Excluded { path: rel.into(), why: "git's own folder is never served".into() });
     }
     if !policy.include_ignored {

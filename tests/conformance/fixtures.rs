@@ -54,7 +54,7 @@ impl Extension for Fixtures {
     }
 
     fn open_session(&self, conversation: &str) -> Option<ExtSession> {
-        Some(SessionGuard::new(conversation))
+        Some(SessionGuard::start(conversation))
     }
 
     fn prompts(&self) -> Vec<Prompt> {
@@ -539,7 +539,7 @@ pub struct SessionGuard {
 }
 
 impl SessionGuard {
-    pub fn new(conversation: &str) -> ExtSession {
+    pub fn start(conversation: &str) -> ExtSession {
         Arc::new(Self::open(conversation))
     }
 
