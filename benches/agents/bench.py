@@ -112,6 +112,11 @@ class Hub:
             self.proc.terminate()
             self.proc.wait(timeout=30)
 
+    def cpu_s(self) -> float:
+        """The server's CPU time so far (user + system), seconds."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def rss_mb(self) -> float:
         for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -202,6 +207,7 @@ async def fanout_bench(hub: Hub, space: str, anchor: str, n: int, senders: int, 
 
         per = [n // senders + (1 if k < n % senders else 0) for k in range(senders)]
         t0 = time.perf_counter()
+        cpu0, mine0 = hub.cpu_s(), time.process_time()
         async with asyncio.TaskGroup() as sg:
             for k in range(senders):
                 sg.create_task(sender(k, per[k]))
@@ -211,6 +217,7 @@ async def fanout_bench(hub: Hub, space: str, anchor: str, n: int, senders: int, 
         except TimeoutError:
             pass
         heard_s = max(last_heard[0] - t0, 1e-9)
+        server_cpu, client_cpu = hub.cpu_s() - cpu0, time.process_time() - mine0
         delivered = sum(counts)
         stop.set()
     print(f"fanout_messages={n} fanout_senders={senders} fanout_clients={clients}")
@@ -218,6 +225,8 @@ async def fanout_bench(hub: Hub, space: str, anchor: str, n: int, senders: int, 
     print(f"fanout_delivered={delivered} of {n * clients}")
     print(f"fanout_delivered_per_s={delivered / heard_s:.0f}")
     print(f"fanout_all_heard_after_s={heard_s:.2f} (sending took {sent_s:.2f})")
+    # Where the time went: one core is heard_s of CPU; the clients are one Python process.
+    print(f"fanout_server_cpu_s={server_cpu:.1f} fanout_client_cpu_s={client_cpu:.1f}")
 
 
 def fill_history(hub: Hub, space: str, m: int) -> None:

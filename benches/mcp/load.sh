@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Load benchmark of the MCP server over Streamable HTTP (not a test): tools/call of
 # search_code and code_callers with 1, 16 and 64 concurrent clients (one MCP session each),
-# throughput and p50/p99 latency from wrk, and the server's memory (RSS) while serving.
+# throughput and p50/p99 latency from wrk, the server's memory (RSS) while serving and
+# its CPU time per request (what the 2 cores leave to wrk is the rest).
 #   benches/mcp/load.sh REPO [SECONDS]      # REPO: a checkout to index and serve
 # Needs: wrk (apt-get install wrk), curl, a release build (cargo build --release -p cc-server).
 set -euo pipefail
@@ -34,18 +35,31 @@ open_sessions() { # N -> file with N session ids
   echo "$f"
 }
 
-printf '%-13s %8s %10s %9s %9s %9s %10s\n' tool clients requests req/s p50_ms p99_ms rss_MB
+# The server's CPU time so far, in clock ticks (user + system).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+tick=$(getconf CLK_TCK)
+
+printf '%-13s %8s %10s %9s %9s %9s %10s %12s\n' tool clients requests req/s p50_ms p99_ms rss_MB server_cpu_ms
 for tool in search_code code_callers; do
   case $tool in
     search_code) args='{"workspace_id":"default","query":"parse config file","limit":10}' ;;
     code_callers) args="{\"workspace_id\":\"default\",\"symbol\":\"$symbol\",\"depth\":2}" ;;
   esac
+  # One call first: the repository is loaded on first use, and wrk would count that wait
+  # (its latency correction fills a stall with the samples it would have taken).
+  warm=$(open_sessions 1)
+  curl -s -o /dev/null -X POST "$url" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
+    -H "mcp-session-id: $(cat "$warm")" -H 'MCP-Protocol-Version: 2025-06-18' \
+    -d "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"$tool\",\"arguments\":$args}}"
   for c in 1 16 64; do
     sessions=$(open_sessions "$c")
+    cpu0=$(cpu_ticks)
     line=$(CC_SESSIONS=$sessions CC_TOOL=$tool CC_ARGS=$args wrk -t "$c" -c "$c" -d "${secs}s" --latency -s "$here/call.lua" "$url" | grep '^RESULT')
+    cpu1=$(cpu_ticks)
     rss=$(awk '/VmRSS/{printf "%.1f", $2/1024}' /proc/$pid/status)
     eval "$(echo "$line" | sed 's/^RESULT //')"
-    printf '%-13s %8s %10s %9s %9s %9s %10s\n' "$tool" "$c" "$requests" "$rps" "$p50_ms" "$p99_ms" "$rss"
+    per=$(awk -v d=$((cpu1 - cpu0)) -v t="$tick" -v n="$requests" 'BEGIN{printf "%.3f", d / t * 1000 / n}')
+    printf '%-13s %8s %10s %9s %9s %9s %10s %12s\n' "$tool" "$c" "$requests" "$rps" "$p50_ms" "$p99_ms" "$rss" "$per"
     [ "${non2xx:-0}" = 0 ] || echo "  ($non2xx non-2xx responses)"
   done
 done
