@@ -49,6 +49,8 @@ pub enum ToolSet {
     Messaging,
     /// The owner's news feeds and their articles.
     Feeds,
+    /// Tickets, their relations and pull requests.
+    Tickets,
     /// A set an extension adds (the conformance fixtures; bridged servers), by name.
     Extra(&'static str),
 }
@@ -60,7 +62,7 @@ impl Serialize for ToolSet {
 }
 
 impl ToolSet {
-    pub const ALL: [ToolSet; 8] = [
+    pub const ALL: [ToolSet; 9] = [
         ToolSet::Discovery,
         ToolSet::Conversation,
         ToolSet::Workspace,
@@ -69,6 +71,7 @@ impl ToolSet {
         ToolSet::Agents,
         ToolSet::Messaging,
         ToolSet::Feeds,
+        ToolSet::Tickets,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -81,6 +84,7 @@ impl ToolSet {
             ToolSet::Agents => "agents",
             ToolSet::Messaging => "messaging",
             ToolSet::Feeds => "feeds",
+            ToolSet::Tickets => "tickets",
             ToolSet::Extra(name) => name,
         }
     }

@@ -214,37 +214,9 @@ impl Spaces<'_> {
         members: &[Member],
     ) -> Result<bool> {
         let mut tx = self.store.begin().await?;
-        let n = sqlx::query(
-            "INSERT INTO spaces (id, workspace_id, kind, name, dm_key, next_seq, notes, notes_version, created_at) \
-             VALUES ($1, $2, $3, $4, $5, 0, '', 0, $6) ON CONFLICT DO NOTHING",
-        )
-        .bind(id)
-        .bind(workspace)
-        .bind(kind.as_str())
-        .bind(name)
-        .bind(dm_key)
-        .bind(now())
-        .execute(&mut *tx)
-        .await
-        .map_err(|e| self.err(e))?
-        .rows_affected();
-        if n == 1 {
-            for m in members {
-                sqlx::query(
-                    "INSERT INTO space_members (space_id, member, kind, name, added_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-                )
-                .bind(id)
-                .bind(&m.member)
-                .bind(&m.kind)
-                .bind(&m.name)
-                .bind(now())
-                .execute(&mut *tx)
-                .await
-                .map_err(|e| self.err(e))?;
-            }
-        }
+        let n = insert_space(&mut tx, id, workspace, kind, name, dm_key, members).await.map_err(|e| self.err(e))?;
         tx.commit().await.map_err(|e| self.err(e))?;
-        Ok(n == 1)
+        Ok(n)
     }
 
     /// The DM space of two agents, created on first use.
@@ -489,4 +461,45 @@ impl Spaces<'_> {
         .map_err(|e| self.err(e))?;
         Ok(())
     }
+}
+
+/// Inserts a space with its first members inside `tx` (another area's transaction, such as
+/// a ticket's); false when `id` (or the DM key) exists already.
+pub(super) async fn insert_space(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    id: &str,
+    workspace: &str,
+    kind: SpaceKind,
+    name: &str,
+    dm_key: Option<&str>,
+    members: &[Member],
+) -> std::result::Result<bool, sqlx::Error> {
+    let n = sqlx::query(
+        "INSERT INTO spaces (id, workspace_id, kind, name, dm_key, next_seq, notes, notes_version, created_at) \
+             VALUES ($1, $2, $3, $4, $5, 0, '', 0, $6) ON CONFLICT DO NOTHING",
+    )
+    .bind(id)
+    .bind(workspace)
+    .bind(kind.as_str())
+    .bind(name)
+    .bind(dm_key)
+    .bind(now())
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    if n == 1 {
+        for m in members {
+            sqlx::query(
+                    "INSERT INTO space_members (space_id, member, kind, name, added_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+                )
+                .bind(id)
+                .bind(&m.member)
+                .bind(&m.kind)
+                .bind(&m.name)
+                .bind(now())
+                .execute(&mut **tx)
+                .await?;
+        }
+    }
+    Ok(n == 1)
 }

@@ -13,3 +13,4 @@ mod policy;
 mod rigs;
 mod store;
 mod surface;
+mod tickets;

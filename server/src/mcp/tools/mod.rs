@@ -7,6 +7,7 @@ pub mod discovery;
 pub mod feeds;
 pub mod messaging;
 pub mod rigs;
+pub mod tickets;
 pub mod workspace;
 
 use super::tool::Registry;
@@ -22,5 +23,6 @@ pub fn registry() -> Registry {
     agents::tools(&mut r);
     messaging::tools(&mut r);
     feeds::tools(&mut r);
+    tickets::tools(&mut r);
     r
 }

@@ -1,0 +1,927 @@
+//! Tickets, their relations and their pull requests: "what is there to do here, who does
+//! it, and what does it wait for?"
+//!
+//! A ticket has an id (`tk-<UUIDv7>`) and a key of its workspace (`T-1`, `T-2`, …: the
+//! number comes from `ticket_counters` in the ticket's own transaction, so two creators never
+//! share one), and a space (kind ticket) created with it. Relations are stored both ways —
+//! `blocked_by` ↔ `blocking`, `duplicate_of` ↔ `duplicated_by`, `sub_issue_of` ↔
+//! `parent_of`, `related_to` both ways — written and removed in one transaction; a
+//! `sub_issue_of` or `blocked_by` that would close a cycle is refused, and relation changes
+//! of one workspace are serialized (a row lock on its counter), so two racing additions
+//! cannot close one together. `sub_issue_of` is the ticket's `parent_id` too.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use serde::{Deserialize, Serialize};
+use sqlx::{Any, Transaction};
+
+use super::spaces::insert_space;
+use super::{now, Member, Result, SpaceKind, Store, StoreError};
+
+/// Where a ticket stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TicketStatus {
+    Open,
+    InProgress,
+    Blocked,
+    InReview,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+/// The usual spellings of each status an input may use (case, `-` and spaces aside).
+const STATUS_ALIASES: &[(&str, TicketStatus)] = &[
+    ("open", TicketStatus::Open),
+    ("todo", TicketStatus::Open),
+    ("to_do", TicketStatus::Open),
+    ("backlog", TicketStatus::Open),
+    ("new", TicketStatus::Open),
+    ("reopened", TicketStatus::Open),
+    ("in_progress", TicketStatus::InProgress),
+    ("inprogress", TicketStatus::InProgress),
+    ("doing", TicketStatus::InProgress),
+    ("started", TicketStatus::InProgress),
+    ("active", TicketStatus::InProgress),
+    ("wip", TicketStatus::InProgress),
+    ("blocked", TicketStatus::Blocked),
+    ("on_hold", TicketStatus::Blocked),
+    ("waiting", TicketStatus::Blocked),
+    ("in_review", TicketStatus::InReview),
+    ("review", TicketStatus::InReview),
+    ("reviewing", TicketStatus::InReview),
+    ("done", TicketStatus::Done),
+    ("completed", TicketStatus::Done),
+    ("complete", TicketStatus::Done),
+    ("closed", TicketStatus::Done),
+    ("resolved", TicketStatus::Done),
+    ("finished", TicketStatus::Done),
+    ("failed", TicketStatus::Failed),
+    ("failure", TicketStatus::Failed),
+    ("cancelled", TicketStatus::Cancelled),
+    ("canceled", TicketStatus::Cancelled),
+    ("wontfix", TicketStatus::Cancelled),
+    ("wont_fix", TicketStatus::Cancelled),
+];
+
+impl TicketStatus {
+    pub const ALL: [TicketStatus; 7] = [
+        TicketStatus::Open,
+        TicketStatus::InProgress,
+        TicketStatus::Blocked,
+        TicketStatus::InReview,
+        TicketStatus::Done,
+        TicketStatus::Failed,
+        TicketStatus::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TicketStatus::Open => "open",
+            TicketStatus::InProgress => "in_progress",
+            TicketStatus::Blocked => "blocked",
+            TicketStatus::InReview => "in_review",
+            TicketStatus::Done => "done",
+            TicketStatus::Failed => "failed",
+            TicketStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// A status as a client may spell it (`In-Progress`, `doing`, `completed`, `todo`, …);
+    /// an unknown one is an error listing what is accepted.
+    pub fn parse_input(s: &str) -> std::result::Result<TicketStatus, String> {
+        let norm: String =
+            s.trim().to_ascii_lowercase().chars().map(|c| if c == '-' || c == ' ' { '_' } else { c }).collect();
+        STATUS_ALIASES.iter().find(|(a, _)| *a == norm).map(|(_, st)| *st).ok_or_else(|| {
+            format!(
+                "unknown status '{s}'; accepted: {} (and the aliases {})",
+                TicketStatus::ALL.map(|s| s.as_str()).join(", "),
+                STATUS_ALIASES
+                    .iter()
+                    .filter(|(a, st)| *a != st.as_str())
+                    .map(|(a, _)| *a)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+    }
+
+    fn parse(s: &str) -> Result<TicketStatus> {
+        TicketStatus::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| StoreError::Invalid(format!("a ticket with the unknown status '{s}'")))
+    }
+
+    /// done, failed and cancelled: only update_ticket's status reopens such a ticket.
+    pub fn is_final(self) -> bool {
+        matches!(self, TicketStatus::Done | TicketStatus::Failed | TicketStatus::Cancelled)
+    }
+}
+
+impl std::fmt::Display for TicketStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    #[default]
+    None,
+    Low,
+    Medium,
+    High,
+    Urgent,
+}
+
+impl Priority {
+    pub const ALL: [Priority; 5] = [Priority::None, Priority::Low, Priority::Medium, Priority::High, Priority::Urgent];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Priority::None => "none",
+            Priority::Low => "low",
+            Priority::Medium => "medium",
+            Priority::High => "high",
+            Priority::Urgent => "urgent",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Priority> {
+        Priority::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| StoreError::Invalid(format!("a ticket with the unknown priority '{s}'")))
+    }
+}
+
+/// How one ticket relates to another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RelationKind {
+    /// It cannot go on before the other is done.
+    BlockedBy,
+    /// The other is blocked by it.
+    Blocking,
+    DuplicateOf,
+    DuplicatedBy,
+    /// The other is its parent.
+    SubIssueOf,
+    /// The other is one of its sub-issues.
+    ParentOf,
+    RelatedTo,
+}
+
+impl RelationKind {
+    pub const ALL: [RelationKind; 7] = [
+        RelationKind::BlockedBy,
+        RelationKind::Blocking,
+        RelationKind::DuplicateOf,
+        RelationKind::DuplicatedBy,
+        RelationKind::SubIssueOf,
+        RelationKind::ParentOf,
+        RelationKind::RelatedTo,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RelationKind::BlockedBy => "blocked_by",
+            RelationKind::Blocking => "blocking",
+            RelationKind::DuplicateOf => "duplicate_of",
+            RelationKind::DuplicatedBy => "duplicated_by",
+            RelationKind::SubIssueOf => "sub_issue_of",
+            RelationKind::ParentOf => "parent_of",
+            RelationKind::RelatedTo => "related_to",
+        }
+    }
+
+    fn parse(s: &str) -> Result<RelationKind> {
+        RelationKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| StoreError::Invalid(format!("a relation of the unknown kind '{s}'")))
+    }
+
+    /// The relation as the other ticket has it.
+    pub fn inverse(self) -> RelationKind {
+        match self {
+            RelationKind::BlockedBy => RelationKind::Blocking,
+            RelationKind::Blocking => RelationKind::BlockedBy,
+            RelationKind::DuplicateOf => RelationKind::DuplicatedBy,
+            RelationKind::DuplicatedBy => RelationKind::DuplicateOf,
+            RelationKind::SubIssueOf => RelationKind::ParentOf,
+            RelationKind::ParentOf => RelationKind::SubIssueOf,
+            RelationKind::RelatedTo => RelationKind::RelatedTo,
+        }
+    }
+
+    /// `a self b` as the one direction that is checked: blocked_by, duplicate_of,
+    /// sub_issue_of or related_to, with the tickets swapped when needed.
+    fn canonical<'a>(self, a: &'a str, b: &'a str) -> (&'a str, RelationKind, &'a str) {
+        match self {
+            RelationKind::Blocking | RelationKind::DuplicatedBy | RelationKind::ParentOf => (b, self.inverse(), a),
+            _ => (a, self, b),
+        }
+    }
+
+    /// Whether a cycle of this (canonical) kind is refused.
+    fn acyclic(self) -> bool {
+        matches!(self, RelationKind::BlockedBy | RelationKind::SubIssueOf)
+    }
+}
+
+/// A ticket as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Ticket {
+    pub id: String,
+    pub workspace_id: String,
+    /// Its key in the workspace: T-1, T-2, …
+    pub key: String,
+    pub title: String,
+    pub description: String,
+    pub status: TicketStatus,
+    pub priority: Priority,
+    pub labels: Vec<String>,
+    /// The agent it is assigned to.
+    pub assignee_id: Option<String>,
+    pub team: Option<String>,
+    /// The ticket it is a sub-issue of.
+    pub parent_id: Option<String>,
+    /// Who created it (a principal's or an agent's name).
+    pub creator: String,
+    pub creator_agent_id: Option<String>,
+    /// Its space (comments, collaborators).
+    pub space_id: String,
+    /// What close_ticket recorded.
+    pub output: Option<String>,
+    /// What fail_ticket recorded.
+    pub error: Option<String>,
+    /// Bumped by every change.
+    pub version: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub closed_at: Option<i64>,
+}
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: String,
+    workspace_id: String,
+    number: i64,
+    title: String,
+    description: String,
+    status: String,
+    priority: String,
+    assignee_id: Option<String>,
+    team: Option<String>,
+    parent_id: Option<String>,
+    creator: String,
+    creator_agent_id: Option<String>,
+    space_id: String,
+    output: Option<String>,
+    error: Option<String>,
+    version: i64,
+    created_at: i64,
+    updated_at: i64,
+    closed_at: Option<i64>,
+}
+
+const COLUMNS: &str = "id, workspace_id, number, title, description, status, priority, assignee_id, team, parent_id, \
+     creator, creator_agent_id, space_id, output, error, version, created_at, updated_at, closed_at";
+
+impl Row {
+    fn into_ticket(self, labels: Vec<String>) -> Result<Ticket> {
+        Ok(Ticket {
+            key: key_of(self.number),
+            status: TicketStatus::parse(&self.status)?,
+            priority: Priority::parse(&self.priority)?,
+            id: self.id,
+            workspace_id: self.workspace_id,
+            title: self.title,
+            description: self.description,
+            labels,
+            assignee_id: self.assignee_id,
+            team: self.team,
+            parent_id: self.parent_id,
+            creator: self.creator,
+            creator_agent_id: self.creator_agent_id,
+            space_id: self.space_id,
+            output: self.output,
+            error: self.error,
+            version: self.version,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            closed_at: self.closed_at,
+        })
+    }
+}
+
+/// The key of ticket number `n`.
+pub fn key_of(n: i64) -> String {
+    format!("T-{n}")
+}
+
+/// The number of a key (`T-12`, `t-12`), when `s` is one.
+pub fn parse_key(s: &str) -> Option<i64> {
+    let n = s.strip_prefix("T-").or_else(|| s.strip_prefix("t-"))?;
+    if n.is_empty() || n.len() > 18 || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse().ok().filter(|n| *n > 0)
+}
+
+/// What a new ticket is made of.
+#[derive(Clone, Debug, Default)]
+pub struct NewTicket {
+    pub title: String,
+    pub description: String,
+    pub status: Option<TicketStatus>,
+    pub priority: Priority,
+    pub labels: Vec<String>,
+    pub assignee_id: Option<String>,
+    pub team: Option<String>,
+    pub parent_id: Option<String>,
+    pub creator: String,
+    pub creator_agent_id: Option<String>,
+    /// The first members of its space (the creator, the assignee).
+    pub members: Vec<Member>,
+}
+
+/// A change to a ticket: each `Some` field is set (`Some(None)` clears).
+#[derive(Clone, Debug, Default)]
+pub struct TicketPatch {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub status: Option<TicketStatus>,
+    pub priority: Option<Priority>,
+    pub labels: Option<Vec<String>>,
+    pub assignee_id: Option<Option<String>>,
+    pub team: Option<Option<String>>,
+    pub output: Option<Option<String>>,
+    pub error: Option<Option<String>>,
+}
+
+/// Which tickets list() answers, newest first.
+#[derive(Clone, Debug, Default)]
+pub struct TicketFilter {
+    pub status: Option<TicketStatus>,
+    pub assignee_id: Option<String>,
+    pub label: Option<String>,
+    pub parent_id: Option<String>,
+    /// Only tickets numbered below this (the cursor).
+    pub before_number: Option<i64>,
+    pub limit: u32,
+}
+
+/// One relation, as the ticket `ticket_id` has it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Relation {
+    pub ticket_id: String,
+    pub kind: RelationKind,
+    pub other_id: String,
+    pub created_by: String,
+    pub created_at: i64,
+}
+
+/// A pull request linked to a ticket.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct PrLink {
+    /// The pull request's GraphQL node id.
+    pub pr_node_id: String,
+    pub linked_by: String,
+    pub linked_at: i64,
+}
+
+/// The tickets area of a [`Store`].
+pub struct Tickets<'a> {
+    pub(super) store: &'a Store,
+}
+
+impl Tickets<'_> {
+    fn err(&self, e: sqlx::Error) -> StoreError {
+        self.store.err(e)
+    }
+
+    /// Creates a ticket with its key, its space and (with `parent_id`) its sub_issue_of
+    /// relation, in one transaction.
+    pub async fn create(&self, workspace: &str, t: NewTicket) -> Result<Ticket> {
+        let id = format!("tk-{}", uuid::Uuid::now_v7().simple());
+        let space_id = format!("sp-{}", uuid::Uuid::now_v7().simple());
+        let mut tx = self.store.begin().await?;
+        let number: i64 = sqlx::query_scalar(
+            "INSERT INTO ticket_counters (workspace_id, last_number, relations_seq) VALUES ($1, 1, 0) \
+             ON CONFLICT (workspace_id) DO UPDATE SET last_number = ticket_counters.last_number + 1 RETURNING last_number",
+        )
+        .bind(workspace)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| self.err(e))?;
+        if let Some(p) = &t.parent_id {
+            self.in_workspace(&mut tx, workspace, p).await?;
+        }
+        let key = key_of(number);
+        let name = format!("{key}: {}", t.title);
+        insert_space(&mut tx, &space_id, workspace, SpaceKind::Ticket, &name, None, &t.members)
+            .await
+            .map_err(|e| self.err(e))?;
+        let at = now();
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "INSERT INTO tickets ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, NULL, NULL, 1, $14, $14, NULL)"
+        )))
+        .bind(&id)
+        .bind(workspace)
+        .bind(number)
+        .bind(&t.title)
+        .bind(&t.description)
+        .bind(t.status.unwrap_or(TicketStatus::Open).as_str())
+        .bind(t.priority.as_str())
+        .bind(&t.assignee_id)
+        .bind(&t.team)
+        .bind(&t.parent_id)
+        .bind(&t.creator)
+        .bind(&t.creator_agent_id)
+        .bind(&space_id)
+        .bind(at)
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| self.err(e))?;
+        self.set_labels(&mut tx, &id, &t.labels).await?;
+        if let Some(p) = &t.parent_id {
+            self.insert_pair(&mut tx, &id, RelationKind::SubIssueOf, p, &t.creator).await?;
+        }
+        tx.commit().await.map_err(|e| self.err(e))?;
+        Ok(self.get(&id).await?.expect("just created"))
+    }
+
+    /// The ticket `id` of `workspace` inside `tx`, or not found.
+    async fn in_workspace(&self, tx: &mut Transaction<'static, Any>, workspace: &str, id: &str) -> Result<i64> {
+        let n: Option<i64> = sqlx::query_scalar("SELECT number FROM tickets WHERE id = $1 AND workspace_id = $2")
+            .bind(id)
+            .bind(workspace)
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        n.ok_or_else(|| StoreError::NotFound { what: format!("ticket '{id}' in workspace '{workspace}'") })
+    }
+
+    async fn set_labels(&self, tx: &mut Transaction<'static, Any>, id: &str, labels: &[String]) -> Result<()> {
+        sqlx::query("DELETE FROM ticket_labels WHERE ticket_id = $1")
+            .bind(id)
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        for l in labels {
+            sqlx::query("INSERT INTO ticket_labels (ticket_id, label) VALUES ($1, $2) ON CONFLICT DO NOTHING")
+                .bind(id)
+                .bind(l)
+                .execute(&mut **tx)
+                .await
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    async fn labels(&self, ids: &[&str]) -> Result<HashMap<String, Vec<String>>> {
+        let mut out: HashMap<String, Vec<String>> = HashMap::new();
+        for chunk in ids.chunks(200) {
+            let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+            let sql = format!(
+                "SELECT ticket_id, label FROM ticket_labels WHERE ticket_id IN ({}) ORDER BY ticket_id, label",
+                marks.join(", ")
+            );
+            let mut q = sqlx::query_as::<_, (String, String)>(sqlx::AssertSqlSafe(sql));
+            for id in chunk {
+                q = q.bind(*id);
+            }
+            for (t, l) in q.fetch_all(self.store.reader()).await.map_err(|e| self.err(e))? {
+                out.entry(t).or_default().push(l);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn with_labels(&self, rows: Vec<Row>) -> Result<Vec<Ticket>> {
+        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        let mut labels = self.labels(&ids).await?;
+        rows.into_iter()
+            .map(|r| {
+                let l = labels.remove(&r.id).unwrap_or_default();
+                r.into_ticket(l)
+            })
+            .collect()
+    }
+
+    pub async fn get(&self, id: &str) -> Result<Option<Ticket>> {
+        let row: Option<Row> =
+            sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM tickets WHERE id = $1")))
+                .bind(id)
+                .fetch_optional(self.store.reader())
+                .await
+                .map_err(|e| self.err(e))?;
+        Ok(self.with_labels(row.into_iter().collect()).await?.pop())
+    }
+
+    /// The ticket with key number `number` in `workspace`.
+    pub async fn by_number(&self, workspace: &str, number: i64) -> Result<Option<Ticket>> {
+        let row: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLUMNS} FROM tickets WHERE workspace_id = $1 AND number = $2"
+        )))
+        .bind(workspace)
+        .bind(number)
+        .fetch_optional(self.store.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        Ok(self.with_labels(row.into_iter().collect()).await?.pop())
+    }
+
+    /// A ticket of `workspace` by its id or its key.
+    pub async fn find(&self, workspace: &str, id_or_key: &str) -> Result<Option<Ticket>> {
+        let t = match parse_key(id_or_key) {
+            Some(n) => self.by_number(workspace, n).await?,
+            None => self.get(id_or_key).await?,
+        };
+        Ok(t.filter(|t| t.workspace_id == workspace))
+    }
+
+    /// A workspace's tickets, newest first, filtered.
+    pub async fn list(&self, workspace: &str, f: &TicketFilter) -> Result<Vec<Ticket>> {
+        let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLUMNS} FROM tickets t WHERE workspace_id = $1 \
+             AND ($2 IS NULL OR status = $2) AND ($3 IS NULL OR assignee_id = $3) AND ($4 IS NULL OR parent_id = $4) \
+             AND ($5 IS NULL OR number < $5) \
+             AND ($6 IS NULL OR EXISTS (SELECT 1 FROM ticket_labels l WHERE l.ticket_id = t.id AND l.label = $6)) \
+             ORDER BY number DESC LIMIT $7"
+        )))
+        .bind(workspace)
+        .bind(f.status.map(|s| s.as_str()))
+        .bind(&f.assignee_id)
+        .bind(&f.parent_id)
+        .bind(f.before_number)
+        .bind(&f.label)
+        .bind(f.limit as i64)
+        .fetch_all(self.store.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        self.with_labels(rows).await
+    }
+
+    /// Applies `p` to ticket `id` in one statement (and its labels in the same transaction);
+    /// a final status records `closed_at`, any other clears it.
+    pub async fn update(&self, id: &str, p: &TicketPatch) -> Result<Ticket> {
+        self.apply(id, p, false).await
+    }
+
+    /// Ends ticket `id` (done with an output, failed with an error, cancelled), unless it
+    /// has ended already ([`StoreError::Conflict`] saying how).
+    pub async fn finish(
+        &self,
+        id: &str,
+        status: TicketStatus,
+        output: Option<&str>,
+        error: Option<&str>,
+    ) -> Result<Ticket> {
+        let p = TicketPatch {
+            status: Some(status),
+            output: Some(output.map(str::to_string)),
+            error: Some(error.map(str::to_string)),
+            ..TicketPatch::default()
+        };
+        self.apply(id, &p, true).await
+    }
+
+    async fn apply(&self, id: &str, p: &TicketPatch, only_if_open: bool) -> Result<Ticket> {
+        enum B {
+            Text(Option<String>),
+            Int(Option<i64>),
+        }
+        let mut sets: Vec<String> = vec!["version = version + 1".into()];
+        let mut binds: Vec<B> = vec![B::Text(Some(id.to_string()))];
+        let mut set = |col: &str, b: B| {
+            binds.push(b);
+            sets.push(format!("{col} = ${}", binds.len()));
+        };
+        let at = now();
+        set("updated_at", B::Int(Some(at)));
+        if let Some(v) = &p.title {
+            set("title", B::Text(Some(v.clone())));
+        }
+        if let Some(v) = &p.description {
+            set("description", B::Text(Some(v.clone())));
+        }
+        if let Some(v) = p.status {
+            set("status", B::Text(Some(v.as_str().into())));
+            set("closed_at", B::Int(v.is_final().then_some(at)));
+        }
+        if let Some(v) = p.priority {
+            set("priority", B::Text(Some(v.as_str().into())));
+        }
+        if let Some(v) = &p.assignee_id {
+            set("assignee_id", B::Text(v.clone()));
+        }
+        if let Some(v) = &p.team {
+            set("team", B::Text(v.clone()));
+        }
+        if let Some(v) = &p.output {
+            set("output", B::Text(v.clone()));
+        }
+        if let Some(v) = &p.error {
+            set("error", B::Text(v.clone()));
+        }
+        let guard = if only_if_open { " AND status NOT IN ('done', 'failed', 'cancelled')" } else { "" };
+        let sql = format!("UPDATE tickets SET {} WHERE id = $1{guard}", sets.join(", "));
+        let mut tx = self.store.begin().await?;
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for b in binds {
+            q = match b {
+                B::Text(v) => q.bind(v),
+                B::Int(v) => q.bind(v),
+            };
+        }
+        let n = q.execute(&mut *tx).await.map_err(|e| self.err(e))?.rows_affected();
+        if n == 0 {
+            let current: Option<(i64, String)> = sqlx::query_as("SELECT number, status FROM tickets WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(|e| self.err(e))?;
+            return Err(match current {
+                None => StoreError::NotFound { what: format!("ticket '{id}'") },
+                Some((n, status)) => StoreError::Conflict(format!(
+                    "{} is {status} already (final); update_ticket with a status reopens it",
+                    key_of(n)
+                )),
+            });
+        }
+        if let Some(labels) = &p.labels {
+            self.set_labels(&mut tx, id, labels).await?;
+        }
+        tx.commit().await.map_err(|e| self.err(e))?;
+        self.get(id).await?.ok_or_else(|| StoreError::NotFound { what: format!("ticket '{id}'") })
+    }
+
+    // ------------------------------------------------------------ relations
+
+    /// Serializes relation changes of `workspace` (a row lock on PostgreSQL; SQLite's
+    /// writer is one already).
+    async fn lock_relations(&self, tx: &mut Transaction<'static, Any>, workspace: &str) -> Result<()> {
+        sqlx::query("UPDATE ticket_counters SET relations_seq = relations_seq + 1 WHERE workspace_id = $1")
+            .bind(workspace)
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    async fn insert_pair(
+        &self,
+        tx: &mut Transaction<'static, Any>,
+        a: &str,
+        kind: RelationKind,
+        b: &str,
+        by: &str,
+    ) -> Result<()> {
+        for (x, k, y) in [(a, kind, b), (b, kind.inverse(), a)] {
+            sqlx::query(
+                "INSERT INTO ticket_relations (ticket_id, kind, other_id, created_by, created_at) VALUES ($1, $2, $3, $4, $5) \
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind(x)
+            .bind(k.as_str())
+            .bind(y)
+            .bind(by)
+            .bind(now())
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Adds `a kind b` and its inverse; `Ok(false)` when it was there already. Refuses a
+    /// ticket related to itself, a second parent, and a `sub_issue_of` / `blocked_by` (or
+    /// their inverses) that would close a cycle, naming it.
+    pub async fn relate(&self, workspace: &str, a: &str, kind: RelationKind, b: &str, by: &str) -> Result<bool> {
+        if a == b {
+            return Err(StoreError::Invalid(format!("a ticket cannot be {} itself", kind.as_str())));
+        }
+        let mut tx = self.store.begin().await?;
+        self.lock_relations(&mut tx, workspace).await?;
+        self.in_workspace(&mut tx, workspace, a).await?;
+        self.in_workspace(&mut tx, workspace, b).await?;
+        let (from, k, to) = kind.canonical(a, b);
+        let there: Option<i64> =
+            sqlx::query_scalar("SELECT 1 FROM ticket_relations WHERE ticket_id = $1 AND kind = $2 AND other_id = $3")
+                .bind(from)
+                .bind(k.as_str())
+                .bind(to)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(|e| self.err(e))?;
+        if there.is_some() {
+            return Ok(false);
+        }
+        if k == RelationKind::SubIssueOf {
+            let parent: Option<Option<String>> = sqlx::query_scalar("SELECT parent_id FROM tickets WHERE id = $1")
+                .bind(from)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(|e| self.err(e))?;
+            if let Some(Some(p)) = parent {
+                let (child, other) = (self.key(&mut tx, from).await?, self.key(&mut tx, &p).await?);
+                return Err(StoreError::Conflict(format!(
+                    "{child} is a sub-issue of {other} already (one parent per ticket); remove that relation first"
+                )));
+            }
+        }
+        if k.acyclic() {
+            if let Some(path) = self.path(&mut tx, to, k, from).await? {
+                let mut keys = Vec::new();
+                for id in std::iter::once(from).chain(path.iter().map(String::as_str)) {
+                    keys.push(self.key(&mut tx, id).await?);
+                }
+                return Err(StoreError::Conflict(format!(
+                    "{} {} {} would close the cycle {}",
+                    keys[0],
+                    k.as_str(),
+                    keys[1],
+                    keys.join(&format!(" {} ", k.as_str()))
+                )));
+            }
+        }
+        self.insert_pair(&mut tx, from, k, to, by).await?;
+        if k == RelationKind::SubIssueOf {
+            sqlx::query("UPDATE tickets SET parent_id = $2, version = version + 1, updated_at = $3 WHERE id = $1")
+                .bind(from)
+                .bind(to)
+                .bind(now())
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.err(e))?;
+        }
+        tx.commit().await.map_err(|e| self.err(e))?;
+        Ok(true)
+    }
+
+    /// Removes `a kind b` and its inverse; `Ok(false)` when it was not there.
+    pub async fn unrelate(&self, workspace: &str, a: &str, kind: RelationKind, b: &str) -> Result<bool> {
+        let mut tx = self.store.begin().await?;
+        self.lock_relations(&mut tx, workspace).await?;
+        self.in_workspace(&mut tx, workspace, a).await?;
+        self.in_workspace(&mut tx, workspace, b).await?;
+        let (from, k, to) = kind.canonical(a, b);
+        let mut n = 0;
+        for (x, k, y) in [(from, k, to), (to, k.inverse(), from)] {
+            n += sqlx::query("DELETE FROM ticket_relations WHERE ticket_id = $1 AND kind = $2 AND other_id = $3")
+                .bind(x)
+                .bind(k.as_str())
+                .bind(y)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.err(e))?
+                .rows_affected();
+        }
+        if k == RelationKind::SubIssueOf {
+            sqlx::query(
+                "UPDATE tickets SET parent_id = NULL, version = version + 1, updated_at = $3 WHERE id = $1 AND parent_id = $2",
+            )
+            .bind(from)
+            .bind(to)
+            .bind(now())
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        }
+        tx.commit().await.map_err(|e| self.err(e))?;
+        Ok(n > 0)
+    }
+
+    async fn key(&self, tx: &mut Transaction<'static, Any>, id: &str) -> Result<String> {
+        let n: Option<i64> = sqlx::query_scalar("SELECT number FROM tickets WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        Ok(n.map_or_else(|| id.to_string(), key_of))
+    }
+
+    /// A path `start kind … kind goal` (the tickets after `start`, `goal` last), if any.
+    async fn path(
+        &self,
+        tx: &mut Transaction<'static, Any>,
+        start: &str,
+        kind: RelationKind,
+        goal: &str,
+    ) -> Result<Option<Vec<String>>> {
+        let mut pred: HashMap<String, String> = HashMap::new();
+        let mut seen: HashSet<String> = HashSet::from([start.to_string()]);
+        let mut queue = VecDeque::from([start.to_string()]);
+        while let Some(x) = queue.pop_front() {
+            if x == goal {
+                let mut path = vec![x.clone()];
+                let mut at = x;
+                while let Some(p) = pred.get(&at) {
+                    path.push(p.clone());
+                    at = p.clone();
+                }
+                path.reverse();
+                return Ok(Some(path));
+            }
+            let next: Vec<String> =
+                sqlx::query_scalar("SELECT other_id FROM ticket_relations WHERE ticket_id = $1 AND kind = $2")
+                    .bind(&x)
+                    .bind(kind.as_str())
+                    .fetch_all(&mut **tx)
+                    .await
+                    .map_err(|e| self.err(e))?;
+            for n in next {
+                if seen.insert(n.clone()) {
+                    pred.insert(n.clone(), x.clone());
+                    queue.push_back(n);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Every relation of ticket `id`, as it has them.
+    pub async fn relations(&self, id: &str) -> Result<Vec<Relation>> {
+        let rows: Vec<(String, String, String, String, i64)> = sqlx::query_as(
+            "SELECT ticket_id, kind, other_id, created_by, created_at FROM ticket_relations WHERE ticket_id = $1 \
+             ORDER BY kind, created_at, other_id",
+        )
+        .bind(id)
+        .fetch_all(self.store.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        rows.into_iter()
+            .map(|(ticket_id, kind, other_id, created_by, created_at)| {
+                Ok(Relation { ticket_id, kind: RelationKind::parse(&kind)?, other_id, created_by, created_at })
+            })
+            .collect()
+    }
+
+    /// Every relation row of a workspace (for checks).
+    pub async fn all_relations(&self, workspace: &str) -> Result<Vec<Relation>> {
+        let rows: Vec<(String, String, String, String, i64)> = sqlx::query_as(
+            "SELECT r.ticket_id, r.kind, r.other_id, r.created_by, r.created_at FROM ticket_relations r \
+             JOIN tickets t ON t.id = r.ticket_id WHERE t.workspace_id = $1 ORDER BY r.ticket_id, r.kind, r.other_id",
+        )
+        .bind(workspace)
+        .fetch_all(self.store.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        rows.into_iter()
+            .map(|(ticket_id, kind, other_id, created_by, created_at)| {
+                Ok(Relation { ticket_id, kind: RelationKind::parse(&kind)?, other_id, created_by, created_at })
+            })
+            .collect()
+    }
+
+    // ------------------------------------------------------------ pull requests
+
+    /// Links a pull request; `Ok(false)` when it was linked already.
+    pub async fn link_pr(&self, id: &str, pr_node_id: &str, by: &str) -> Result<bool> {
+        let n = sqlx::query(
+            "INSERT INTO ticket_prs (ticket_id, pr_node_id, linked_by, linked_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+        )
+        .bind(id)
+        .bind(pr_node_id)
+        .bind(by)
+        .bind(now())
+        .execute(self.store.writer())
+        .await
+        .map_err(|e| self.err(e))?
+        .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// Unlinks a pull request; `Ok(false)` when it was not linked.
+    pub async fn unlink_pr(&self, id: &str, pr_node_id: &str) -> Result<bool> {
+        let n = sqlx::query("DELETE FROM ticket_prs WHERE ticket_id = $1 AND pr_node_id = $2")
+            .bind(id)
+            .bind(pr_node_id)
+            .execute(self.store.writer())
+            .await
+            .map_err(|e| self.err(e))?
+            .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// The pull requests linked to ticket `id`, oldest link first.
+    pub async fn prs(&self, id: &str) -> Result<Vec<PrLink>> {
+        let rows: Vec<(String, String, i64)> = sqlx::query_as(
+            "SELECT pr_node_id, linked_by, linked_at FROM ticket_prs WHERE ticket_id = $1 ORDER BY linked_at, pr_node_id",
+        )
+        .bind(id)
+        .fetch_all(self.store.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        Ok(rows
+            .into_iter()
+            .map(|(pr_node_id, linked_by, linked_at)| PrLink { pr_node_id, linked_by, linked_at })
+            .collect())
+    }
+}
