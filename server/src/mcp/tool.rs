@@ -51,6 +51,8 @@ pub enum ToolSet {
     Feeds,
     /// Tickets, their relations and pull requests.
     Tickets,
+    /// Goals, the approvals board and work products.
+    Governance,
     /// A set an extension adds (the conformance fixtures; bridged servers), by name.
     Extra(&'static str),
 }
@@ -62,7 +64,7 @@ impl Serialize for ToolSet {
 }
 
 impl ToolSet {
-    pub const ALL: [ToolSet; 9] = [
+    pub const ALL: [ToolSet; 10] = [
         ToolSet::Discovery,
         ToolSet::Conversation,
         ToolSet::Workspace,
@@ -72,6 +74,7 @@ impl ToolSet {
         ToolSet::Messaging,
         ToolSet::Feeds,
         ToolSet::Tickets,
+        ToolSet::Governance,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -85,6 +88,7 @@ impl ToolSet {
             ToolSet::Messaging => "messaging",
             ToolSet::Feeds => "feeds",
             ToolSet::Tickets => "tickets",
+            ToolSet::Governance => "governance",
             ToolSet::Extra(name) => name,
         }
     }

@@ -1,7 +1,7 @@
 //! The workspace store: "keep this workspace's data, for one server or for several".
 //!
 //! One area of the registry, one module here ([`workspaces`], [`approvals`], [`agents`],
-//! [`spaces`], [`feeds`], [`tickets`]; each later area adds its own), with its numbered migrations in
+//! [`spaces`], [`feeds`], [`tickets`], [`work_products`]; each later area adds its own), with its numbered migrations in
 //! `server/migrations/<area>/` (embedded by build.rs; [`AREAS`] orders them) and every query
 //! written once, in SQL both backends run, over sqlx's Any driver:
 //!
@@ -22,6 +22,7 @@ pub mod approvals;
 pub mod feeds;
 pub mod spaces;
 pub mod tickets;
+pub mod work_products;
 pub mod workspaces;
 
 use std::path::Path;
@@ -35,11 +36,12 @@ pub use approvals::{Approval, ApprovalStatus, Approvals};
 pub use feeds::Feeds;
 pub use spaces::{Member, Message, Notes, Sender, Space, SpaceKind, Spaces, Todo, TodoStatus};
 pub use tickets::{NewTicket, Priority, RelationKind, Ticket, TicketFilter, TicketPatch, TicketStatus, Tickets};
+pub use work_products::{Revision, WorkProduct, WorkProducts};
 pub use workspaces::{Workspace, Workspaces, DEFAULT_WORKSPACE};
 
 /// The areas, in the order their migrations run (a later area may refer to an earlier one's
 /// tables). A migration folder not listed here is refused (a test checks).
-pub const AREAS: &[&str] = &["workspaces", "approvals", "agents", "spaces", "feeds", "tickets"];
+pub const AREAS: &[&str] = &["workspaces", "approvals", "agents", "spaces", "feeds", "tickets", "work_products"];
 
 /// How long SQLite waits for another process's write before it gives up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -325,6 +327,10 @@ impl Store {
 
     pub fn tickets(&self) -> Tickets<'_> {
         Tickets { store: self }
+    }
+
+    pub fn work_products(&self) -> WorkProducts<'_> {
+        WorkProducts { store: self }
     }
 }
 

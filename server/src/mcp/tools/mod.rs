@@ -5,6 +5,7 @@ pub mod code;
 pub mod conversation;
 pub mod discovery;
 pub mod feeds;
+pub mod governance;
 pub mod messaging;
 pub mod rigs;
 pub mod tickets;
@@ -24,5 +25,6 @@ pub fn registry() -> Registry {
     messaging::tools(&mut r);
     feeds::tools(&mut r);
     tickets::tools(&mut r);
+    governance::tools(&mut r);
     r
 }

@@ -1,0 +1,178 @@
+//! Governance: work products revised against the revision a writer read (racing writers on
+//! both backends: one wins per base, none is lost unseen), through the store and the tools.
+
+use std::sync::Arc;
+
+use cc_server::app::App;
+use cc_server::mcp::dispatch::{CallOutcome, Caller};
+use cc_server::mcp::policy::Mode;
+use cc_server::serve::block_on;
+use cc_server::store::{NewTicket, StoreError};
+use serde_json::{json, Value};
+
+use crate::common::{call, err, ok_value, on_each_backend, rig_fixture};
+
+/// A call that may need an approval: the operator approves it through the queue and it is
+/// made again.
+pub(crate) fn approved(app: &Arc<App>, c: &Caller, name: &str, args: Value) -> CallOutcome {
+    match call(app, c, name, args.clone()) {
+        CallOutcome::Err(e) if e.error == "approval_pending" => {
+            let id = e.data.unwrap()["approval_id"].as_str().unwrap().to_string();
+            block_on(app.services.store.approvals().decide(&id, true, "operator (test)", None)).unwrap();
+            call(app, c, name, args)
+        }
+        other => other,
+    }
+}
+
+#[test]
+fn racing_writers_on_one_base_one_wins_and_the_others_learn_the_current_revision() {
+    on_each_backend(|_, store| async move {
+        let t = store
+            .tickets()
+            .create("default", NewTicket { title: "t".into(), creator: "local".into(), ..NewTicket::default() })
+            .await
+            .unwrap();
+        let (w, first) =
+            store.work_products().create("default", &t.id, "document", "spec", "v1", "local").await.unwrap();
+        assert_eq!((w.revisions, w.current_revision_id.as_str()), (1, first.id.as_str()));
+        // Rounds of 8 writers on the same base: exactly one is saved per round, every
+        // refusal names the revision that won, and the history has every saved revision.
+        let mut base = first.id.clone();
+        for round in 0..4 {
+            let mut tasks = Vec::new();
+            for i in 0..8 {
+                let (store, wid, base) = (store.clone(), w.id.clone(), base.clone());
+                tasks.push(tokio::spawn(async move {
+                    store.work_products().save_revision(&wid, &base, &format!("r{round} w{i}"), &format!("w{i}")).await
+                }));
+            }
+            let mut won = Vec::new();
+            let mut refusals = Vec::new();
+            for t in tasks {
+                match t.await.unwrap() {
+                    Ok(r) => won.push(r),
+                    Err(StoreError::Conflict(m)) => refusals.push(m),
+                    Err(e) => panic!("{e}"),
+                }
+            }
+            assert_eq!(won.len(), 1, "round {round}");
+            assert_eq!(refusals.len(), 7);
+            for m in &refusals {
+                assert!(m.contains(&format!("the current revision is {}", won[0].id)), "{m}");
+            }
+            assert_eq!(won[0].base_revision_id.as_deref(), Some(base.as_str()));
+            base = won[0].id.clone();
+        }
+        let revs = store.work_products().revisions(&w.id).await.unwrap();
+        assert_eq!(revs.iter().map(|r| r.number).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+        for pair in revs.windows(2) {
+            assert_eq!(pair[1].base_revision_id.as_deref(), Some(pair[0].id.as_str()), "a chain, none lost");
+        }
+        assert_eq!(store.work_products().get(&w.id).await.unwrap().unwrap().current_revision_id, base);
+        // Writers that each rebase on the current revision until saved all get in.
+        let mut tasks = Vec::new();
+        for i in 0..6 {
+            let (store, wid) = (store.clone(), w.id.clone());
+            tasks.push(tokio::spawn(async move {
+                loop {
+                    let cur = store.work_products().get(&wid).await.unwrap().unwrap().current_revision_id;
+                    match store.work_products().save_revision(&wid, &cur, &format!("merge {i}"), "m").await {
+                        Ok(r) => return r,
+                        Err(StoreError::Conflict(_)) => continue,
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let revs = store.work_products().revisions(&w.id).await.unwrap();
+        assert_eq!(revs.len(), 11);
+        let texts: Vec<&str> = revs.iter().map(|r| r.content.as_str()).collect();
+        for i in 0..6 {
+            assert!(texts.contains(&format!("merge {i}").as_str()), "{texts:?}");
+        }
+    });
+}
+
+#[test]
+fn work_product_tools_create_revise_list_and_read() {
+    let f = rig_fixture(true);
+    let app = &f.app;
+    let c = Caller::local(Mode::Chat);
+    ok_value(approved(app, &c, "create_ticket", json!({"workspace_id": "default", "title": "write the spec"})));
+    ok_value(approved(app, &c, "create_ticket", json!({"workspace_id": "team", "title": "theirs"})));
+    let e = err(call(
+        app,
+        &c,
+        "create_work_product",
+        json!({"workspace_id": "default", "ticket_id": "T-1", "kind": "document", "title": "spec", "content": "v1"}),
+    ));
+    assert_eq!(e.error, "approval_pending");
+    let w = ok_value(approved(
+        app,
+        &c,
+        "create_work_product",
+        json!({"workspace_id": "default", "ticket_id": "T-1", "kind": "document", "title": "spec", "content": "v1"}),
+    ));
+    let wid = w["work_product"]["id"].as_str().unwrap().to_string();
+    let r1 = w["revision"]["id"].as_str().unwrap().to_string();
+    let save = |base: &str, content: &str| {
+        approved(
+            app,
+            &c,
+            "save_work_product_revision",
+            json!({"workspace_id": "default", "work_product_id": wid, "base_revision_id": base, "content": content}),
+        )
+    };
+    let r2 = ok_value(save(&r1, "v2"));
+    assert_eq!((r2["number"].as_i64(), r2["base_revision_id"].as_str()), (Some(2), Some(r1.as_str())));
+    // A stale base: refused with the current revision's id.
+    let e = err(save(&r1, "v2 from someone else"));
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("conflict", Some("/base_revision_id")));
+    assert_eq!(e.data.unwrap()["current_revision_id"], r2["id"]);
+    let g = ok_value(call(app, &c, "get_work_product", json!({"workspace_id": "default", "work_product_id": wid})));
+    let contents: Vec<&str> =
+        g["revisions"].as_array().unwrap().iter().map(|r| r["content"].as_str().unwrap()).collect();
+    assert_eq!(contents, ["v1", "v2"]);
+    assert_eq!(g["work_product"]["current_revision_id"], r2["id"]);
+    let l = ok_value(call(app, &c, "list_work_products", json!({"workspace_id": "default", "ticket_id": "T-1"})));
+    assert_eq!(l["work_products"].as_array().unwrap().len(), 1);
+    let l = ok_value(call(app, &c, "list_work_products", json!({"workspace_id": "team"})));
+    assert_eq!(l["work_products"], json!([]));
+    // Errors name the pointer; another workspace's work product does not exist here.
+    let cases = [
+        ("get_work_product", json!({"workspace_id": "team", "work_product_id": wid}), "not_found", "/work_product_id"),
+        ("list_work_products", json!({"workspace_id": "default", "ticket_id": "T-7"}), "not_found", "/ticket_id"),
+        (
+            "create_work_product",
+            json!({"workspace_id": "default", "ticket_id": "T-1", "kind": "Not A Word", "title": "x", "content": ""}),
+            "invalid_input",
+            "/kind",
+        ),
+        (
+            "create_work_product",
+            json!({"workspace_id": "team", "ticket_id": "T-2", "kind": "doc", "title": "x", "content": ""}),
+            "not_found",
+            "/ticket_id",
+        ),
+        (
+            "save_work_product_revision",
+            json!({"workspace_id": "default", "work_product_id": wid, "content": "x"}),
+            "invalid_input",
+            "/base_revision_id",
+        ),
+        (
+            "save_work_product_revision",
+            json!({"workspace_id": "team", "work_product_id": wid, "base_revision_id": r1, "content": "x"}),
+            "not_found",
+            "/work_product_id",
+        ),
+    ];
+    for (tool, args, kind, pointer) in cases {
+        let e = err(approved(app, &c, tool, args.clone()));
+        assert_eq!((e.error.as_str(), e.pointer.as_deref()), (kind, Some(pointer)), "{tool} {args}: {}", e.message);
+    }
+}
