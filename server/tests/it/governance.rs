@@ -1,13 +1,17 @@
 //! Governance: work products revised against the revision a writer read (racing writers on
-//! both backends: one wins per base, none is lost unseen), through the store and the tools.
+//! both backends: one wins per base, none is lost unseen), and the approvals board's state
+//! machine (every step from every status, the requester never deciding its own request,
+//! racing deciders getting one decision), through the store and the tools.
 
 use std::sync::Arc;
 
 use cc_server::app::App;
 use cc_server::mcp::dispatch::{CallOutcome, Caller};
 use cc_server::mcp::policy::Mode;
+use cc_server::mcp::principal::Principal;
 use cc_server::serve::block_on;
-use cc_server::store::{NewTicket, StoreError};
+use cc_server::store::board::Decision;
+use cc_server::store::{Actor, BoardKind, BoardStatus, NewTicket, StoreError};
 use serde_json::{json, Value};
 
 use crate::common::{call, err, ok_value, on_each_backend, rig_fixture};
@@ -173,6 +177,170 @@ fn work_product_tools_create_revise_list_and_read() {
     ];
     for (tool, args, kind, pointer) in cases {
         let e = err(approved(app, &c, tool, args.clone()));
+        assert_eq!((e.error.as_str(), e.pointer.as_deref()), (kind, Some(pointer)), "{tool} {args}: {}", e.message);
+    }
+}
+
+fn actor(id: &str) -> Actor {
+    Actor { id: id.into(), name: id.into() }
+}
+
+#[test]
+fn the_board_takes_only_the_state_machines_steps() {
+    use BoardStatus as S;
+    use Decision as D;
+    // (the steps that bring an approval to `from`, the step, where it ends or None).
+    let table: &[(&[D], D, Option<S>)] = &[
+        (&[], D::Approve, Some(S::Approved)),
+        (&[], D::Reject, Some(S::Rejected)),
+        (&[], D::RequestRevision, Some(S::RevisionRequested)),
+        (&[], D::Resubmit, None),
+        (&[D::RequestRevision], D::Resubmit, Some(S::Pending)),
+        (&[D::RequestRevision], D::Reject, Some(S::Rejected)),
+        (&[D::RequestRevision], D::Approve, None),
+        (&[D::RequestRevision], D::RequestRevision, None),
+        (&[D::Approve], D::Reject, None),
+        (&[D::Approve], D::Approve, None),
+        (&[D::Approve], D::Resubmit, None),
+        (&[D::Reject], D::Approve, None),
+        (&[D::Reject], D::RequestRevision, None),
+        (&[D::RequestRevision, D::Resubmit], D::Approve, Some(S::Approved)),
+    ];
+    on_each_backend(|_, store| async move {
+        let board = store.board();
+        for (before, step, want) in table {
+            let a = board
+                .create("default", BoardKind::Merge, "merge #4", &json!({"pr": 4}), &actor("alice"), None)
+                .await
+                .unwrap();
+            for d in *before {
+                let by = if *d == D::Resubmit { actor("alice") } else { actor("bob") };
+                board.decide(&a.id, *d, &by, None).await.unwrap();
+            }
+            let by = if *step == D::Resubmit { actor("alice") } else { actor("bob") };
+            match (board.decide(&a.id, *step, &by, Some("n")).await, want) {
+                (Ok(got), Some(w)) => assert_eq!(got.status, *w, "{before:?} then {step:?}"),
+                (Err(StoreError::Conflict(m)), None) => assert!(m.contains("is not a step from there"), "{m}"),
+                (other, _) => panic!("{before:?} then {step:?}: {other:?}"),
+            }
+        }
+        // The requester never decides its own; only it resubmits.
+        let a = board.create("default", BoardKind::Hire, "hire qa", &json!(null), &actor("alice"), None).await.unwrap();
+        for d in [D::Approve, D::Reject, D::RequestRevision] {
+            match board.decide(&a.id, d, &actor("alice"), None).await {
+                Err(StoreError::Conflict(m)) => assert!(m.contains("cannot") && m.contains("its own request"), "{m}"),
+                other => panic!("{other:?}"),
+            }
+        }
+        board.decide(&a.id, D::RequestRevision, &actor("bob"), Some("which team?")).await.unwrap();
+        assert!(matches!(board.decide(&a.id, D::Resubmit, &actor("bob"), None).await, Err(StoreError::Conflict(_))));
+        board.comment(&a.id, &actor("alice"), "the web team").await.unwrap();
+        board.decide(&a.id, D::Resubmit, &actor("alice"), None).await.unwrap();
+        // Racing deciders: one decision.
+        let mut tasks = Vec::new();
+        for i in 0..8 {
+            let (store, id) = (store.clone(), a.id.clone());
+            let d = if i % 2 == 0 { D::Approve } else { D::Reject };
+            tasks.push(tokio::spawn(async move { store.board().decide(&id, d, &actor(&format!("r{i}")), None).await }));
+        }
+        let mut oks = 0;
+        for t in tasks {
+            oks += t.await.unwrap().is_ok() as usize;
+        }
+        assert_eq!(oks, 1);
+        let events: Vec<String> = board.events(&a.id).await.unwrap().into_iter().map(|e| e.action).collect();
+        assert_eq!(events.len(), 5);
+        assert_eq!(events[..4], ["create", "request_revision", "comment", "resubmit"]);
+        assert!(events[4] == "approve" || events[4] == "reject");
+        let decided = board.list("default", Some(BoardStatus::Approved), 100).await.unwrap().len()
+            + board.list("default", Some(BoardStatus::Rejected), 100).await.unwrap().len();
+        assert_eq!(decided, 10, "9 decided by the table, 1 by the race");
+    });
+}
+
+#[test]
+fn board_tools_open_decide_and_comment_with_the_requester_kept_out() {
+    let f = rig_fixture(true);
+    let app = &f.app;
+    let alice = Caller::local(Mode::Chat);
+    let mut bob = Caller::local(Mode::Chat);
+    bob.principal = Principal::new("bob", None);
+    let a = ok_value(approved(
+        app,
+        &alice,
+        "create_approval",
+        json!({"workspace_id": "default", "kind": "publish", "title": "publish v2", "payload": {"version": "2.0"}}),
+    ));
+    assert_eq!((a["status"].as_str(), a["requester"].as_str()), (Some("pending"), Some("local")));
+    let id = a["id"].as_str().unwrap().to_string();
+    let decide = |c: &Caller, d: &str| {
+        approved(
+            app,
+            c,
+            "decide_approval",
+            json!({"workspace_id": "default", "approval_id": id, "decision": d, "note": "n"}),
+        )
+    };
+    let e = err(decide(&alice, "approve"));
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("conflict", Some("/decision")));
+    assert!(e.message.contains("its own request"), "{}", e.message);
+    let r = ok_value(decide(&bob, "request_revision"));
+    assert_eq!(r["approval"]["status"], "revision_requested");
+    let e = err(decide(&bob, "approve"));
+    assert!(e.message.contains("allowed: reject, resubmit"), "{}", e.message);
+    ok_value(approved(
+        app,
+        &alice,
+        "comment_approval",
+        json!({"workspace_id": "default", "approval_id": id, "text": "changelog added"}),
+    ));
+    ok_value(decide(&alice, "resubmit"));
+    let r = ok_value(decide(&bob, "approve"));
+    assert_eq!(
+        (r["approval"]["status"].as_str(), r["approval"]["decided_by"].as_str()),
+        (Some("approved"), Some("bob"))
+    );
+    let actions: Vec<&str> = r["events"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
+    assert_eq!(actions, ["create", "request_revision", "comment", "resubmit", "approve"]);
+    ok_value(approved(
+        app,
+        &alice,
+        "create_approval",
+        json!({"workspace_id": "default", "kind": "custom", "title": "other"}),
+    ));
+    let l = ok_value(call(app, &alice, "list_approvals", json!({"workspace_id": "default", "status": "pending"})));
+    assert_eq!(l["approvals"].as_array().unwrap().len(), 1);
+    let l = ok_value(call(app, &alice, "list_approvals", json!({"workspace_id": "team"})));
+    assert_eq!(l["approvals"], json!([]));
+    let cases = [
+        (
+            "decide_approval",
+            json!({"workspace_id": "team", "approval_id": id, "decision": "reject"}),
+            "not_found",
+            "/approval_id",
+        ),
+        (
+            "decide_approval",
+            json!({"workspace_id": "default", "approval_id": id, "decision": "maybe"}),
+            "invalid_input",
+            "/decision",
+        ),
+        (
+            "create_approval",
+            json!({"workspace_id": "default", "kind": "deploy", "title": "x"}),
+            "invalid_input",
+            "/kind",
+        ),
+        (
+            "comment_approval",
+            json!({"workspace_id": "default", "approval_id": "ba-none", "text": "x"}),
+            "not_found",
+            "/approval_id",
+        ),
+        ("list_approvals", json!({"workspace_id": "default", "status": "open"}), "invalid_input", "/status"),
+    ];
+    for (tool, args, kind, pointer) in cases {
+        let e = err(approved(app, &bob, tool, args.clone()));
         assert_eq!((e.error.as_str(), e.pointer.as_deref()), (kind, Some(pointer)), "{tool} {args}: {}", e.message);
     }
 }
