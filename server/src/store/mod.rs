@@ -1,7 +1,7 @@
 //! The workspace store: "keep this workspace's data, for one server or for several".
 //!
 //! One area of the registry, one module here ([`workspaces`], [`approvals`], [`agents`],
-//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`]; each later area adds its own), with its numbered migrations in
+//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`], [`goals`]; each later area adds its own), with its numbered migrations in
 //! `server/migrations/<area>/` (embedded by build.rs; [`AREAS`] orders them) and every query
 //! written once, in SQL both backends run, over sqlx's Any driver:
 //!
@@ -21,6 +21,7 @@ pub mod agents;
 pub mod approvals;
 pub mod board;
 pub mod feeds;
+pub mod goals;
 pub mod spaces;
 pub mod tickets;
 pub mod work_products;
@@ -36,6 +37,7 @@ pub use agents::{Agent, Agents, Family, Heartbeat, Run, RunStatus, RuntimeProfil
 pub use approvals::{Approval, ApprovalStatus, Approvals};
 pub use board::{Actor, Board, BoardApproval, BoardKind, BoardStatus};
 pub use feeds::Feeds;
+pub use goals::{Goal, GoalLevel, GoalStatus, Goals, NewGoal};
 pub use spaces::{Member, Message, Notes, Sender, Space, SpaceKind, Spaces, Todo, TodoStatus};
 pub use tickets::{NewTicket, Priority, RelationKind, Ticket, TicketFilter, TicketPatch, TicketStatus, Tickets};
 pub use work_products::{Revision, WorkProduct, WorkProducts};
@@ -44,7 +46,7 @@ pub use workspaces::{Workspace, Workspaces, DEFAULT_WORKSPACE};
 /// The areas, in the order their migrations run (a later area may refer to an earlier one's
 /// tables). A migration folder not listed here is refused (a test checks).
 pub const AREAS: &[&str] =
-    &["workspaces", "approvals", "agents", "spaces", "feeds", "tickets", "work_products", "board"];
+    &["workspaces", "approvals", "agents", "spaces", "feeds", "tickets", "work_products", "board", "goals"];
 
 /// How long SQLite waits for another process's write before it gives up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -330,6 +332,10 @@ impl Store {
 
     pub fn tickets(&self) -> Tickets<'_> {
         Tickets { store: self }
+    }
+
+    pub fn goals(&self) -> Goals<'_> {
+        Goals { store: self }
     }
 
     pub fn board(&self) -> Board<'_> {

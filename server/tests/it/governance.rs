@@ -1,7 +1,8 @@
 //! Governance: work products revised against the revision a writer read (racing writers on
 //! both backends: one wins per base, none is lost unseen), and the approvals board's state
 //! machine (every step from every status, the requester never deciding its own request,
-//! racing deciders getting one decision), through the store and the tools.
+//! racing deciders getting one decision), and goals whose progress rolls up from their
+//! children, through the store and the tools.
 
 use std::sync::Arc;
 
@@ -11,7 +12,7 @@ use cc_server::mcp::policy::Mode;
 use cc_server::mcp::principal::Principal;
 use cc_server::serve::block_on;
 use cc_server::store::board::Decision;
-use cc_server::store::{Actor, BoardKind, BoardStatus, NewTicket, StoreError};
+use cc_server::store::{Actor, BoardKind, BoardStatus, GoalLevel, NewGoal, NewTicket, StoreError};
 use serde_json::{json, Value};
 
 use crate::common::{call, err, ok_value, on_each_backend, rig_fixture};
@@ -341,6 +342,142 @@ fn board_tools_open_decide_and_comment_with_the_requester_kept_out() {
     ];
     for (tool, args, kind, pointer) in cases {
         let e = err(approved(app, &bob, tool, args.clone()));
+        assert_eq!((e.error.as_str(), e.pointer.as_deref()), (kind, Some(pointer)), "{tool} {args}: {}", e.message);
+    }
+}
+
+fn goal(level: GoalLevel, parent: Option<&str>, title: &str) -> NewGoal {
+    NewGoal {
+        level,
+        parent_id: parent.map(str::to_string),
+        owner: None,
+        title: title.into(),
+        target: None,
+        created_by: "local".into(),
+    }
+}
+
+#[test]
+fn a_parents_progress_is_the_mean_of_its_childrens() {
+    on_each_backend(|_, store| async move {
+        store.workspaces().ensure("other", "Other").await.unwrap();
+        let g = store.goals();
+        let co = g.create("default", goal(GoalLevel::Company, None, "ship v2")).await.unwrap();
+        let web = g.create("default", goal(GoalLevel::Team, Some(&co.id), "web")).await.unwrap();
+        let api = g.create("default", goal(GoalLevel::Team, Some(&co.id), "api")).await.unwrap();
+        let t1 = g.create("default", goal(GoalLevel::Task, Some(&web.id), "login")).await.unwrap();
+        let t2 = g.create("default", goal(GoalLevel::Task, Some(&web.id), "signup")).await.unwrap();
+        g.set_progress("default", &t1.id, 100).await.unwrap();
+        g.set_progress("default", &t2.id, 51).await.unwrap();
+        g.set_progress("default", &api.id, 20).await.unwrap();
+        let by = |id: &str, all: &[cc_server::store::Goal]| all.iter().find(|x| x.id == id).unwrap().clone();
+        let all = g.list("default").await.unwrap();
+        assert_eq!((by(&web.id, &all).progress, by(&web.id, &all).computed), (75, true));
+        assert_eq!(by(&co.id, &all).progress, 47, "(75 + 20) / 2, rounded down");
+        assert_eq!((by(&api.id, &all).progress, by(&api.id, &all).computed), (20, false));
+        // A parent's progress is computed, never set.
+        match g.set_progress("default", &web.id, 90).await {
+            Err(StoreError::Conflict(m)) => assert!(m.contains("computed"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        // Levels nest downward only; a parent of another workspace is not found.
+        assert!(matches!(
+            g.create("default", goal(GoalLevel::Company, Some(&web.id), "x")).await,
+            Err(StoreError::Invalid(_))
+        ));
+        assert!(matches!(
+            g.create("other", goal(GoalLevel::Team, Some(&co.id), "x")).await,
+            Err(StoreError::NotFound { .. })
+        ));
+        assert!(matches!(g.set_progress("other", &t1.id, 5).await, Err(StoreError::NotFound { .. })));
+    });
+}
+
+#[test]
+fn goal_tools_create_list_and_update_progress() {
+    let f = rig_fixture(true);
+    let app = &f.app;
+    let c = Caller::local(Mode::Chat);
+    let co = ok_value(approved(
+        app,
+        &c,
+        "create_goal",
+        json!({"workspace_id": "default", "level": "company", "title": "ship v2", "target": "by March"}),
+    ));
+    let co_id = co["id"].as_str().unwrap().to_string();
+    let a = ok_value(approved(
+        app,
+        &c,
+        "create_goal",
+        json!({"workspace_id": "default", "level": "agent", "title": "a", "parent_goal_id": co_id, "owner": "dev"}),
+    ));
+    let b = ok_value(approved(
+        app,
+        &c,
+        "create_goal",
+        json!({"workspace_id": "default", "level": "task", "title": "b", "parent_goal_id": co_id}),
+    ));
+    ok_value(approved(
+        app,
+        &c,
+        "update_goal_progress",
+        json!({"workspace_id": "default", "goal_id": a["id"], "progress": 40}),
+    ));
+    ok_value(approved(
+        app,
+        &c,
+        "update_goal_progress",
+        json!({"workspace_id": "default", "goal_id": b["id"], "progress": 80}),
+    ));
+    let l = ok_value(call(
+        app,
+        &Caller::local(Mode::Orchestrate),
+        "list_goals",
+        json!({"workspace_id": "default", "level": "company"}),
+    ));
+    assert_eq!(l["goals"].as_array().unwrap().len(), 1);
+    assert_eq!((l["goals"][0]["progress"].as_i64(), l["goals"][0]["children"].as_i64()), (Some(60), Some(2)));
+    let cases = [
+        (
+            "update_goal_progress",
+            json!({"workspace_id": "default", "goal_id": co_id, "progress": 10}),
+            "invalid_input",
+            "/progress",
+        ),
+        (
+            "update_goal_progress",
+            json!({"workspace_id": "default", "goal_id": a["id"], "progress": 101}),
+            "invalid_input",
+            "/progress",
+        ),
+        (
+            "update_goal_progress",
+            json!({"workspace_id": "team", "goal_id": a["id"], "progress": 1}),
+            "not_found",
+            "/goal_id",
+        ),
+        (
+            "create_goal",
+            json!({"workspace_id": "default", "level": "division", "title": "x"}),
+            "invalid_input",
+            "/level",
+        ),
+        (
+            "create_goal",
+            json!({"workspace_id": "default", "level": "company", "title": "x", "parent_goal_id": b["id"]}),
+            "invalid_input",
+            "/level",
+        ),
+        (
+            "create_goal",
+            json!({"workspace_id": "team", "level": "task", "title": "x", "parent_goal_id": co_id}),
+            "not_found",
+            "/parent_goal_id",
+        ),
+        ("list_goals", json!({"workspace_id": "default", "status": "done"}), "invalid_input", "/status"),
+    ];
+    for (tool, args, kind, pointer) in cases {
+        let e = err(approved(app, &c, tool, args.clone()));
         assert_eq!((e.error.as_str(), e.pointer.as_deref()), (kind, Some(pointer)), "{tool} {args}: {}", e.message);
     }
 }

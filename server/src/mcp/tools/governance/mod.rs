@@ -1,24 +1,31 @@
-//! Governance tools: the approvals board (create_approval, list_approvals,
+//! Governance tools: goals (create_goal, list_goals, update_goal_progress: four levels,
+//! progress rolled up from children by the rule in `store::goals`), the approvals board (create_approval, list_approvals,
 //! decide_approval, comment_approval: governed actions someone other than the requester
 //! decides, by the state machine of `store::board`), and work products (create_work_product, save_work_product_revision,
 //! list_work_products, get_work_product) — a ticket's durable deliverables, revised against
 //! the revision a writer read. A work product is named by `work_product_id`, a revision by
-//! `revision_id`, a board approval by `approval_id`, a ticket by `ticket_id` (id or key), all of the call's workspace.
+//! `revision_id`, a board approval by `approval_id`, a goal by `goal_id`, a ticket by `ticket_id` (id or key), all of the call's workspace.
 
 mod comment_approval;
 mod create_approval;
+mod create_goal;
 mod create_work_product;
 mod decide_approval;
 mod get_work_product;
 mod list_approvals;
+mod list_goals;
 mod list_work_products;
 mod save_work_product_revision;
+mod update_goal_progress;
 
 use crate::mcp::tool::{Ctx, Registry, ToolError};
 use crate::store::{Actor, BoardApproval, WorkProduct};
 
 /// The area's tools.
 pub fn tools(r: &mut Registry) {
+    r.add(create_goal::DECL, create_goal::create_goal);
+    r.add(list_goals::DECL, list_goals::list_goals);
+    r.add(update_goal_progress::DECL, update_goal_progress::update_goal_progress);
     r.add(create_approval::DECL, create_approval::create_approval);
     r.add(list_approvals::DECL, list_approvals::list_approvals);
     r.add(decide_approval::DECL, decide_approval::decide_approval);
