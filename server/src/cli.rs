@@ -110,6 +110,12 @@ pub enum Command {
     /// --operator-token). Works on the data directory, for `serve` and `mcp` alike; an
     /// approved call runs when the client makes it again with the same arguments.
     Approvals(ApprovalsArgs),
+    /// The approvals board: list, show and decide governed actions (plan exit, merge,
+    /// publish, hire, custom) that agents and clients open with create_approval
+    ///
+    /// The operator decides as `operator` (never a request of its own): approve, reject,
+    /// request_revision; the board's state machine refuses any other step.
+    Board(BoardArgs),
     /// Disposable machines (rigs): `rigs build-image` builds the desktop rig image
     Rigs(RigsArgs),
     /// The agents of a workspace: add, list, show, update, remove, token
@@ -298,6 +304,42 @@ pub enum ApprovalsCommand {
         /// Why (shown to the client)
         #[arg(long)]
         reason: Option<String>,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct BoardArgs {
+    #[command(subcommand)]
+    pub command: BoardCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BoardCommand {
+    /// A workspace's board approvals, newest first
+    List {
+        #[arg(long, default_value = "default")]
+        workspace: String,
+        /// Only those in this status: pending, approved, rejected, revision_requested
+        #[arg(long)]
+        status: Option<String>,
+        /// JSON output
+        #[arg(long)]
+        json: bool,
+    },
+    /// One board approval with its steps and comments
+    Show {
+        id: String,
+        /// JSON output
+        #[arg(long)]
+        json: bool,
+    },
+    /// Decide a board approval: approve, reject or request_revision
+    Decide {
+        id: String,
+        decision: String,
+        /// Why (kept with the decision)
+        #[arg(long)]
+        note: Option<String>,
     },
 }
 
@@ -628,6 +670,7 @@ fn dispatch(cli: Cli, extension: Option<std::sync::Arc<dyn crate::mcp::extension
         Command::Tools(a) => crate::serve::tools(&setup, a),
         Command::Bench(a) => crate::bench::run(a, quiet),
         Command::Approvals(a) => crate::serve::approvals(&data, &setup, a),
+        Command::Board(a) => crate::serve::board(&data, &setup, a),
         Command::Rigs(a) => rigs(a, quiet),
         Command::Agents(a) => crate::serve::agents(&data, &setup, a),
         Command::Profiles(a) => crate::serve::profiles(&data, &setup, a),

@@ -330,6 +330,66 @@ pub fn approvals(data: &DataDir, setup: &Setup, a: ApprovalsArgs) -> Result<()> 
     })
 }
 
+/// `cc-server board …`: the operator's view of the approvals board, and its decisions.
+pub fn board(data: &DataDir, setup: &Setup, a: crate::cli::BoardArgs) -> Result<()> {
+    use crate::cli::BoardCommand as C;
+    use crate::store::board::Decision;
+    use crate::store::{Actor, BoardStatus};
+    block_on(async {
+        let store = open_store_at(data, setup.store_url.as_deref()).await?;
+        let board = store.board();
+        match a.command {
+            C::List { workspace, status, json } => {
+                let status = status.map(|s| BoardStatus::parse(&s)).transpose()?;
+                let list = board.list(&workspace, status, 1000).await?;
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&json!({ "approvals": list }))?);
+                } else if list.is_empty() {
+                    println!("no board approvals in workspace '{workspace}'");
+                } else {
+                    for ap in list {
+                        println!(
+                            "{}  {}  {}  {}  requester={}",
+                            ap.id,
+                            ap.status.as_str(),
+                            ap.kind.as_str(),
+                            ap.title,
+                            ap.requester
+                        );
+                    }
+                }
+            }
+            C::Show { id, json } => {
+                let ap = board.get(&id).await?.ok_or_else(|| anyhow::anyhow!("no board approval '{id}'"))?;
+                let events = board.events(&id).await?;
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&json!({ "approval": ap, "events": events }))?);
+                } else {
+                    println!("{}  {}  {}  {}", ap.id, ap.status.as_str(), ap.kind.as_str(), ap.title);
+                    println!("    workspace={}  requester={}", ap.workspace_id, ap.requester);
+                    println!("    payload: {}", ap.payload);
+                    for e in events {
+                        let note = e.note.map(|n| format!(": {n}")).unwrap_or_default();
+                        println!("    {}. {} by {}{note}", e.seq, e.action, e.actor);
+                    }
+                }
+            }
+            C::Decide { id, decision, note } => {
+                let d = match decision.as_str() {
+                    "approve" => Decision::Approve,
+                    "reject" => Decision::Reject,
+                    "request_revision" | "request-revision" => Decision::RequestRevision,
+                    other => anyhow::bail!("unknown decision '{other}': approve, reject or request_revision"),
+                };
+                let by = Actor { id: "principal:operator".into(), name: "operator".into() };
+                let ap = board.decide(&id, d, &by, note.as_deref()).await?;
+                println!("{} is {} now", ap.id, ap.status.as_str());
+            }
+        }
+        Ok(())
+    })
+}
+
 /// `cc-server agents …`: the operator's registry of agents.
 pub fn agents(data: &DataDir, setup: &Setup, a: crate::cli::AgentsArgs) -> Result<()> {
     use crate::agents::admin::{self, AgentSpec};

@@ -481,3 +481,48 @@ fn goal_tools_create_list_and_update_progress() {
         assert_eq!((e.error.as_str(), e.pointer.as_deref()), (kind, Some(pointer)), "{tool} {args}: {}", e.message);
     }
 }
+
+/// `cc-server board list | show | decide`, the operator's view, on the data directory.
+#[test]
+fn the_operator_sees_and_decides_the_board_from_the_cli() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let id = block_on(async {
+        let store = cc_server::store::Store::open_sqlite(&data.join("workspace.sqlite3")).await.unwrap();
+        let a = store
+            .board()
+            .create("default", BoardKind::Publish, "publish v2", &json!({"v": 2}), &actor("alice"), None)
+            .await
+            .unwrap();
+        a.id
+    });
+    let cc = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_cc-server"))
+            .args(args)
+            .env("CC_DATA_DIR", &data)
+            .env_remove("CC_STORE_URL")
+            .output()
+            .unwrap()
+    };
+    let out = |o: std::process::Output| {
+        assert!(o.status.success(), "{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let listed = out(cc(&["board", "list"]));
+    assert!(listed.contains(&id) && listed.contains("pending") && listed.contains("publish v2"), "{listed}");
+    let shown: Value = serde_json::from_str(&out(cc(&["board", "show", &id, "--json"]))).unwrap();
+    assert_eq!(shown["approval"]["payload"], json!({"v": 2}));
+    assert!(
+        out(cc(&["board", "decide", &id, "request_revision", "--note", "add notes"])).contains("revision_requested")
+    );
+    let o = cc(&["board", "decide", &id, "approve"]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("allowed: reject, resubmit"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let shown = out(cc(&["board", "show", &id]));
+    assert!(shown.contains("2. request_revision by operator: add notes"), "{shown}");
+    assert!(out(cc(&["board", "list", "--status", "pending"])).contains("no board approvals"));
+}
