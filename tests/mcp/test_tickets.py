@@ -16,13 +16,17 @@ from test_policy import (  # noqa: F401 (fixtures)
     OPERATOR_TOKEN,
     Recorder,
     call_err,
+    anyio_backend,
     call_ok,
+    cc_bin,
     operator,
     policy_data,
     policy_server,
     session,
     transports,
 )
+
+pytestmark = pytest.mark.anyio
 
 
 def title() -> str:
