@@ -123,11 +123,20 @@ pub enum CallOutcome {
 pub struct Dispatcher {
     pub registry: Arc<Registry>,
     validators: Mutex<HashMap<&'static str, Arc<jsonschema::Validator>>>,
+    /// Debug builds check each result against its tool's output schema (clients such as
+    /// the Python SDK refuse a result that does not match it).
+    #[cfg(debug_assertions)]
+    output_validators: Mutex<HashMap<&'static str, Arc<jsonschema::Validator>>>,
 }
 
 impl Dispatcher {
     pub fn new(registry: Registry) -> Dispatcher {
-        Dispatcher { registry: Arc::new(registry), validators: Mutex::new(HashMap::new()) }
+        Dispatcher {
+            registry: Arc::new(registry),
+            validators: Mutex::new(HashMap::new()),
+            #[cfg(debug_assertions)]
+            output_validators: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The tools `surface` serves, sorted by name.
@@ -146,6 +155,33 @@ impl Dispatcher {
                 )
             })
             .clone()
+    }
+
+    /// A result that breaks its tool's output schema, as an internal error (debug builds).
+    #[cfg(debug_assertions)]
+    fn check_output(&self, tool: &ToolDef, out: &Output) -> Result<(), ToolError> {
+        if tool.output_schema.is_empty() || !out.value.is_object() {
+            return Ok(());
+        }
+        let v = {
+            let mut cache = self.output_validators.lock().expect("output validators");
+            cache
+                .entry(tool.decl.name)
+                .or_insert_with(|| {
+                    Arc::new(
+                        jsonschema::validator_for(&Value::Object(tool.output_schema.clone()))
+                            .unwrap_or_else(|e| panic!("output schema of {} does not compile: {e}", tool.decl.name)),
+                    )
+                })
+                .clone()
+        };
+        let first = v.iter_errors(&out.value).next().map(|e| format!("at '{}': {e}", e.instance_path()));
+        match first {
+            None => Ok(()),
+            Some(why) => {
+                Err(ToolError::internal(format!("{}'s result breaks its output schema {why}", tool.decl.name)))
+            }
+        }
     }
 
     /// Runs one call.
@@ -222,10 +258,16 @@ impl Dispatcher {
             _ = cancel.cancelled() => return CallOutcome::Err(ToolError::cancelled()),
         };
         match result {
-            Ok(Ok(out)) => match check_result_size(&out) {
-                Ok(()) => CallOutcome::Ok(out),
-                Err(e) => CallOutcome::Err(e),
-            },
+            Ok(Ok(out)) => {
+                #[cfg(debug_assertions)]
+                if let Err(e) = self.check_output(tool, &out) {
+                    return CallOutcome::Err(e);
+                }
+                match check_result_size(&out) {
+                    Ok(()) => CallOutcome::Ok(out),
+                    Err(e) => CallOutcome::Err(e),
+                }
+            }
             Ok(Err(e)) => CallOutcome::Err(e),
             Err(panic) => {
                 let msg = panic

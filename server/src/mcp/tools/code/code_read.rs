@@ -48,7 +48,7 @@ pub struct ReadOut {
     pub uri: String,
     /// An agent's run reads its own worktree: whether this file changed in it since the index
     /// was built (then line numbers other code tools gave may be off).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub worktree_changes: Vec<super::WorktreeChanges>,
 }
 

@@ -37,7 +37,7 @@ pub struct SymbolArgs {
 pub struct SymbolResult {
     pub matches: Vec<SymbolOut>,
     /// An agent's run: files of its worktrees changed since the index was built.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub worktree_changes: Vec<super::WorktreeChanges>,
 }
 

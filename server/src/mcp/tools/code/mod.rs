@@ -105,7 +105,7 @@ pub struct GraphOut {
     pub truncated_depth: bool,
     pub truncated_nodes: bool,
     /// An agent's run: files of its worktrees changed since the index was built.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub worktree_changes: Vec<WorktreeChanges>,
 }
 

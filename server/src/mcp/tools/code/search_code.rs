@@ -91,7 +91,7 @@ pub struct SearchOut {
     pub mode: Option<String>,
     pub repos: Vec<String>,
     /// An agent's run: files of its worktrees changed since the index was built.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub worktree_changes: Vec<super::WorktreeChanges>,
 }
 
