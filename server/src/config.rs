@@ -20,6 +20,10 @@
 //! # Silence before an agent is "newly missing", then "offline" (seconds).
 //! missing_after_secs = 120
 //! offline_after_secs = 600
+//!
+//! [delegation]
+//! # The deepest a delegated ticket may be in its lineage (delegate_ticket, delegate_task).
+//! max_depth = 3
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -32,6 +36,7 @@ use serde::Deserialize;
 pub struct Config {
     pub runtimes: Runtimes,
     pub health: Health,
+    pub delegation: Delegation,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -62,6 +67,20 @@ pub struct Health {
 impl Default for Health {
     fn default() -> Self {
         Health { missing_after_secs: 120, offline_after_secs: 600 }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Delegation {
+    /// The deepest a delegated ticket may be: 1 under a ticket that was not delegated, and
+    /// one more per hand-over.
+    pub max_depth: u32,
+}
+
+impl Default for Delegation {
+    fn default() -> Self {
+        Delegation { max_depth: 3 }
     }
 }
 

@@ -368,6 +368,13 @@ impl From<crate::store::StoreError> for ToolError {
             S::NotFound { .. } => ErrorKind::NotFound,
             S::Conflict(_) => ErrorKind::Conflict,
             S::Invalid(_) => ErrorKind::InvalidInput,
+            S::Refused { gate, data, .. } => {
+                let mut data = data.clone();
+                if let Some(o) = data.as_object_mut() {
+                    o.insert("gate".into(), Value::from(*gate));
+                }
+                return ToolError::new(ErrorKind::Conflict, e.to_string()).with_data(data);
+            }
             S::Backend { .. } | S::Migrate { .. } | S::Url(_) => ErrorKind::Internal,
         };
         ToolError::new(kind, e.to_string())

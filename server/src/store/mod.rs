@@ -39,7 +39,7 @@ pub use board::{Actor, Board, BoardApproval, BoardKind, BoardStatus};
 pub use feeds::Feeds;
 pub use goals::{Goal, GoalLevel, GoalStatus, Goals, NewGoal};
 pub use spaces::{Member, Message, Notes, Sender, Space, SpaceKind, Spaces, Todo, TodoStatus};
-pub use tickets::{NewTicket, Priority, RelationKind, Ticket, TicketFilter, TicketPatch, TicketStatus, Tickets};
+pub use tickets::{Delegation, NewTicket, Priority, RelationKind, Ticket, TicketFilter, TicketPatch, TicketStatus, Tickets};
 pub use work_products::{Revision, WorkProduct, WorkProducts};
 pub use workspaces::{Workspace, Workspaces, DEFAULT_WORKSPACE};
 
@@ -92,6 +92,10 @@ pub enum StoreError {
     /// The request itself is wrong (an id of the wrong shape).
     #[error("{0}")]
     Invalid(String),
+    /// A gate refused it (a delegation's depth cap, cycle, budget envelope, autonomy cap):
+    /// `message` says which and the numbers, `data` holds them.
+    #[error("{message}")]
+    Refused { gate: &'static str, message: String, data: serde_json::Value },
     /// The database refused or failed.
     #[error("the workspace store ({backend}): {source}")]
     Backend { backend: &'static str, source: sqlx::Error },

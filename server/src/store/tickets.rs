@@ -264,6 +264,16 @@ pub struct Ticket {
     pub created_at: i64,
     pub updated_at: i64,
     pub closed_at: Option<i64>,
+    /// What it and its delegations may spend, in the workspace's unit (none declared: no
+    /// envelope).
+    pub budget: Option<i64>,
+    /// The ticket it was delegated from (delegate_ticket, delegate_task).
+    pub delegated_from: Option<String>,
+    /// The agent that delegated it (none when a principal did, or it was not delegated).
+    pub delegated_by_agent_id: Option<String>,
+    /// Its depth in its delegation lineage: 0 when it was not delegated, 1 under such a
+    /// ticket, and so on.
+    pub delegation_depth: i64,
 }
 
 #[derive(sqlx::FromRow)]
@@ -287,10 +297,15 @@ struct Row {
     created_at: i64,
     updated_at: i64,
     closed_at: Option<i64>,
+    budget: Option<i64>,
+    delegated_from: Option<String>,
+    delegated_by_agent_id: Option<String>,
+    delegation_depth: i64,
 }
 
 const COLUMNS: &str = "id, workspace_id, number, title, description, status, priority, assignee_id, team, parent_id, \
-     creator, creator_agent_id, space_id, output, error, version, created_at, updated_at, closed_at";
+     creator, creator_agent_id, space_id, output, error, version, created_at, updated_at, closed_at, \
+     budget, delegated_from, delegated_by_agent_id, delegation_depth";
 
 impl Row {
     fn into_ticket(self, labels: Vec<String>) -> Result<Ticket> {
@@ -315,6 +330,10 @@ impl Row {
             created_at: self.created_at,
             updated_at: self.updated_at,
             closed_at: self.closed_at,
+            budget: self.budget,
+            delegated_from: self.delegated_from,
+            delegated_by_agent_id: self.delegated_by_agent_id,
+            delegation_depth: self.delegation_depth,
         })
     }
 }
@@ -346,6 +365,8 @@ pub struct NewTicket {
     pub parent_id: Option<String>,
     pub creator: String,
     pub creator_agent_id: Option<String>,
+    /// What it may spend (see [`Ticket::budget`]).
+    pub budget: Option<i64>,
     /// The first members of its space (the creator, the assignee).
     pub members: Vec<Member>,
 }
@@ -395,6 +416,32 @@ pub struct PrLink {
     pub linked_at: i64,
 }
 
+/// A delegation's parties and limits (see [`Tickets::delegate`]).
+#[derive(Clone, Debug, Default)]
+pub struct Delegation {
+    /// The ticket delegated from (none: the new ticket roots a lineage of its own).
+    pub from: Option<String>,
+    /// The delegating agent (none: a principal, who has no autonomy cap).
+    pub by_agent_id: Option<String>,
+    /// The agent receiving the work.
+    pub to_agent_id: String,
+    /// The deepest a delegated ticket may be.
+    pub max_depth: u32,
+}
+
+/// One ticket of a delegation lineage.
+#[derive(sqlx::FromRow)]
+struct Link {
+    id: String,
+    number: i64,
+    assignee_id: Option<String>,
+    delegated_by_agent_id: Option<String>,
+    delegated_from: Option<String>,
+    delegation_depth: i64,
+    budget: Option<i64>,
+    status: String,
+}
+
 /// The tickets area of a [`Store`].
 pub struct Tickets<'a> {
     pub(super) store: &'a Store,
@@ -408,28 +455,43 @@ impl Tickets<'_> {
     /// Creates a ticket with its key, its space and (with `parent_id`) its sub_issue_of
     /// relation, in one transaction.
     pub async fn create(&self, workspace: &str, t: NewTicket) -> Result<Ticket> {
+        let mut tx = self.store.begin().await?;
+        let id = self.insert(&mut tx, workspace, &t, (None, None, 0)).await?;
+        tx.commit().await.map_err(|e| self.err(e))?;
+        Ok(self.get(&id).await?.expect("just created"))
+    }
+
+    /// Inserts ticket `t` inside `tx` with its lineage (delegated from, by, depth); answers
+    /// its id.
+    async fn insert(
+        &self,
+        tx: &mut Transaction<'static, Any>,
+        workspace: &str,
+        t: &NewTicket,
+        (from, by, depth): (Option<&str>, Option<&str>, i64),
+    ) -> Result<String> {
         let id = format!("tk-{}", uuid::Uuid::now_v7().simple());
         let space_id = format!("sp-{}", uuid::Uuid::now_v7().simple());
-        let mut tx = self.store.begin().await?;
         let number: i64 = sqlx::query_scalar(
             "INSERT INTO ticket_counters (workspace_id, last_number, relations_seq) VALUES ($1, 1, 0) \
              ON CONFLICT (workspace_id) DO UPDATE SET last_number = ticket_counters.last_number + 1 RETURNING last_number",
         )
         .bind(workspace)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut **tx)
         .await
         .map_err(|e| self.err(e))?;
         if let Some(p) = &t.parent_id {
-            self.in_workspace(&mut tx, workspace, p).await?;
+            self.in_workspace(tx, workspace, p).await?;
         }
         let key = key_of(number);
         let name = format!("{key}: {}", t.title);
-        insert_space(&mut tx, &space_id, workspace, SpaceKind::Ticket, &name, None, &t.members)
+        insert_space(tx, &space_id, workspace, SpaceKind::Ticket, &name, None, &t.members)
             .await
             .map_err(|e| self.err(e))?;
         let at = now();
         sqlx::query(sqlx::AssertSqlSafe(format!(
-            "INSERT INTO tickets ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, NULL, NULL, 1, $14, $14, NULL)"
+            "INSERT INTO tickets ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, NULL, NULL, 1, $14, $14, NULL, \
+             $15, $16, $17, $18)"
         )))
         .bind(&id)
         .bind(workspace)
@@ -445,15 +507,222 @@ impl Tickets<'_> {
         .bind(&t.creator_agent_id)
         .bind(&space_id)
         .bind(at)
-        .execute(&mut *tx)
+        .bind(t.budget)
+        .bind(from)
+        .bind(by)
+        .bind(depth)
+        .execute(&mut **tx)
         .await
         .map_err(|e| self.err(e))?;
-        self.set_labels(&mut tx, &id, &t.labels).await?;
+        self.set_labels(tx, &id, &t.labels).await?;
         if let Some(p) = &t.parent_id {
-            self.insert_pair(&mut tx, &id, RelationKind::SubIssueOf, p, &t.creator).await?;
+            self.insert_pair(tx, &id, RelationKind::SubIssueOf, p, &t.creator).await?;
         }
+        Ok(id)
+    }
+
+    // ------------------------------------------------------------ delegation
+
+    /// Delegates: creates `t` (assigned to `d.to_agent_id`, a sub-issue of `d.from` when
+    /// given) as a tracked child ticket, after the gates, in one transaction that holds the
+    /// parent's row lock (so two racing delegations cannot both spend its last budget). Each
+    /// refusal is a [`StoreError::Refused`] naming its gate and its numbers:
+    ///
+    /// - `depth_cap`: the child's depth in the lineage (the parent's + 1) is at most
+    ///   `d.max_depth`;
+    /// - `cycle`: the receiving agent is not in the lineage's chain — the delegating agent,
+    ///   and every ancestor's assignee and delegator (an agent cannot receive work its own
+    ///   chain handed down);
+    /// - `budget_envelope`: under a parent that declares a budget, the child declares one, at
+    ///   most what the parent has left (its budget less its children's, cancelled ones aside);
+    /// - `autonomy_cap`: a delegating agent of autonomy 0 delegates nothing, and no agent
+    ///   hands work to one of a higher autonomy than its own (delegation never widens what may
+    ///   be decided alone). A principal (the operator, a user) has no autonomy cap.
+    pub async fn delegate(&self, workspace: &str, mut t: NewTicket, d: &Delegation) -> Result<Ticket> {
+        let mut tx = self.store.begin().await?;
+        // The lineage, parent first, up to its root.
+        let mut chain: Vec<Link> = Vec::new();
+        if let Some(from) = &d.from {
+            // The parent's row lock: delegations from one ticket queue here.
+            let n = sqlx::query("UPDATE tickets SET version = version WHERE id = $1 AND workspace_id = $2")
+                .bind(from)
+                .bind(workspace)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.err(e))?
+                .rows_affected();
+            if n == 0 {
+                return Err(StoreError::NotFound { what: format!("ticket '{from}' in workspace '{workspace}'") });
+            }
+            let mut at = Some(from.clone());
+            while let Some(id) = at.take() {
+                if chain.iter().any(|l| l.id == id) || chain.len() > 1000 {
+                    break;
+                }
+                let row: Option<Link> = sqlx::query_as(
+                    "SELECT id, number, assignee_id, delegated_by_agent_id, delegated_from, delegation_depth, budget, status \
+                     FROM tickets WHERE id = $1",
+                )
+                .bind(&id)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(|e| self.err(e))?;
+                if let Some(l) = row {
+                    at = l.delegated_from.clone();
+                    chain.push(l);
+                }
+            }
+        }
+        let parent = chain.first();
+        let parent_key = parent.map(|p| key_of(p.number));
+        if let Some(p) = parent.filter(|p| TicketStatus::parse(&p.status).is_ok_and(TicketStatus::is_final)) {
+            return Err(StoreError::Conflict(format!(
+                "{} is {} already (final): nothing more is delegated from it until update_ticket reopens it",
+                key_of(p.number),
+                p.status
+            )));
+        }
+        // The lineage as keys, root first, then the child.
+        let path = {
+            let mut keys: Vec<String> = chain.iter().rev().map(|l| key_of(l.number)).collect();
+            keys.push("the new ticket".into());
+            keys.join(" → ")
+        };
+        let depth = parent.map_or(1, |p| p.delegation_depth + 1);
+        if depth > d.max_depth as i64 {
+            return Err(StoreError::Refused {
+                gate: "depth_cap",
+                message: format!(
+                    "depth cap: the new ticket would be at delegation depth {depth} ({path}), and the cap is {} \
+                     ([delegation] max_depth of the server's config.toml); finish {} instead of delegating it further",
+                    d.max_depth,
+                    parent_key.as_deref().unwrap_or("it")
+                ),
+                data: serde_json::json!({ "depth": depth, "max_depth": d.max_depth }),
+            });
+        }
+        // Who is in the chain: the delegating agent, then from the parent up each ticket's
+        // assignee and delegator.
+        let mut agents: Vec<(String, String)> = Vec::new();
+        if let Some(by) = &d.by_agent_id {
+            agents.push((by.clone(), "delegating".into()));
+        }
+        for l in &chain {
+            if let Some(a) = &l.assignee_id {
+                agents.push((a.clone(), format!("assignee of {}", key_of(l.number))));
+            }
+            if let Some(a) = &l.delegated_by_agent_id {
+                agents.push((a.clone(), format!("delegator of {}", key_of(l.number))));
+            }
+        }
+        if let Some((_, role)) = agents.iter().find(|(a, _)| *a == d.to_agent_id) {
+            let to = self.agent_name(&mut tx, &d.to_agent_id).await?;
+            let mut names: Vec<String> = Vec::new();
+            for (a, _) in agents.iter().rev() {
+                let n = self.agent_name(&mut tx, a).await?;
+                if names.last() != Some(&n) {
+                    names.push(n);
+                }
+            }
+            return Err(StoreError::Refused {
+                gate: "cycle",
+                message: format!(
+                    "cycle: {to} is in this delegation's chain already ({role}; the chain {} → {to}), and an agent \
+                     cannot receive work its own delegation chain handed down",
+                    names.join(" → ")
+                ),
+                data: serde_json::json!({ "agent_id": d.to_agent_id, "chain": names }),
+            });
+        }
+        if let Some(by) = &d.by_agent_id {
+            let autonomy = |id: &str| {
+                sqlx::query_as::<_, (String, i64)>("SELECT name, autonomy FROM agents WHERE id = $1").bind(id.to_string())
+            };
+            let (by_name, by_a) = autonomy(by)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(|e| self.err(e))?
+                .ok_or_else(|| StoreError::NotFound { what: format!("agent '{by}'") })?;
+            let (to_name, to_a) = autonomy(&d.to_agent_id)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(|e| self.err(e))?
+                .ok_or_else(|| StoreError::NotFound { what: format!("agent '{}'", d.to_agent_id) })?;
+            if by_a == 0 || to_a > by_a {
+                let why = if by_a == 0 {
+                    format!("{by_name} has autonomy 0, which delegates nothing")
+                } else {
+                    format!(
+                        "{by_name} (autonomy {by_a}) delegates only to agents of autonomy {by_a} or less, and {to_name} has autonomy {to_a}"
+                    )
+                };
+                return Err(StoreError::Refused {
+                    gate: "autonomy_cap",
+                    message: format!("autonomy cap: {why}; the operator sets autonomy (cc-server agents update --autonomy)"),
+                    data: serde_json::json!({ "autonomy": by_a, "to_autonomy": to_a }),
+                });
+            }
+        }
+        if let Some(p) = parent.filter(|p| p.budget.is_some()) {
+            let total = p.budget.unwrap_or_default();
+            let given: Vec<(i64, Option<i64>)> = sqlx::query_as(
+                "SELECT number, budget FROM tickets WHERE delegated_from = $1 AND status <> 'cancelled' ORDER BY number",
+            )
+            .bind(&p.id)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(|e| self.err(e))?;
+            let spent: i64 = given.iter().filter_map(|(_, b)| *b).sum();
+            let left = (total - spent).max(0);
+            let to: Vec<String> = given.iter().map(|(n, _)| key_of(*n)).collect();
+            let held = if to.is_empty() { String::new() } else { format!("; {spent} given to {}", to.join(", ")) };
+            let key = key_of(p.number);
+            let refuse = |message: String| StoreError::Refused {
+                gate: "budget_envelope",
+                message,
+                data: serde_json::json!({ "budget": total, "left": left, "asked": t.budget }),
+            };
+            match t.budget {
+                None => {
+                    return Err(refuse(format!(
+                        "budget envelope: {key} declares a budget of {total} ({left} left{held}); give the new ticket a budget of at most {left}"
+                    )))
+                }
+                Some(b) if b > left => {
+                    return Err(refuse(format!(
+                        "budget envelope: the new ticket asks {b}, and {key} has {left} left of its {total}{held}"
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
+        t.assignee_id = Some(d.to_agent_id.clone());
+        t.parent_id = d.from.clone();
+        // (A delegation from no ticket roots a lineage of its own, at depth 1.)
+        let id = self.insert(&mut tx, workspace, &t, (d.from.as_deref(), d.by_agent_id.as_deref(), depth)).await?;
         tx.commit().await.map_err(|e| self.err(e))?;
         Ok(self.get(&id).await?.expect("just created"))
+    }
+
+    async fn agent_name(&self, tx: &mut Transaction<'static, Any>, id: &str) -> Result<String> {
+        let n: Option<String> = sqlx::query_scalar("SELECT name FROM agents WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(|e| self.err(e))?;
+        Ok(n.unwrap_or_else(|| id.to_string()))
+    }
+
+    /// The tickets delegated from ticket `id`, oldest first.
+    pub async fn delegated_from(&self, id: &str) -> Result<Vec<Ticket>> {
+        let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLUMNS} FROM tickets WHERE delegated_from = $1 ORDER BY number"
+        )))
+        .bind(id)
+        .fetch_all(self.store.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        self.with_labels(rows).await
     }
 
     /// The ticket `id` of `workspace` inside `tx`, or not found.

@@ -9,7 +9,7 @@ use cc_server::agents::admin::{self, AgentSpec};
 use cc_server::config::Config;
 use cc_server::store::tickets::{parse_key, Relation};
 use cc_server::store::{
-    Family, Member, NewTicket, Priority, RelationKind, RuntimeProfile, SpaceKind, Store, StoreError, Ticket,
+    Delegation, Family, Member, NewTicket, Priority, RelationKind, RuntimeProfile, SpaceKind, Store, StoreError, Ticket,
     TicketFilter, TicketPatch, TicketStatus,
 };
 use proptest::prelude::*;
@@ -397,6 +397,186 @@ fn random_relation_sequences_keep_pairs_consistent_and_acyclic() {
                 }
             }
         }
+    });
+}
+
+// ------------------------------------------------------------ delegation's gates
+
+/// An agent of autonomy `autonomy` in workspace default.
+async fn agent_of(store: &Store, name: &str, autonomy: u8) -> String {
+    let id = agent(store, "default", name).await;
+    let spec = AgentSpec { autonomy: Some(autonomy), ..AgentSpec::default() };
+    admin::update(store, "default", name, spec).await.unwrap();
+    id
+}
+
+fn delegation(from: Option<&Ticket>, by: Option<&str>, to: &str, max_depth: u32) -> Delegation {
+    Delegation {
+        from: from.map(|t| t.id.clone()),
+        by_agent_id: by.map(str::to_string),
+        to_agent_id: to.into(),
+        max_depth,
+    }
+}
+
+fn task(title: &str, budget: Option<i64>) -> NewTicket {
+    NewTicket { budget, ..new(title) }
+}
+
+/// A refusal's gate and message, or a panic with what came instead.
+fn refused(r: Result<Ticket, StoreError>) -> (&'static str, String) {
+    match r {
+        Err(StoreError::Refused { gate, message, .. }) => (gate, message),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_delegated_ticket_is_a_tracked_child_of_its_lineage() {
+    on_each_backend(|_, store| async move {
+        let lead = agent_of(&store, "lead", 3).await;
+        let dev = agent_of(&store, "dev", 2).await;
+        let tk = store.tickets();
+        let root = ticket(&store, "default", "epic").await;
+        let d = tk.delegate("default", task("api", None), &delegation(Some(&root), Some(&lead), &dev, 3)).await.unwrap();
+        assert_eq!(d.key, "T-2");
+        assert_eq!((d.assignee_id.as_deref(), d.parent_id.as_deref()), (Some(dev.as_str()), Some(root.id.as_str())));
+        assert_eq!((d.delegated_from.as_deref(), d.delegated_by_agent_id.as_deref()), (Some(root.id.as_str()), Some(lead.as_str())));
+        assert_eq!(d.delegation_depth, 1);
+        assert_eq!(tk.delegated_from(&root.id).await.unwrap().iter().map(|t| t.key.as_str()).collect::<Vec<_>>(), ["T-2"]);
+        // It is the parent's sub-issue, both ways.
+        let rel = tk.relations(&root.id).await.unwrap();
+        assert_eq!((rel[0].kind, rel[0].other_id.as_str()), (RelationKind::ParentOf, d.id.as_str()));
+        // Delegated from no ticket: a lineage of its own, at depth 1.
+        let solo = tk.delegate("default", task("solo", None), &delegation(None, None, &dev, 3)).await.unwrap();
+        assert_eq!((solo.delegation_depth, solo.delegated_from, solo.parent_id), (1, None, None));
+        let refused_depth = tk.delegate("default", task("x", None), &delegation(None, None, &dev, 0)).await;
+        assert_eq!(refused(refused_depth).0, "depth_cap");
+    });
+}
+
+#[test]
+fn delegation_gate_depth_cap_names_the_depth_the_lineage_and_the_cap() {
+    on_each_backend(|_, store| async move {
+        let a = agent_of(&store, "a", 3).await;
+        let b = agent_of(&store, "b", 3).await;
+        let c = agent_of(&store, "c", 3).await;
+        let dd = agent_of(&store, "d", 3).await;
+        let tk = store.tickets();
+        let root = ticket(&store, "default", "root").await;
+        let t2 = tk.delegate("default", task("one", None), &delegation(Some(&root), Some(&a), &b, 2)).await.unwrap();
+        let t3 = tk.delegate("default", task("two", None), &delegation(Some(&t2), Some(&b), &c, 2)).await.unwrap();
+        assert_eq!(t3.delegation_depth, 2);
+        let (gate, m) = refused(tk.delegate("default", task("three", None), &delegation(Some(&t3), Some(&c), &dd, 2)).await);
+        assert_eq!(gate, "depth_cap");
+        assert!(m.contains("depth 3 (T-1 → T-2 → T-3 → the new ticket)") && m.contains("the cap is 2"), "{m}");
+        assert!(m.contains("max_depth"), "{m}");
+        // Under a larger cap the same hand-over goes.
+        let t4 = tk.delegate("default", task("three", None), &delegation(Some(&t3), Some(&c), &dd, 3)).await.unwrap();
+        assert_eq!(t4.delegation_depth, 3);
+        // A refusal leaves no ticket behind.
+        assert_eq!(tk.list("default", &TicketFilter { limit: 100, ..TicketFilter::default() }).await.unwrap().len(), 4);
+    });
+}
+
+#[test]
+fn delegation_gate_cycle_refuses_work_back_up_its_own_chain() {
+    on_each_backend(|_, store| async move {
+        let lead = agent_of(&store, "lead", 3).await;
+        let dev = agent_of(&store, "dev", 3).await;
+        let qa = agent_of(&store, "qa", 3).await;
+        let ops = agent_of(&store, "ops", 3).await;
+        let tk = store.tickets();
+        let mut n = new("epic");
+        n.assignee_id = Some(lead.clone());
+        let root = tk.create("default", n).await.unwrap();
+        let t2 = tk.delegate("default", task("api", None), &delegation(Some(&root), Some(&lead), &dev, 5)).await.unwrap();
+        let t3 = tk.delegate("default", task("tests", None), &delegation(Some(&t2), Some(&dev), &qa, 5)).await.unwrap();
+        // qa hands it back to lead, or to dev: both are up its chain.
+        for (to, name) in [(&lead, "lead"), (&dev, "dev")] {
+            let (gate, m) = refused(tk.delegate("default", task("back", None), &delegation(Some(&t3), Some(&qa), to, 5)).await);
+            assert_eq!(gate, "cycle");
+            assert!(m.contains(&format!("{name} is in this delegation's chain already")), "{m}");
+            assert!(m.contains("lead → dev → qa →"), "{m}");
+        }
+        // To itself.
+        let (gate, m) = refused(tk.delegate("default", task("me", None), &delegation(Some(&t3), Some(&qa), &qa, 5)).await);
+        assert_eq!(gate, "cycle");
+        assert!(m.contains("qa is in this delegation's chain already (delegating"), "{m}");
+        // Someone outside the chain may take it.
+        tk.delegate("default", task("ops", None), &delegation(Some(&t3), Some(&qa), &ops, 5)).await.unwrap();
+    });
+}
+
+#[test]
+fn delegation_gate_budget_envelope_gives_no_child_more_than_is_left() {
+    on_each_backend(|_, store| async move {
+        let lead = agent_of(&store, "lead", 3).await;
+        let dev = agent_of(&store, "dev", 3).await;
+        let qa = agent_of(&store, "qa", 3).await;
+        let tk = store.tickets();
+        let root = tk.create("default", task("epic", Some(100))).await.unwrap();
+        let del = |to: &str| delegation(Some(&root), Some(&lead), to, 3);
+        let t2 = tk.delegate("default", task("api", Some(60)), &del(&dev)).await.unwrap();
+        assert_eq!(t2.budget, Some(60));
+        let (gate, m) = refused(tk.delegate("default", task("ui", Some(50)), &del(&qa)).await);
+        assert_eq!(gate, "budget_envelope");
+        assert!(m.contains("asks 50, and T-1 has 40 left of its 100; 60 given to T-2"), "{m}");
+        let (gate, m) = refused(tk.delegate("default", task("ui", None), &del(&qa)).await);
+        assert_eq!(gate, "budget_envelope");
+        assert!(m.contains("declares a budget of 100 (40 left; 60 given to T-2)") && m.contains("at most 40"), "{m}");
+        let t3 = tk.delegate("default", task("ui", Some(40)), &del(&qa)).await.unwrap();
+        let (_, m) = refused(tk.delegate("default", task("more", Some(1)), &del(&qa)).await);
+        assert!(m.contains("asks 1, and T-1 has 0 left of its 100; 100 given to T-2, T-3"), "{m}");
+        // The child's own delegations draw on the child's envelope.
+        let (_, m) = refused(
+            tk.delegate("default", task("sub", Some(61)), &delegation(Some(&t2), Some(&dev), &qa, 3)).await,
+        );
+        assert!(m.contains("T-2 has 60 left of its 60"), "{m}");
+        // A cancelled child gives its share back; a done one keeps it spent.
+        tk.finish(&t3.id, TicketStatus::Cancelled, None, None).await.unwrap();
+        tk.finish(&t2.id, TicketStatus::Done, None, None).await.unwrap();
+        tk.delegate("default", task("ui again", Some(40)), &del(&qa)).await.unwrap();
+        // Racing delegations never overspend: 30 in tens, eight asking.
+        let pot = tk.create("default", task("pot", Some(30))).await.unwrap();
+        let mut racers = Vec::new();
+        for i in 0..8 {
+            let (store, d) = (store.clone(), delegation(Some(&pot), Some(&lead), &dev, 3));
+            racers.push(tokio::spawn(async move { store.tickets().delegate("default", task(&format!("r{i}"), Some(10)), &d).await }));
+        }
+        let mut won = 0;
+        for r in racers {
+            match r.await.unwrap() {
+                Ok(_) => won += 1,
+                Err(StoreError::Refused { gate: "budget_envelope", .. }) => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert_eq!(won, 3);
+        let given: i64 = tk.delegated_from(&pot.id).await.unwrap().iter().filter_map(|t| t.budget).sum();
+        assert_eq!(given, 30);
+    });
+}
+
+#[test]
+fn delegation_gate_autonomy_cap_keeps_delegation_from_widening_autonomy() {
+    on_each_backend(|_, store| async move {
+        let lead = agent_of(&store, "lead", 3).await;
+        let dev = agent_of(&store, "dev", 2).await;
+        let qa = agent_of(&store, "qa", 2).await;
+        let intern = agent_of(&store, "intern", 0).await;
+        let tk = store.tickets();
+        let root = ticket(&store, "default", "epic").await;
+        let (gate, m) = refused(tk.delegate("default", task("x", None), &delegation(Some(&root), Some(&intern), &qa, 3)).await);
+        assert_eq!(gate, "autonomy_cap");
+        assert!(m.contains("intern has autonomy 0, which delegates nothing"), "{m}");
+        let (gate, m) = refused(tk.delegate("default", task("x", None), &delegation(Some(&root), Some(&dev), &lead, 3)).await);
+        assert_eq!(gate, "autonomy_cap");
+        assert!(m.contains("dev (autonomy 2) delegates only to agents of autonomy 2 or less, and lead has autonomy 3"), "{m}");
+        // Equal or lower goes; a principal (no agent) has no cap.
+        tk.delegate("default", task("peer", None), &delegation(Some(&root), Some(&dev), &qa, 3)).await.unwrap();
+        tk.delegate("default", task("down", None), &delegation(Some(&root), Some(&lead), &intern, 3)).await.unwrap();
+        tk.delegate("default", task("op", None), &delegation(Some(&root), None, &lead, 3)).await.unwrap();
     });
 }
 
@@ -847,5 +1027,220 @@ mod tools {
             .error,
             "mode"
         );
+    }
+
+    // -------------------------------------------------------- delegation through the tools
+
+    /// An app whose runtime may start python3 and has an endpoint, on a runtime that
+    /// outlives each call (a dispatched run's monitor lives on it), with agents of workspace
+    /// default whose profile prints the run's CC_TICKET_ID.
+    struct Runner {
+        _tmp: tempfile::TempDir,
+        app: Arc<App>,
+        rt: tokio::runtime::Runtime,
+    }
+
+    impl Runner {
+        fn new(agents: &[(&str, u8)]) -> Runner {
+            use cc_server::agents::admin::{self, AgentSpec};
+            use cc_server::config::Config;
+            use cc_server::store::{Family, RuntimeProfile};
+            let tmp = tempfile::tempdir().unwrap();
+            let data = cc_indexer::DataDir::new(tmp.path().join("data"));
+            std::fs::create_dir_all(&data.root).unwrap();
+            let store = cc_server::serve::open_store(&data).unwrap();
+            let mut config = Config::default();
+            config.runtimes.allow = vec!["python3".into()];
+            config.delegation.max_depth = 2;
+            let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+            rt.block_on(async {
+                let p = RuntimeProfile {
+                    id: RuntimeProfile::new_id(),
+                    workspace_id: "default".into(),
+                    name: "print".into(),
+                    family: Family::McpCli,
+                    command: String::new(),
+                    args: Vec::new(),
+                    wake_on_message: false,
+                    timeout_secs: 60,
+                    created_by: "operator".into(),
+                    created_at: 0,
+                };
+                let argv: Vec<String> =
+                    ["python3", "-c", "import os; print('CC_TICKET_ID=' + os.environ['CC_TICKET_ID'])"]
+                        .map(String::from)
+                        .to_vec();
+                admin::add_profile(&store, &config, p, &argv).await.unwrap();
+                for (name, autonomy) in agents {
+                    let spec =
+                        AgentSpec { runtime: Some("print".into()), autonomy: Some(*autonomy), ..AgentSpec::default() };
+                    admin::add(&store, &config, "default", name, spec).await.unwrap();
+                }
+            });
+            let mut services = cc_server::services::Services::with_config(data, store, None, config);
+            services.policy.approvals =
+                cc_server::mcp::approvals::ApprovalConfig { queue: true, ..Default::default() };
+            let app = Arc::new(App::new(services, cc_server::mcp::tools::registry(), None));
+            app.services.runtime.set_endpoint("http://127.0.0.1:9/mcp".into());
+            Runner { _tmp: tmp, app, rt }
+        }
+
+        fn call(&self, c: &Caller, name: &str, args: Value) -> CallOutcome {
+            let surface = cc_server::mcp::surface::Surface::parse(None, true).unwrap();
+            self.rt.block_on(self.app.dispatcher.call(
+                self.app.services.clone(),
+                &surface,
+                c,
+                name,
+                args.as_object().cloned(),
+                tokio_util::sync::CancellationToken::new(),
+                None,
+            ))
+        }
+
+        /// A call the operator approves through the queue when it asks.
+        fn approved(&self, c: &Caller, name: &str, args: Value) -> CallOutcome {
+            match self.call(c, name, args.clone()) {
+                CallOutcome::Err(e) if e.error == "approval_pending" => {
+                    let id = e.data.unwrap()["approval_id"].as_str().unwrap().to_string();
+                    let store = &self.app.services.store;
+                    self.rt.block_on(store.approvals().decide(&id, true, "operator (test)", None)).unwrap();
+                    self.call(c, name, args)
+                }
+                other => other,
+            }
+        }
+
+        fn agent(&self, name: &str) -> Agent {
+            self.rt.block_on(self.app.services.store.agents().by_name("default", name)).unwrap().unwrap()
+        }
+
+        /// The run, once it has ended.
+        fn ended(&self, run_id: &str) -> Run {
+            for _ in 0..300 {
+                let r = self.rt.block_on(self.app.services.store.agents().run(run_id)).unwrap().unwrap();
+                if !matches!(r.status, RunStatus::Queued | RunStatus::Running) {
+                    return r;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            panic!("run {run_id} did not end");
+        }
+
+        fn texts(&self, space_id: &str) -> Vec<String> {
+            let m = self.rt.block_on(self.app.services.store.spaces().messages(space_id, 0, 100)).unwrap();
+            m.into_iter().map(|m| m.text).collect()
+        }
+
+        fn ticket(&self, key: &str) -> cc_server::store::Ticket {
+            self.rt.block_on(self.app.services.store.tickets().find("default", key)).unwrap().unwrap()
+        }
+    }
+
+    #[test]
+    fn delegation_dispatches_a_tracked_child_and_reports_its_end_to_the_parent() {
+        let r = Runner::new(&[("lead", 3), ("qa", 2), ("dev", 2)]);
+        let c = chat();
+        let epic = ok_value(r.approved(&c, "create_ticket", json!({"workspace_id": "default", "title": "epic", "budget": 10})));
+        // Past the envelope: refused, naming the gate, the pointer and the numbers.
+        let e = err(r.call(
+            &c,
+            "delegate_ticket",
+            json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "qa", "budget": 20}),
+        ));
+        assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("conflict", Some("/budget")));
+        assert_eq!(e.data.as_ref().unwrap()["gate"], "budget_envelope");
+        assert!(e.message.contains("asks 20, and T-1 has 10 left of its 10"), "{}", e.message);
+        let d = ok_value(r.call(
+            &c,
+            "delegate_ticket",
+            json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "qa", "budget": 5,
+                   "description": "write the tests"}),
+        ));
+        assert_eq!((d["child_key"].as_str(), d["depth"].as_i64(), d["budget"].as_i64()), (Some("T-2"), Some(1), Some(5)));
+        assert_eq!(d["parent_ticket_id"], epic["id"]);
+        let child = d["child_ticket_id"].as_str().unwrap().to_string();
+        // The run was dispatched for the child, and its process saw CC_TICKET_ID.
+        let run = r.ended(d["run"]["run_id"].as_str().unwrap());
+        assert_eq!((run.status, run.ticket_id.as_deref(), run.reason.as_str()), (RunStatus::Done, Some(child.as_str()), "delegate"));
+        assert!(run.log_tail.as_deref().unwrap_or_default().contains(&format!("CC_TICKET_ID={child}")), "{:?}", run.log_tail);
+        assert!(run.brief.contains("T-2") && run.brief.contains("write the tests"), "{}", run.brief);
+        let t2 = r.ticket("T-2");
+        assert_eq!(t2.assignee_id, Some(r.agent("qa").id));
+        let epic_space = epic["space_id"].as_str().unwrap().to_string();
+        assert_eq!(r.texts(&epic_space), ["local delegated T-2 to qa (budget 5): epic"]);
+        // qa, in its run for T-2, delegates on with delegate_task: the gates one by one.
+        let qa = r.agent("qa");
+        let mut as_qa = Caller::local(Mode::Chat);
+        as_qa.principal = Principal::agent(&qa, Some(run.id.clone()));
+        let gate = |args: Value| {
+            let e = err(r.call(&as_qa, "delegate_task", args));
+            (e.data.as_ref().map(|d| d["gate"].clone()).unwrap_or_default(), e)
+        };
+        let (g, e) = gate(json!({"task": "more", "to_agent_name": "lead", "budget": 1}));
+        assert_eq!((g.as_str(), e.pointer.as_deref()), (Some("autonomy_cap"), Some("/to_agent_name")));
+        assert!(e.message.contains("qa (autonomy 2) delegates only to agents of autonomy 2 or less, and lead has autonomy 3"), "{}", e.message);
+        let (g, e) = gate(json!({"task": "more", "to_agent_id": qa.id, "budget": 1}));
+        assert_eq!((g.as_str(), e.pointer.as_deref()), (Some("cycle"), Some("/to_agent_id")));
+        let (g, e) = gate(json!({"task": "more", "to_agent_name": "dev", "budget": 6}));
+        assert_eq!((g.as_str(), e.pointer.as_deref()), (Some("budget_envelope"), Some("/budget")));
+        assert!(e.message.contains("asks 6, and T-2 has 5 left of its 5"), "{}", e.message);
+        let e = err(r.call(&as_qa, "delegate_task", json!({"task": "more", "to_agent_name": "dev", "ticket_id": "T-1", "budget": 1})));
+        assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("conflict", Some("/ticket_id")));
+        assert!(e.message.contains("dispatched for T-2"), "{}", e.message);
+        let d3 = ok_value(r.call(&as_qa, "delegate_task", json!({"task": "fixtures", "to_agent_name": "dev", "budget": 2})));
+        assert_eq!((d3["child_key"].as_str(), d3["depth"].as_i64()), (Some("T-3"), Some(2)));
+        let t3 = r.ticket("T-3");
+        assert_eq!((t3.delegated_by_agent_id.as_deref(), t3.delegated_from.as_deref()), (Some(qa.id.as_str()), Some(child.as_str())));
+        r.ended(d3["run"]["run_id"].as_str().unwrap());
+        // dev is at depth 2, the server's cap: one more is refused.
+        let dev = r.agent("dev");
+        let dev_run = d3["run"]["run_id"].as_str().unwrap().to_string();
+        let mut as_dev = Caller::local(Mode::Chat);
+        as_dev.principal = Principal::agent(&dev, Some(dev_run));
+        let e = err(r.call(&as_dev, "delegate_task", json!({"task": "deeper", "to_agent_name": "qa", "budget": 1})));
+        assert_eq!((e.data.as_ref().unwrap()["gate"].as_str(), e.pointer.as_deref()), (Some("depth_cap"), Some("/ticket_id")));
+        assert!(e.message.contains("depth 3") && e.message.contains("the cap is 2"), "{}", e.message);
+        // The children's ends are reported into their parents' spaces.
+        ok_value(r.call(&as_dev, "fail_ticket", json!({"ticket_id": "T-3", "error": "no fixtures exist"})));
+        assert_eq!(r.texts(&t2.space_id).last().unwrap(), "T-3 (fixtures), delegated to dev, failed: no fixtures exist");
+        ok_value(r.approved(&as_qa, "close_ticket", json!({"ticket_id": "T-2", "output": "tests written"})));
+        assert_eq!(r.texts(&epic_space).last().unwrap(), "T-2 (epic), delegated to qa, is done: tests written");
+        // Nothing is delegated from a ticket that has ended.
+        let e = err(r.call(&c, "delegate_ticket", json!({"workspace_id": "default", "ticket_id": "T-2", "to_agent_name": "dev", "budget": 1})));
+        assert_eq!(e.error, "conflict");
+        assert!(e.message.contains("T-2 is done already"), "{}", e.message);
+    }
+
+    #[test]
+    fn delegation_bad_input_names_the_pointer_and_a_run_that_cannot_start_cancels_the_child() {
+        let (f, _, _) = fixture();
+        let app = &f.app;
+        let c = chat();
+        create(app, json!({"workspace_id": "default", "title": "a", "budget": 3}));
+        let cases = [
+            (json!({"workspace_id": "default", "ticket_id": "T-1"}), "invalid_input", "/to_agent_id"),
+            (json!({"workspace_id": "default", "ticket_id": "T-9", "to_agent_name": "qa"}), "not_found", "/ticket_id"),
+            (json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "ops"}), "not_found", "/to_agent_name"),
+            (json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "qa", "budget": -1}), "invalid_input", "/budget"),
+            (json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "qa", "title": ""}), "invalid_input", "/title"),
+        ];
+        for (args, kind, pointer) in cases {
+            let e = err(call(app, &c, "delegate_ticket", args.clone()));
+            assert_eq!((e.error.as_str(), e.pointer.as_deref()), (kind, Some(pointer)), "{args}: {}", e.message);
+        }
+        let e = err(call(app, &c, "delegate_task", json!({"workspace_id": "default", "to_agent_name": "qa"})));
+        assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/task")));
+        // This app serves no HTTP endpoint: the run cannot start, and the child is cancelled
+        // (its budget goes back to the parent).
+        let e = err(call(app, &c, "delegate_ticket", json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "qa", "budget": 3})));
+        assert_eq!(e.error, "unavailable");
+        assert!(e.message.contains("T-2 was cancelled: the delegated run could not start"), "{}", e.message);
+        let t2 = block_on(f.app.services.store.tickets().find("default", "T-2")).unwrap().unwrap();
+        assert_eq!(e.data.unwrap()["child_ticket_id"].as_str(), Some(t2.id.as_str()));
+        assert_eq!(t2.status, cc_server::store::TicketStatus::Cancelled);
+        // Plan mode delegates nothing.
+        let e = err(call(app, &Caller::local(Mode::Plan), "delegate_task", json!({"workspace_id": "default", "task": "x", "to_agent_name": "qa"})));
+        assert_eq!(e.error, "mode");
     }
 }

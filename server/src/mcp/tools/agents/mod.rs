@@ -1,4 +1,4 @@
-//! Agent tools: list_agents, send_to_agent, ask_agent, consult_agent, agent_heartbeat,
+//! Agent tools: list_agents, send_to_agent, ask_agent, consult_agent, delegate_task, agent_heartbeat,
 //! list_runtime_health, list_agent_presence, get_org_chart, create_runtime_profile,
 //! list_runtime_profiles. Agents are registered by the operator (`cc-server agents add`); a
 //! tool never hires, fires or edits one. What the tools share: finding an agent by id or
@@ -9,6 +9,7 @@ mod agent_heartbeat;
 mod ask_agent;
 mod consult_agent;
 mod create_runtime_profile;
+mod delegate_task;
 mod get_org_chart;
 mod list_agent_presence;
 mod list_agents;
@@ -30,6 +31,7 @@ pub fn tools(r: &mut Registry) {
     r.add(send_to_agent::DECL, send_to_agent::send_to_agent);
     r.add(ask_agent::DECL, ask_agent::ask_agent);
     r.add(consult_agent::DECL, consult_agent::consult_agent);
+    r.add(delegate_task::DECL, delegate_task::delegate_task);
     r.add(agent_heartbeat::DECL, agent_heartbeat::agent_heartbeat);
     r.add(list_runtime_health::DECL, list_runtime_health::list_runtime_health);
     r.add(list_agent_presence::DECL, list_agent_presence::list_agent_presence);

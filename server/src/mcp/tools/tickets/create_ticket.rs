@@ -12,7 +12,7 @@ use crate::store::{NewTicket, Priority, Ticket};
 pub const DECL: Decl = Decl {
     name: "create_ticket",
     title: "Create a ticket",
-    description: "Create a ticket on the configured provider: its key (T-1, T-2, … per workspace) and its space come with it. Optional: status (default open; aliases such as todo, doing, completed are accepted), priority, labels, an assignee (to_agent_id or to_agent_name), a team, a parent (parent_ticket_id: the new ticket is its sub-issue).",
+    description: "Create a ticket on the configured provider: its key (T-1, T-2, … per workspace) and its space come with it. Optional: status (default open; aliases such as todo, doing, completed are accepted), priority, labels, an assignee (to_agent_id or to_agent_name), a team, a parent (parent_ticket_id: the new ticket is its sub-issue), a budget (the envelope its delegations draw from).",
     set: ToolSet::Tickets,
     scope: Scope::Required,
     classes: &[],
@@ -49,6 +49,10 @@ pub struct CreateTicketArgs {
     /// The ticket (id or key) it is a sub-issue of.
     #[schemars(length(min = 1, max = 100))]
     pub parent_ticket_id: Option<String>,
+    /// What it and the work delegated from it may spend, in the workspace's unit (tokens,
+    /// cents, …): each delegation from it takes its share, and none may take more than is left.
+    #[schemars(range(min = 0))]
+    pub budget: Option<i64>,
 }
 
 pub async fn create_ticket(ctx: Ctx<String>, a: CreateTicketArgs) -> Result<Ticket, ToolError> {
@@ -80,6 +84,7 @@ pub async fn create_ticket(ctx: Ctx<String>, a: CreateTicketArgs) -> Result<Tick
         parent_id: parent.map(|p| p.id),
         creator,
         creator_agent_id,
+        budget: a.budget,
         members,
     };
     Ok(ctx.services.store.tickets().create(&ctx.workspace, t).await?)

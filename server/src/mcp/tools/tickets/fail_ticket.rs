@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{plan_allows, ticket_of};
+use super::{plan_allows, report_end, ticket_of};
 use crate::mcp::policy::Mode;
 use crate::mcp::tool::{Ctx, Decl, Hints, Modes, Scope, ToolError, ToolSet};
 use crate::store::{Ticket, TicketStatus};
@@ -35,5 +35,7 @@ pub async fn fail_ticket(ctx: Ctx<String>, a: FailTicketArgs) -> Result<Ticket, 
     let t = ticket_of(&ctx, &a.ticket_id, "/ticket_id").await?;
     plan_allows(&ctx, &t).await?;
     let out = ctx.services.store.tickets().finish(&t.id, TicketStatus::Failed, None, Some(&a.error)).await;
-    out.map_err(|e| ToolError::from(e).at("/ticket_id"))
+    let t = out.map_err(|e| ToolError::from(e).at("/ticket_id"))?;
+    report_end(&ctx, &t).await?;
+    Ok(t)
 }
