@@ -7,6 +7,7 @@ pub mod extension;
 pub mod http;
 pub mod policy;
 pub mod principal;
+pub mod prompts;
 pub mod resources;
 pub mod service;
 pub mod sessions;

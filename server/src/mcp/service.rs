@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestMethod, CompleteRequestParams,
-    CompleteResult, ContentBlock, GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse, Implementation,
-    InitializeRequestParams, InitializeResult, ListPromptsRequestMethod, ListPromptsResult,
+    CompleteResult, ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation,
+    InitializeRequestParams, InitializeResult, ListPromptsResult,
     ListResourceTemplatesResult, ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam,
     ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
     ResourceTemplate, ServerCapabilities, ServerConfig, SetLevelRequestMethod, SubscribeRequestParams, Tool,
@@ -197,7 +197,8 @@ fn error_result(e: &ToolError) -> CallToolResult {
 
 impl ServerHandler for Session {
     fn get_info(&self) -> ServerConfig {
-        // Prompts, completions, logging and subscriptions exist only where an extension has them.
+        // Prompts are the product's (goal, loop) plus an extension's; completions and logging
+        // exist only where an extension has them.
         #[allow(deprecated)]
         let caps = if self.extension.is_some() {
             ServerCapabilities::builder()
@@ -211,6 +212,7 @@ impl ServerHandler for Session {
                 .build()
         } else {
             ServerCapabilities::builder()
+                .enable_prompts()
                 .enable_resources()
                 .enable_resources_subscribe()
                 .enable_tools()
@@ -371,25 +373,46 @@ impl ServerHandler for Session {
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
     }
 
-    // Prompts, completion, logging and subscriptions: only an extension has them; otherwise
-    // "method not found", as when the capability is not advertised.
+    // Prompts: the product's (goal, loop, in `mcp::prompts`) and an extension's. Completion,
+    // logging and subscriptions: only an extension has them; otherwise "method not found", as
+    // when the capability is not advertised.
 
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let e = self.require_extension::<ListPromptsRequestMethod>()?;
-        Ok(ListPromptsResult::with_all_items(e.prompts()))
+        let mut all = crate::mcp::prompts::prompts();
+        if let Some(e) = self.ext() {
+            all.extend(e.prompts());
+        }
+        Ok(ListPromptsResult::with_all_items(all))
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let e = self.require_extension::<GetPromptRequestMethod>()?;
-        e.get_prompt(&request.name, request.arguments.as_ref()).map(Into::into)
+        if crate::mcp::prompts::NAMES.contains(&request.name.as_str()) {
+            let principal = self.principal(&context);
+            let r = crate::mcp::prompts::get(
+                &self.app.services,
+                &principal,
+                &self.conversation,
+                &request.name,
+                request.arguments.as_ref(),
+            )
+            .await?;
+            return Ok(r.into());
+        }
+        match self.ext() {
+            Some(e) => e.get_prompt(&request.name, request.arguments.as_ref()).map(Into::into),
+            None => Err(ErrorData::invalid_params(
+                format!("no prompt '{}'; prompts/list lists them", request.name),
+                Some(serde_json::json!({ "name": request.name })),
+            )),
+        }
     }
 
     async fn complete(

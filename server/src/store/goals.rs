@@ -82,6 +82,13 @@ pub struct Goal {
     pub updated_at: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub met_at: Option<i64>,
+    /// The conversation it is the goal of (`principal|run:<id>`, `|key:<Cc-Conversation>` or
+    /// `|session:<id>`), when a prompt started it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<String>,
+    /// The prompt that started it as a conversation's goal: goal or loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -100,10 +107,12 @@ struct Row {
     created_at: i64,
     updated_at: i64,
     met_at: Option<i64>,
+    conversation: Option<String>,
+    prompt: Option<String>,
 }
 
 const COLUMNS: &str = "id, workspace_id, level, parent_id, owner, title, target, status, progress, evidence, \
-     created_by, created_at, updated_at, met_at";
+     created_by, created_at, updated_at, met_at, conversation, prompt";
 
 /// What a new goal is made of.
 #[derive(Clone, Debug)]
@@ -114,6 +123,9 @@ pub struct NewGoal {
     pub title: String,
     pub target: Option<String>,
     pub created_by: String,
+    /// The conversation it is the active goal of, and the prompt that started it (see
+    /// [`Goals::start`]).
+    pub conversation: Option<(String, String)>,
 }
 
 /// The goals area of a [`Store`].
@@ -154,7 +166,7 @@ impl Goals<'_> {
         let id = format!("goal-{}", uuid::Uuid::now_v7().simple());
         let at = now();
         sqlx::query(sqlx::AssertSqlSafe(format!(
-            "INSERT INTO goals ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, 'active', 0, NULL, $8, $9, $9, NULL)"
+            "INSERT INTO goals ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, 'active', 0, NULL, $8, $9, $9, NULL, $10, $11)"
         )))
         .bind(&id)
         .bind(workspace)
@@ -165,10 +177,73 @@ impl Goals<'_> {
         .bind(&g.target)
         .bind(&g.created_by)
         .bind(at)
+        .bind(g.conversation.as_ref().map(|c| c.0.clone()))
+        .bind(g.conversation.as_ref().map(|c| c.1.clone()))
         .execute(self.store.writer())
         .await
-        .map_err(|e| self.err(e))?;
+        .map_err(|e| {
+            if g.conversation.is_some() && is_unique_violation(&e) {
+                StoreError::Conflict("this conversation has an active goal already; complete_goal it first".into())
+            } else {
+                self.err(e)
+            }
+        })?;
         Ok(self.get(workspace, &id).await?.expect("just created"))
+    }
+
+    /// Starts `g` as the active goal of conversation `g.conversation` (the goal and loop
+    /// prompts); a conversation with an active goal already is a [`StoreError::Conflict`]
+    /// naming it.
+    pub async fn start(&self, workspace: &str, g: NewGoal) -> Result<Goal> {
+        let conversation = g.conversation.as_ref().map(|c| c.0.clone()).unwrap_or_default();
+        if let Some(a) = self.active(workspace, &conversation).await? {
+            return Err(StoreError::Conflict(format!(
+                "this conversation's goal '{}' ({}) is active already: complete_goal it first, with its evidence",
+                a.title, a.id
+            )));
+        }
+        self.create(workspace, g).await
+    }
+
+    /// The active goal of `conversation`, if any.
+    pub async fn active(&self, workspace: &str, conversation: &str) -> Result<Option<Goal>> {
+        let id: Option<String> = sqlx::query_scalar(
+            "SELECT id FROM goals WHERE workspace_id = $1 AND conversation = $2 AND status = 'active'",
+        )
+        .bind(workspace)
+        .bind(conversation)
+        .fetch_optional(self.store.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        match id {
+            Some(id) => self.get(workspace, &id).await,
+            None => Ok(None),
+        }
+    }
+
+    /// Marks goal `id` met with `evidence` (progress 100), once ([`StoreError::Conflict`]
+    /// when it is met already).
+    pub async fn complete(&self, workspace: &str, id: &str, evidence: &str) -> Result<Goal> {
+        let at = now();
+        let n = sqlx::query(
+            "UPDATE goals SET status = 'met', evidence = $3, progress = 100, met_at = $4, updated_at = $4 \
+             WHERE id = $1 AND workspace_id = $2 AND status = 'active'",
+        )
+        .bind(id)
+        .bind(workspace)
+        .bind(evidence)
+        .bind(at)
+        .execute(self.store.writer())
+        .await
+        .map_err(|e| self.err(e))?
+        .rows_affected();
+        if n == 0 {
+            return Err(match self.get(workspace, id).await? {
+                None => StoreError::NotFound { what: format!("goal '{id}' in workspace '{workspace}'") },
+                Some(g) => StoreError::Conflict(format!("goal '{}' ({id}) is met already", g.title)),
+            });
+        }
+        Ok(self.get(workspace, id).await?.expect("it exists"))
     }
 
     /// A workspace's goals, oldest first, with their progress rolled up.
@@ -224,6 +299,8 @@ impl Goals<'_> {
                 created_at: r.created_at,
                 updated_at: r.updated_at,
                 met_at: r.met_at,
+                conversation: r.conversation.clone(),
+                prompt: r.prompt.clone(),
             });
         }
         Ok(out)
@@ -262,4 +339,8 @@ impl Goals<'_> {
         tx.commit().await.map_err(|e| self.err(e))?;
         Ok(self.get(workspace, id).await?.expect("it exists"))
     }
+}
+
+fn is_unique_violation(e: &sqlx::Error) -> bool {
+    e.as_database_error().is_some_and(|d| d.is_unique_violation())
 }

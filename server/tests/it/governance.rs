@@ -354,6 +354,7 @@ fn goal(level: GoalLevel, parent: Option<&str>, title: &str) -> NewGoal {
         title: title.into(),
         target: None,
         created_by: "local".into(),
+        conversation: None,
     }
 }
 
@@ -525,4 +526,86 @@ fn the_operator_sees_and_decides_the_board_from_the_cli() {
     let shown = out(cc(&["board", "show", &id]));
     assert!(shown.contains("2. request_revision by operator: add notes"), "{shown}");
     assert!(out(cc(&["board", "list", "--status", "pending"])).contains("no board approvals"));
+}
+
+// ------------------------------------------------------------ a conversation's goal
+
+#[test]
+fn a_conversation_has_one_active_goal_until_it_is_met() {
+    on_each_backend(|_, store| async move {
+        let goals = store.goals();
+        let start = |conv: &str, title: &str| NewGoal {
+            conversation: Some((conv.to_string(), "goal".to_string())),
+            ..goal(GoalLevel::Task, None, title)
+        };
+        let g = goals.start("default", start("local|key:c1", "green CI")).await.unwrap();
+        assert_eq!((g.conversation.as_deref(), g.prompt.as_deref()), (Some("local|key:c1"), Some("goal")));
+        assert_eq!(goals.active("default", "local|key:c1").await.unwrap().unwrap().id, g.id);
+        match goals.start("default", start("local|key:c1", "another")).await {
+            Err(StoreError::Conflict(m)) => assert!(m.contains("'green CI'") && m.contains("complete_goal"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        // Another conversation has its own; a plain goal belongs to none.
+        goals.start("default", start("local|key:c2", "docs")).await.unwrap();
+        goals.create("default", goal(GoalLevel::Task, None, "plain")).await.unwrap();
+        let met = goals.complete("default", &g.id, "CI run 12 passed").await.unwrap();
+        assert_eq!((met.status.as_str(), met.progress, met.evidence.as_deref()), ("met", 100, Some("CI run 12 passed")));
+        assert!(met.met_at.is_some());
+        assert!(goals.active("default", "local|key:c1").await.unwrap().is_none());
+        assert!(matches!(goals.complete("default", &g.id, "again").await, Err(StoreError::Conflict(_))));
+        // Met, it leaves room for the conversation's next goal.
+        goals.start("default", start("local|key:c1", "next")).await.unwrap();
+    });
+}
+
+#[test]
+fn the_goal_prompt_starts_the_goal_complete_goal_meets() {
+    let f = rig_fixture(true);
+    let app = &f.app;
+    let c = Caller::local(Mode::Chat);
+    let prompt = |name: &str, args: Value| {
+        block_on(cc_server::mcp::prompts::get(
+            &app.services,
+            &c.principal,
+            &c.conversation,
+            name,
+            args.as_object(),
+        ))
+    };
+    // Nothing active yet: a clear error, saying how to start one.
+    let e = err(call(app, &c, "complete_goal", json!({"workspace_id": "default", "evidence": "done"})));
+    assert_eq!(e.error, "not_found");
+    assert!(e.message.contains("no active goal") && e.message.contains("/goal"), "{}", e.message);
+    // Bad prompt arguments name the argument.
+    for (args, pointer) in [
+        (json!({}), "/objective"),
+        (json!({"objective": ""}), "/objective"),
+        (json!({"objective": 3}), "/objective"),
+        (json!({"objective": "x", "workspace_id": "nope"}), "/workspace_id"),
+        (json!({"objective": "x", "colour": "red"}), "/colour"),
+    ] {
+        let e = prompt("goal", args.clone()).unwrap_err();
+        assert!(e.message.starts_with(pointer), "{args}: {}", e.message);
+    }
+    let r = prompt("loop", json!({"objective": "make the suite pass", "target": "cargo test is green"})).unwrap();
+    let text = r.messages[0].content.as_text().expect("a text message").text.clone();
+    assert!(text.contains("Work in a loop toward this goal: make the suite pass") && text.contains("complete_goal"), "{text}");
+    let l = ok_value(call(app, &c, "list_goals", json!({"workspace_id": "default"})));
+    let g = &l["goals"][0];
+    assert_eq!((g["title"].as_str(), g["status"].as_str(), g["prompt"].as_str()), (Some("make the suite pass"), Some("active"), Some("loop")));
+    assert_eq!(g["target"], "cargo test is green");
+    assert!(text.contains(g["id"].as_str().unwrap()));
+    // One at a time per conversation; another conversation starts its own.
+    let e = prompt("goal", json!({"objective": "else"})).unwrap_err();
+    assert!(e.message.contains("active already"), "{}", e.message);
+    let other = Caller::local(Mode::Chat);
+    let e = err(call(app, &other, "complete_goal", json!({"workspace_id": "default", "evidence": "x"})));
+    assert_eq!(e.error, "not_found");
+    let e = err(call(app, &c, "complete_goal", json!({"workspace_id": "default", "evidence": " "})));
+    assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/evidence")));
+    let met = ok_value(call(app, &c, "complete_goal", json!({"workspace_id": "default", "evidence": "suite green: 142 passed"})));
+    assert_eq!((met["status"].as_str(), met["progress"].as_i64()), (Some("met"), Some(100)));
+    assert_eq!(met["evidence"], "suite green: 142 passed");
+    let e = err(call(app, &c, "complete_goal", json!({"workspace_id": "default", "evidence": "again"})));
+    assert_eq!(e.error, "not_found");
 }

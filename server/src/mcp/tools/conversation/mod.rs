@@ -13,7 +13,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
 
+use crate::mcp::dispatch::Conversation;
 use crate::mcp::policy::Mode;
+use crate::mcp::principal::Principal;
 use crate::mcp::tool::{Ctx, ErrorKind, Registry, ToolError};
 
 /// The area's tools.
@@ -29,20 +31,28 @@ pub fn tools(r: &mut Registry) {
 /// `Cc-Conversation` header (`key:<name>`), else the MCP session (`session:<id>`, which a
 /// reconnect does not keep). A stateless request without the header has none.
 pub(crate) fn todo_key(ctx: &Ctx<String>) -> Result<String, ToolError> {
-    if let Some(run) = ctx.principal.agent.as_ref().and_then(|a| a.run_id.as_ref()) {
+    conversation_key(&ctx.principal, &ctx.conversation).map_err(|m| ToolError::new(ErrorKind::Mode, m))
+}
+
+/// The lasting name of a conversation (see [`todo_key`]), or why a stateless request has none.
+pub(crate) fn conversation_key(principal: &Principal, conversation: &Conversation) -> Result<String, String> {
+    if let Some(run) = principal.agent.as_ref().and_then(|a| a.run_id.as_ref()) {
         return Ok(format!("run:{run}"));
     }
-    if let Some(key) = ctx.conversation.key() {
+    if let Some(key) = conversation.key() {
         return Ok(format!("key:{key}"));
     }
-    if ctx.conversation.ephemeral() {
-        return Err(ToolError::new(
-            ErrorKind::Mode,
-            "this request has no conversation to keep a checklist for (protocol 2026-07-28 over HTTP is \
-             stateless): name it with the Cc-Conversation header",
-        ));
+    if conversation.ephemeral() {
+        return Err("this request has no conversation to keep state for (protocol 2026-07-28 over HTTP is \
+             stateless): name it with the Cc-Conversation header"
+            .to_string());
     }
-    Ok(format!("session:{}", ctx.conversation.id))
+    Ok(format!("session:{}", conversation.id))
+}
+
+/// What a conversation's goal is kept under: its principal and its lasting name.
+pub(crate) fn goal_key(principal: &Principal, conversation: &Conversation) -> Result<String, String> {
+    Ok(format!("{}|{}", principal.name, conversation_key(principal, conversation)?))
 }
 
 #[derive(Serialize, JsonSchema)]

@@ -44,6 +44,7 @@ pub async fn create_goal(ctx: Ctx<String>, a: CreateGoalArgs) -> Result<Goal, To
         title: a.title,
         target: a.target,
         created_by: caller(&ctx).0,
+        conversation: None,
     };
     ctx.services.store.goals().create(&ctx.workspace, g).await.map_err(|e| match e {
         StoreError::NotFound { .. } => ToolError::not_found(

@@ -1,4 +1,4 @@
-//! Governance tools: goals (create_goal, list_goals, update_goal_progress: four levels,
+//! Governance tools: goals (create_goal, list_goals, update_goal_progress, complete_goal: four levels,
 //! progress rolled up from children by the rule in `store::goals`), the approvals board (create_approval, list_approvals,
 //! decide_approval, comment_approval: governed actions someone other than the requester
 //! decides, by the state machine of `store::board`), and work products (create_work_product, save_work_product_revision,
@@ -7,6 +7,7 @@
 //! `revision_id`, a board approval by `approval_id`, a goal by `goal_id`, a ticket by `ticket_id` (id or key), all of the call's workspace.
 
 mod comment_approval;
+mod complete_goal;
 mod create_approval;
 mod create_goal;
 mod create_work_product;
@@ -26,6 +27,7 @@ pub fn tools(r: &mut Registry) {
     r.add(create_goal::DECL, create_goal::create_goal);
     r.add(list_goals::DECL, list_goals::list_goals);
     r.add(update_goal_progress::DECL, update_goal_progress::update_goal_progress);
+    r.add(complete_goal::DECL, complete_goal::complete_goal);
     r.add(create_approval::DECL, create_approval::create_approval);
     r.add(list_approvals::DECL, list_approvals::list_approvals);
     r.add(decide_approval::DECL, decide_approval::decide_approval);
