@@ -90,3 +90,39 @@ async def test_the_board_keeps_the_requester_out_of_its_own_decision(policy_serv
         assert [x["action"] for x in got["events"]] == ["create", "approve"], got
         e = await call_err(op, "decide_approval", workspace_id=WORKSPACE, approval_id=ap["id"], decision="reject")
         assert e["error"] == "conflict" and "is approved" in e["message"], e
+
+
+@pytest.mark.parametrize("transport", transports())
+async def test_exit_plan_mode_is_decided_on_the_board(transport, policy_server, policy_data, cc_bin):
+    """exit_plan_mode opens a plan_exit on the approvals board; the client's answer through
+    elicitation is recorded there as the decision (declined: rejected, the conversation stays
+    in plan; accepted: approved, consumed, the conversation is in chat)."""
+    rec = Recorder("decline")
+    kw = dict(srv=policy_server, token=ALICE_TOKEN, recorder=rec, cc_bin=cc_bin, data=policy_data)
+    if transport == "stdio":
+        kw["stdio_args"] = ["--mode", "plan"]
+    else:
+        kw["mode"] = "plan"
+    async with session(transport, **kw) as s, session("http", srv=policy_server, token=OPERATOR_TOKEN) as op:
+
+        async def on_board(approval_id):
+            listed = await call_ok(op, "list_approvals", workspace_id=WORKSPACE, limit=200)
+            [a] = [a for a in listed["approvals"] if a["id"] == approval_id]
+            return a
+
+        e = await call_err(s, "exit_plan_mode")
+        assert e["error"] == "approval_denied" and "declined" in e["message"], e
+        first = e["data"]["board_approval_id"]
+        a = await on_board(first)
+        assert (a["kind"], a["status"]) == ("plan_exit", "rejected"), a
+        assert "confirmation port" in a["decided_by"], a
+        assert (await call_ok(s, "list_my_tools"))["mode"] == "plan"
+        rec.answer, rec.approve = "accept", True
+        got = await call_ok(s, "exit_plan_mode")
+        assert (got["mode"], got["previous"]) == ("chat", "plan"), got
+        asked = rec.asked[-1].message
+        assert "plan_exit" in asked and "board approval" in asked, asked
+        listed = (await call_ok(op, "list_approvals", workspace_id=WORKSPACE, limit=200))["approvals"]
+        mine = [x for x in listed if x["kind"] == "plan_exit" and x.get("conversation") == a["conversation"]]
+        [second] = [x for x in mine if x["id"] != first]
+        assert second["status"] == "approved" and "consumed_at" in second, second

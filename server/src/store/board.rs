@@ -139,6 +139,9 @@ pub struct BoardApproval {
     pub decided_at: Option<i64>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// When an approved plan_exit took its conversation out of plan mode (it is used once).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consumed_at: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -167,10 +170,11 @@ struct Row {
     decided_at: Option<i64>,
     created_at: i64,
     updated_at: i64,
+    consumed_at: Option<i64>,
 }
 
 const COLUMNS: &str = "id, workspace_id, kind, title, payload, status, requester, requester_name, conversation, \
-     decided_by, decided_at, created_at, updated_at";
+     decided_by, decided_at, created_at, updated_at, consumed_at";
 
 impl Row {
     fn into_approval(self) -> Result<BoardApproval> {
@@ -189,6 +193,7 @@ impl Row {
             decided_at: self.decided_at,
             created_at: self.created_at,
             updated_at: self.updated_at,
+            consumed_at: self.consumed_at,
         })
     }
 }
@@ -247,7 +252,7 @@ impl Board<'_> {
         let at = now();
         let mut tx = self.store.begin().await?;
         sqlx::query(sqlx::AssertSqlSafe(format!(
-            "INSERT INTO board_approvals ({COLUMNS}, next_seq) VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, NULL, NULL, $9, $9, 0)"
+            "INSERT INTO board_approvals ({COLUMNS}, next_seq) VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, NULL, NULL, $9, $9, NULL, 0)"
         )))
         .bind(&id)
         .bind(workspace)
@@ -339,6 +344,35 @@ impl Board<'_> {
         self.event(&mut tx, id, decision.as_str(), by, note).await?;
         tx.commit().await.map_err(|e| self.err(e))?;
         Ok(self.get(id).await?.expect("it exists"))
+    }
+
+    /// The newest approval of `kind` opened in `conversation`, if any.
+    pub async fn latest_of(&self, workspace: &str, kind: BoardKind, conversation: &str) -> Result<Option<BoardApproval>> {
+        let row: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLUMNS} FROM board_approvals WHERE workspace_id = $1 AND kind = $2 AND conversation = $3 \
+             ORDER BY created_at DESC, id DESC LIMIT 1"
+        )))
+        .bind(workspace)
+        .bind(kind.as_str())
+        .bind(conversation)
+        .fetch_optional(self.store.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        row.map(Row::into_approval).transpose()
+    }
+
+    /// Uses approved approval `id` once; false when it is not approved or was used already.
+    pub async fn consume(&self, id: &str) -> Result<bool> {
+        let n = sqlx::query(
+            "UPDATE board_approvals SET consumed_at = $2 WHERE id = $1 AND status = 'approved' AND consumed_at IS NULL",
+        )
+        .bind(id)
+        .bind(now())
+        .execute(self.store.writer())
+        .await
+        .map_err(|e| self.err(e))?
+        .rows_affected();
+        Ok(n == 1)
     }
 
     /// Adds a comment to approval `id` (in any status).

@@ -609,3 +609,73 @@ fn the_goal_prompt_starts_the_goal_complete_goal_meets() {
     let e = err(call(app, &c, "complete_goal", json!({"workspace_id": "default", "evidence": "again"})));
     assert_eq!(e.error, "not_found");
 }
+
+// ------------------------------------------------------------ plan_exit on the board
+
+#[test]
+fn exit_plan_mode_goes_through_a_plan_exit_board_approval() {
+    let f = rig_fixture(true);
+    let app = &f.app;
+    let board = app.services.store.board();
+    let c = Caller::local(Mode::Plan);
+    let lead = Actor { id: "principal:lead".into(), name: "lead".into() };
+    // The request is a plan_exit on the board (and the confirmation port's queue asks too).
+    let e = err(call(app, &c, "exit_plan_mode", json!({})));
+    assert_eq!(e.error, "approval_pending");
+    let data = e.data.unwrap();
+    let id = data["board_approval_id"].as_str().unwrap().to_string();
+    assert!(e.message.contains(&format!("cc-server board decide {id}")), "{}", e.message);
+    let a = block_on(board.get(&id)).unwrap().unwrap();
+    assert_eq!((a.kind, a.status, a.conversation.as_deref()), (BoardKind::PlanExit, BoardStatus::Pending, Some(c.conversation.id.as_str())));
+    assert_eq!(a.workspace_id, "default");
+    assert!(a.requester.contains("conversation"), "{}", a.requester);
+    // Asked again: the same board approval.
+    let again = err(call(app, &c, "exit_plan_mode", json!({})));
+    assert_eq!(again.data.unwrap()["board_approval_id"].as_str(), Some(id.as_str()));
+    assert_eq!(c.conversation.mode(), Mode::Plan);
+    // A revision asked on the board: the next call resubmits it.
+    block_on(board.decide(&id, Decision::RequestRevision, &lead, Some("say what you will change"))).unwrap();
+    err(call(app, &c, "exit_plan_mode", json!({})));
+    assert_eq!(block_on(board.get(&id)).unwrap().unwrap().status, BoardStatus::Pending);
+    // Decided on the board: that decision lets the conversation out, once.
+    block_on(board.decide(&id, Decision::Approve, &lead, None)).unwrap();
+    let v = ok_value(call(app, &c, "exit_plan_mode", json!({})));
+    assert_eq!((v["mode"].as_str(), v["previous"].as_str()), (Some("chat"), Some("plan")));
+    assert!(block_on(board.get(&id)).unwrap().unwrap().consumed_at.is_some());
+    // Back in plan, leaving needs a new approval: the used one does not count.
+    ok_value(call(app, &c, "set_mode", json!({"mode": "plan"})));
+    let e = err(call(app, &c, "exit_plan_mode", json!({})));
+    let second = e.data.unwrap()["board_approval_id"].as_str().unwrap().to_string();
+    assert_ne!(second, id);
+    // Rejected on the board: the conversation stays; the next request says so.
+    block_on(board.decide(&second, Decision::Reject, &lead, Some("not yet"))).unwrap();
+    let e = err(call(app, &c, "exit_plan_mode", json!({})));
+    assert!(e.message.contains(&format!("rejected the previous request, {second}, by lead")), "{}", e.message);
+    let third = e.data.as_ref().unwrap()["board_approval_id"].as_str().unwrap().to_string();
+    assert_eq!(c.conversation.mode(), Mode::Plan);
+    // The operator's queue decides through the port: the board records it as the decision.
+    let port_id = e.data.unwrap()["approval_id"].as_str().unwrap().to_string();
+    block_on(app.services.store.approvals().decide(&port_id, true, "operator (test)", None)).unwrap();
+    assert_eq!(ok_value(call(app, &c, "exit_plan_mode", json!({})))["mode"], "chat");
+    let t = block_on(board.get(&third)).unwrap().unwrap();
+    assert_eq!(t.status, BoardStatus::Approved);
+    assert!(t.decided_by.as_deref().unwrap().contains("confirmation port") && t.consumed_at.is_some(), "{t:?}");
+    let steps: Vec<String> = block_on(board.events(&third)).unwrap().into_iter().map(|e| e.action).collect();
+    assert_eq!(steps, ["create", "approve"]);
+}
+
+#[test]
+fn a_declined_plan_exit_is_rejected_on_the_board() {
+    let f = rig_fixture(false);
+    let app = &f.app;
+    let c = Caller::local(Mode::Plan);
+    // Nobody to ask: denied, and the board's request stays open for a decider.
+    let e = err(call(app, &c, "exit_plan_mode", json!({})));
+    assert_eq!(e.error, "approval_denied");
+    let id = e.data.unwrap()["board_approval_id"].as_str().unwrap().to_string();
+    let board = app.services.store.board();
+    assert_eq!(block_on(board.get(&id)).unwrap().unwrap().status, BoardStatus::Pending);
+    let lead = Actor { id: "principal:lead".into(), name: "lead".into() };
+    block_on(board.decide(&id, Decision::Approve, &lead, None)).unwrap();
+    assert_eq!(ok_value(call(app, &c, "exit_plan_mode", json!({})))["mode"], "chat");
+}
