@@ -24,6 +24,17 @@
 //! [delegation]
 //! # The deepest a delegated ticket may be in its lineage (delegate_ticket, delegate_task).
 //! max_depth = 3
+//!
+//! # Mirror the tickets of these workspaces on GitHub Issues (absent: the store only).
+//! [tickets.github]
+//! repository = "owner/name"
+//! workspaces = ["default"]
+//! # GitHub Enterprise: https://HOST/api/v3
+//! base_url = "https://api.github.com"
+//! # The token: here, or (better) in the environment variable named by token_env.
+//! token_env = "GITHUB_TOKEN"
+//! # Agents' GitHub logins, for the issue's assignees.
+//! assignees = { dev = "octocat" }
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -37,6 +48,81 @@ pub struct Config {
     pub runtimes: Runtimes,
     pub health: Health,
     pub delegation: Delegation,
+    pub tickets: Tickets,
+}
+
+/// Where tickets live besides the store.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Tickets {
+    pub github: Option<GitHub>,
+}
+
+/// The GitHub Issues provider: the tickets of `workspaces` are mirrored as issues of
+/// `repository` (each change, each comment), through an outbox that survives an outage.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GitHub {
+    /// owner/name.
+    pub repository: String,
+    #[serde(default = "GitHub::default_workspaces")]
+    pub workspaces: Vec<String>,
+    /// The REST API's root (GitHub Enterprise: https://HOST/api/v3).
+    #[serde(default = "GitHub::default_base_url")]
+    pub base_url: String,
+    /// The token itself (prefer `token_env`).
+    #[serde(default)]
+    pub token: Option<String>,
+    /// The environment variable holding the token.
+    #[serde(default = "GitHub::default_token_env")]
+    pub token_env: String,
+    /// Agent name -> GitHub login, for assignees (an unmapped agent is not assigned there).
+    #[serde(default)]
+    pub assignees: std::collections::BTreeMap<String, String>,
+    /// One request's limit (seconds).
+    #[serde(default = "GitHub::default_timeout")]
+    pub timeout_secs: u64,
+    /// How often the outbox is looked at for changes to retry (seconds).
+    #[serde(default = "GitHub::default_sync_every")]
+    pub sync_every_secs: u64,
+    /// The longest Retry-After waited in place; a longer one schedules the next attempt.
+    #[serde(default = "GitHub::default_max_wait")]
+    pub max_wait_secs: u64,
+}
+
+impl GitHub {
+    fn default_workspaces() -> Vec<String> {
+        vec![crate::store::DEFAULT_WORKSPACE.to_string()]
+    }
+    fn default_base_url() -> String {
+        "https://api.github.com".to_string()
+    }
+    fn default_token_env() -> String {
+        "GITHUB_TOKEN".to_string()
+    }
+    fn default_timeout() -> u64 {
+        10
+    }
+    fn default_sync_every() -> u64 {
+        15
+    }
+    fn default_max_wait() -> u64 {
+        60
+    }
+
+    /// The token: `token`, else `$token_env`; never from a request.
+    pub fn resolve_token(&self) -> Result<String> {
+        if let Some(t) = self.token.as_ref().filter(|t| !t.is_empty()) {
+            return Ok(t.clone());
+        }
+        match std::env::var(&self.token_env) {
+            Ok(t) if !t.is_empty() => Ok(t),
+            _ => anyhow::bail!(
+                "[tickets.github] needs a token: set the environment variable {} (token_env), or token in the server's config.toml",
+                self.token_env
+            ),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -106,6 +192,21 @@ impl Config {
             "{}: [runtimes] run_timeout_secs must be at least 1",
             path.display()
         );
+        if let Some(g) = &c.tickets.github {
+            let parts: Vec<&str> = g.repository.split('/').collect();
+            anyhow::ensure!(
+                parts.len() == 2 && parts.iter().all(|p| !p.is_empty()),
+                "{}: [tickets.github] repository is owner/name, not '{}'",
+                path.display(),
+                g.repository
+            );
+            anyhow::ensure!(
+                g.base_url.starts_with("https://") || g.base_url.starts_with("http://"),
+                "{}: [tickets.github] base_url is an http(s) URL, not '{}'",
+                path.display(),
+                g.base_url
+            );
+        }
         Ok(c)
     }
 
@@ -139,5 +240,28 @@ mod tests {
         let e = format!("{:#}", Config::load(None, dir.path()).unwrap_err());
         assert!(e.contains("alow"), "{e}");
         assert!(Config::load(Some(&dir.path().join("nope.toml")), dir.path()).is_err());
+    }
+
+    #[test]
+    fn the_github_provider_is_the_operators_with_its_token_from_config_or_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |t: &str| std::fs::write(dir.path().join("config.toml"), t).unwrap();
+        write("[delegation]\nmax_depth = 5\n[tickets.github]\nrepository = \"acme/shop\"\ntoken_env = \"CC_TEST_GH_TOKEN_UNSET\"\n");
+        let c = Config::load(None, dir.path()).unwrap();
+        assert_eq!(c.delegation.max_depth, 5);
+        let g = c.tickets.github.unwrap();
+        assert_eq!(
+            (g.base_url.as_str(), g.workspaces.clone()),
+            ("https://api.github.com", vec!["default".to_string()])
+        );
+        let e = format!("{:#}", g.resolve_token().unwrap_err());
+        assert!(e.contains("CC_TEST_GH_TOKEN_UNSET"), "{e}");
+        let with = GitHub { token: Some("ghp_x".into()), ..g };
+        assert_eq!(with.resolve_token().unwrap(), "ghp_x");
+        write("[tickets.github]\nrepository = \"shop\"\n");
+        let e = format!("{:#}", Config::load(None, dir.path()).unwrap_err());
+        assert!(e.contains("owner/name"), "{e}");
+        write("[tickets.github]\nrepository = \"a/b\"\nbase_url = \"ftp://x\"\n");
+        assert!(format!("{:#}", Config::load(None, dir.path()).unwrap_err()).contains("base_url"));
     }
 }

@@ -14,6 +14,7 @@ pub mod feeds;
 pub mod mcp;
 pub mod ops;
 pub mod output;
+pub mod providers;
 pub mod rank;
 pub mod serve;
 pub mod services;

@@ -113,7 +113,12 @@ pub fn app_with_config(
     setup: &Setup,
     configure: impl FnOnce(&mut ServerPolicy) -> Result<()>,
 ) -> Result<Arc<App>> {
-    let mut services = Services::with_config(data, store, bound_repo, setup.config.clone());
+    let mut services = Services::with_config(data, store.clone(), bound_repo, setup.config.clone());
+    if let Some(g) = &setup.config.tickets.github {
+        let mirror = crate::providers::Mirror::new(store, g)?;
+        block_on(mirror.register())?;
+        services.mirror = Some(Arc::new(mirror));
+    }
     configure(&mut services.policy)?;
     Ok(Arc::new(App::new(services, crate::mcp::tools::registry(), setup.extension.clone())))
 }
@@ -226,6 +231,10 @@ pub fn serve(data: DataDir, setup: &Setup, a: ServeArgs, quiet: bool) -> Result<
         let every = std::time::Duration::from_secs(a.feed_refresh_secs);
         let (store, policy) = (app.services.store.clone(), app.services.policy.feeds.clone());
         rt.spawn(crate::feeds::background(store, policy, every, feeds_stop.clone()));
+    }
+    if let (Some(m), Some(g)) = (&app.services.mirror, &setup.config.tickets.github) {
+        let every = std::time::Duration::from_secs(g.sync_every_secs.max(1));
+        rt.spawn(crate::providers::background(m.clone(), every, feeds_stop.clone()));
     }
     let r = rt.block_on(crate::mcp::http::serve(app.clone(), surface, opts, CancellationToken::new()));
     feeds_stop.cancel();

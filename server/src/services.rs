@@ -28,6 +28,8 @@ pub struct Services {
     pub bus: Arc<crate::bus::Bus>,
     /// Agents' runs.
     pub runtime: Arc<crate::agents::Runtime>,
+    /// The GitHub mirror of tickets, when `[tickets.github]` configures one.
+    pub mirror: Option<Arc<crate::providers::Mirror>>,
 }
 
 /// How this server decides: approvals, modes, what a client may read, how feeds are fetched.
@@ -97,6 +99,7 @@ impl Services {
             config,
             bus,
             runtime,
+            mirror: None,
         }
     }
 }

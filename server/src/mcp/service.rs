@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestMethod, CompleteRequestParams,
-    CompleteResult, ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation,
-    InitializeRequestParams, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-    ResourceTemplate, ServerCapabilities, ServerConfig, SetLevelRequestMethod, SubscribeRequestParams, Tool,
-    ToolAnnotations, UnsubscribeRequestMethod, UnsubscribeRequestParams,
+    CompleteResult, ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListToolsResult, MetaObject,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
+    SetLevelRequestMethod, SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestMethod,
+    UnsubscribeRequestParams,
 };
 // Logging is deprecated in rmcp (SEP-2577); only the conformance fixtures have it.
 #[allow(deprecated)]

@@ -347,7 +347,12 @@ impl Board<'_> {
     }
 
     /// The newest approval of `kind` opened in `conversation`, if any.
-    pub async fn latest_of(&self, workspace: &str, kind: BoardKind, conversation: &str) -> Result<Option<BoardApproval>> {
+    pub async fn latest_of(
+        &self,
+        workspace: &str,
+        kind: BoardKind,
+        conversation: &str,
+    ) -> Result<Option<BoardApproval>> {
         let row: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
             "SELECT {COLUMNS} FROM board_approvals WHERE workspace_id = $1 AND kind = $2 AND conversation = $3 \
              ORDER BY created_at DESC, id DESC LIMIT 1"

@@ -39,7 +39,10 @@ pub use board::{Actor, Board, BoardApproval, BoardKind, BoardStatus};
 pub use feeds::Feeds;
 pub use goals::{Goal, GoalLevel, GoalStatus, Goals, NewGoal};
 pub use spaces::{Member, Message, Notes, Sender, Space, SpaceKind, Spaces, Todo, TodoStatus};
-pub use tickets::{Delegation, NewTicket, Priority, RelationKind, Ticket, TicketFilter, TicketPatch, TicketStatus, Tickets};
+pub use tickets::{
+    Delegation, NewTicket, Outbox, Priority, RelationKind, SyncStatus, Ticket, TicketFilter, TicketPatch, TicketStatus,
+    Tickets,
+};
 pub use work_products::{Revision, WorkProduct, WorkProducts};
 pub use workspaces::{Workspace, Workspaces, DEFAULT_WORKSPACE};
 

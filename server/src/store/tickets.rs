@@ -274,6 +274,64 @@ pub struct Ticket {
     /// Its depth in its delegation lineage: 0 when it was not delegated, 1 under such a
     /// ticket, and so on.
     pub delegation_depth: i64,
+    /// Its number on the provider it is mirrored on (a GitHub issue's number).
+    pub provider_number: Option<i64>,
+    /// Its address there.
+    pub provider_url: Option<String>,
+    /// How its mirroring stands, when its workspace mirrors tickets on a provider.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync: Option<SyncStatus>,
+}
+
+/// A mirrored ticket's sync, from its outbox row.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct SyncStatus {
+    /// synced (the provider has every change), pending (changes wait: being pushed, or
+    /// retried after an outage), refused (the provider refused it as it is; the next change
+    /// retries).
+    pub state: String,
+    /// Changes not pushed yet.
+    pub pending_changes: i64,
+    pub attempts: i64,
+    /// Why the last attempt failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    /// When the next attempt is due (seconds since the epoch), while pending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_attempt_at: Option<i64>,
+}
+
+/// A mirrored ticket's outbox row.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct Outbox {
+    pub ticket_id: String,
+    pub changes: i64,
+    pub synced_changes: i64,
+    pub comments_synced: i64,
+    pub attempts: i64,
+    pub next_attempt_at: i64,
+    pub refused: i64,
+    pub last_error: Option<String>,
+}
+
+impl Outbox {
+    fn status(&self, space_seq: i64) -> SyncStatus {
+        let pending = self.changes - self.synced_changes + (space_seq - self.comments_synced).max(0);
+        let state = if self.refused == 1 {
+            "refused"
+        } else if pending > 0 {
+            "pending"
+        } else {
+            "synced"
+        };
+        SyncStatus {
+            state: state.into(),
+            pending_changes: pending,
+            attempts: self.attempts,
+            last_error: self.last_error.clone(),
+            next_attempt_at: (state == "pending").then_some(self.next_attempt_at),
+        }
+    }
 }
 
 #[derive(sqlx::FromRow)]
@@ -301,11 +359,13 @@ struct Row {
     delegated_from: Option<String>,
     delegated_by_agent_id: Option<String>,
     delegation_depth: i64,
+    provider_number: Option<i64>,
+    provider_url: Option<String>,
 }
 
 const COLUMNS: &str = "id, workspace_id, number, title, description, status, priority, assignee_id, team, parent_id, \
      creator, creator_agent_id, space_id, output, error, version, created_at, updated_at, closed_at, \
-     budget, delegated_from, delegated_by_agent_id, delegation_depth";
+     budget, delegated_from, delegated_by_agent_id, delegation_depth, provider_number, provider_url";
 
 impl Row {
     fn into_ticket(self, labels: Vec<String>) -> Result<Ticket> {
@@ -334,6 +394,9 @@ impl Row {
             delegated_from: self.delegated_from,
             delegated_by_agent_id: self.delegated_by_agent_id,
             delegation_depth: self.delegation_depth,
+            provider_number: self.provider_number,
+            provider_url: self.provider_url,
+            sync: None,
         })
     }
 }
@@ -491,7 +554,7 @@ impl Tickets<'_> {
         let at = now();
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "INSERT INTO tickets ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, NULL, NULL, 1, $14, $14, NULL, \
-             $15, $16, $17, $18)"
+             $15, $16, $17, $18, NULL, NULL)"
         )))
         .bind(&id)
         .bind(workspace)
@@ -518,6 +581,7 @@ impl Tickets<'_> {
         if let Some(p) = &t.parent_id {
             self.insert_pair(tx, &id, RelationKind::SubIssueOf, p, &t.creator).await?;
         }
+        self.mark(tx, &id).await?;
         Ok(id)
     }
 
@@ -636,7 +700,8 @@ impl Tickets<'_> {
         }
         if let Some(by) = &d.by_agent_id {
             let autonomy = |id: &str| {
-                sqlx::query_as::<_, (String, i64)>("SELECT name, autonomy FROM agents WHERE id = $1").bind(id.to_string())
+                sqlx::query_as::<_, (String, i64)>("SELECT name, autonomy FROM agents WHERE id = $1")
+                    .bind(id.to_string())
             };
             let (by_name, by_a) = autonomy(by)
                 .fetch_optional(&mut *tx)
@@ -658,7 +723,9 @@ impl Tickets<'_> {
                 };
                 return Err(StoreError::Refused {
                     gate: "autonomy_cap",
-                    message: format!("autonomy cap: {why}; the operator sets autonomy (cc-server agents update --autonomy)"),
+                    message: format!(
+                        "autonomy cap: {why}; the operator sets autonomy (cc-server agents update --autonomy)"
+                    ),
                     data: serde_json::json!({ "autonomy": by_a, "to_autonomy": to_a }),
                 });
             }
@@ -775,12 +842,189 @@ impl Tickets<'_> {
     async fn with_labels(&self, rows: Vec<Row>) -> Result<Vec<Ticket>> {
         let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         let mut labels = self.labels(&ids).await?;
+        let mut sync = self.sync_of(&ids).await?;
         rows.into_iter()
             .map(|r| {
                 let l = labels.remove(&r.id).unwrap_or_default();
-                r.into_ticket(l)
+                let s = sync.remove(&r.id);
+                r.into_ticket(l).map(|mut t| {
+                    t.sync = s;
+                    t
+                })
             })
             .collect()
+    }
+
+    async fn sync_of(&self, ids: &[&str]) -> Result<HashMap<String, SyncStatus>> {
+        let mut out = HashMap::new();
+        for chunk in ids.chunks(200) {
+            let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+            let sql = format!(
+                "SELECT o.ticket_id, o.changes, o.synced_changes, o.comments_synced, o.attempts, o.next_attempt_at, o.refused, \
+                 o.last_error, s.next_seq FROM ticket_outbox o JOIN tickets t ON t.id = o.ticket_id JOIN spaces s ON s.id = t.space_id \
+                 WHERE o.ticket_id IN ({})",
+                marks.join(", ")
+            );
+            type R = (String, i64, i64, i64, i64, i64, i64, Option<String>, i64);
+            let mut q = sqlx::query_as::<_, R>(sqlx::AssertSqlSafe(sql));
+            for id in chunk {
+                q = q.bind(*id);
+            }
+            for r in q.fetch_all(self.store.reader()).await.map_err(|e| self.err(e))? {
+                let o = Outbox {
+                    ticket_id: r.0,
+                    changes: r.1,
+                    synced_changes: r.2,
+                    comments_synced: r.3,
+                    attempts: r.4,
+                    next_attempt_at: r.5,
+                    refused: r.6,
+                    last_error: r.7,
+                };
+                out.insert(o.ticket_id.clone(), o.status(r.8));
+            }
+        }
+        Ok(out)
+    }
+
+    // ------------------------------------------------------------ mirroring (the outbox)
+
+    /// Marks ticket `id` changed in its outbox, inside the change's transaction, when its
+    /// workspace mirrors tickets on a provider (a change clears an earlier refusal and is due
+    /// now).
+    async fn mark(&self, tx: &mut Transaction<'static, Any>, id: &str) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO ticket_outbox (ticket_id, changes, synced_changes, comments_synced, attempts, next_attempt_at, refused, \
+             last_error, lease_until, updated_at) \
+             SELECT t.id, 1, 0, 0, 0, $2, 0, NULL, NULL, $2 FROM tickets t JOIN ticket_providers p ON p.workspace_id = t.workspace_id \
+             WHERE t.id = $1 \
+             ON CONFLICT (ticket_id) DO UPDATE SET changes = ticket_outbox.changes + 1, updated_at = $2, \
+             next_attempt_at = CASE WHEN ticket_outbox.refused = 1 THEN $2 ELSE ticket_outbox.next_attempt_at END, refused = 0",
+        )
+        .bind(id)
+        .bind(now())
+        .execute(&mut **tx)
+        .await
+        .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Which workspaces mirror their tickets where: (workspace, provider, repository), as
+    /// the server's configuration says (every other workspace stops mirroring).
+    pub async fn set_providers(&self, providers: &[(String, String, String)]) -> Result<()> {
+        let mut tx = self.store.begin().await?;
+        sqlx::query("DELETE FROM ticket_providers").execute(&mut *tx).await.map_err(|e| self.err(e))?;
+        for (w, p, r) in providers {
+            sqlx::query("INSERT INTO ticket_providers (workspace_id, provider, repository) VALUES ($1, $2, $3)")
+                .bind(w)
+                .bind(p)
+                .bind(r)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.err(e))?;
+        }
+        tx.commit().await.map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// The repository workspace `workspace` mirrors on, if it does.
+    pub async fn provider_of(&self, workspace: &str) -> Result<Option<(String, String)>> {
+        sqlx::query_as("SELECT provider, repository FROM ticket_providers WHERE workspace_id = $1")
+            .bind(workspace)
+            .fetch_optional(self.store.reader())
+            .await
+            .map_err(|e| self.err(e))
+    }
+
+    /// Mirrored tickets with something to push (a change, or a message of their space not
+    /// mirrored as a comment yet) whose attempt is due, oldest change first.
+    pub async fn due(&self, limit: u32) -> Result<Vec<String>> {
+        sqlx::query_scalar(
+            "SELECT o.ticket_id FROM ticket_outbox o JOIN tickets t ON t.id = o.ticket_id JOIN spaces s ON s.id = t.space_id \
+             WHERE o.refused = 0 AND o.next_attempt_at <= $1 AND (o.changes > o.synced_changes OR s.next_seq > o.comments_synced) \
+             AND (o.lease_until IS NULL OR o.lease_until < $1) ORDER BY o.updated_at LIMIT $2",
+        )
+        .bind(now())
+        .bind(limit as i64)
+        .fetch_all(self.store.reader())
+        .await
+        .map_err(|e| self.err(e))
+    }
+
+    /// Takes ticket `id`'s outbox row for `secs` (one syncer at a time, across replicas);
+    /// the row as taken, or none when another holds it or it is not mirrored.
+    pub async fn lease(&self, id: &str, secs: i64) -> Result<Option<Outbox>> {
+        let at = now();
+        let n = sqlx::query(
+            "UPDATE ticket_outbox SET lease_until = $2 WHERE ticket_id = $1 AND (lease_until IS NULL OR lease_until < $3)",
+        )
+        .bind(id)
+        .bind(at + secs)
+        .bind(at)
+        .execute(self.store.writer())
+        .await
+        .map_err(|e| self.err(e))?
+        .rows_affected();
+        if n == 0 {
+            return Ok(None);
+        }
+        sqlx::query_as(
+            "SELECT ticket_id, changes, synced_changes, comments_synced, attempts, next_attempt_at, refused, last_error \
+             FROM ticket_outbox WHERE ticket_id = $1",
+        )
+        .bind(id)
+        .fetch_optional(self.store.reader())
+        .await
+        .map_err(|e| self.err(e))
+    }
+
+    /// Records the provider's number and address of ticket `id` (as soon as it is created there).
+    pub async fn set_provider_ref(&self, id: &str, number: i64, url: &str) -> Result<()> {
+        sqlx::query("UPDATE tickets SET provider_number = $2, provider_url = $3 WHERE id = $1")
+            .bind(id)
+            .bind(number)
+            .bind(url)
+            .execute(self.store.writer())
+            .await
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Records that the messages of ticket `id`'s space up to `seq` are mirrored.
+    pub async fn comments_synced(&self, id: &str, seq: i64) -> Result<()> {
+        sqlx::query("UPDATE ticket_outbox SET comments_synced = $2 WHERE ticket_id = $1 AND comments_synced < $2")
+            .bind(id)
+            .bind(seq)
+            .execute(self.store.writer())
+            .await
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Ends a sync of ticket `id`: `Ok` pushed the first `changes` changes; an error is kept
+    /// with the next attempt `retry_in` seconds away (`None`: refused, not retried until the
+    /// ticket changes). Releases the lease.
+    pub async fn sync_ended(&self, id: &str, outcome: std::result::Result<i64, (String, Option<i64>)>) -> Result<()> {
+        let at = now();
+        let q = match &outcome {
+            Ok(changes) => sqlx::query(
+                "UPDATE ticket_outbox SET synced_changes = CASE WHEN synced_changes < $2 THEN $2 ELSE synced_changes END, \
+                 attempts = 0, last_error = NULL, lease_until = NULL, next_attempt_at = $3 WHERE ticket_id = $1",
+            )
+            .bind(id)
+            .bind(*changes)
+            .bind(at),
+            Err((error, retry_in)) => sqlx::query(
+                "UPDATE ticket_outbox SET attempts = attempts + 1, last_error = $2, lease_until = NULL, next_attempt_at = $3, \
+                 refused = $4 WHERE ticket_id = $1",
+            )
+            .bind(id)
+            .bind(error.clone())
+            .bind(at + retry_in.unwrap_or(0))
+            .bind(retry_in.is_none() as i64),
+        };
+        q.execute(self.store.writer()).await.map_err(|e| self.err(e))?;
+        Ok(())
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<Ticket>> {
@@ -927,6 +1171,7 @@ impl Tickets<'_> {
         if let Some(labels) = &p.labels {
             self.set_labels(&mut tx, id, labels).await?;
         }
+        self.mark(&mut tx, id).await?;
         tx.commit().await.map_err(|e| self.err(e))?;
         self.get(id).await?.ok_or_else(|| StoreError::NotFound { what: format!("ticket '{id}'") })
     }

@@ -549,7 +549,10 @@ fn a_conversation_has_one_active_goal_until_it_is_met() {
         goals.start("default", start("local|key:c2", "docs")).await.unwrap();
         goals.create("default", goal(GoalLevel::Task, None, "plain")).await.unwrap();
         let met = goals.complete("default", &g.id, "CI run 12 passed").await.unwrap();
-        assert_eq!((met.status.as_str(), met.progress, met.evidence.as_deref()), ("met", 100, Some("CI run 12 passed")));
+        assert_eq!(
+            (met.status.as_str(), met.progress, met.evidence.as_deref()),
+            ("met", 100, Some("CI run 12 passed"))
+        );
         assert!(met.met_at.is_some());
         assert!(goals.active("default", "local|key:c1").await.unwrap().is_none());
         assert!(matches!(goals.complete("default", &g.id, "again").await, Err(StoreError::Conflict(_))));
@@ -564,13 +567,7 @@ fn the_goal_prompt_starts_the_goal_complete_goal_meets() {
     let app = &f.app;
     let c = Caller::local(Mode::Chat);
     let prompt = |name: &str, args: Value| {
-        block_on(cc_server::mcp::prompts::get(
-            &app.services,
-            &c.principal,
-            &c.conversation,
-            name,
-            args.as_object(),
-        ))
+        block_on(cc_server::mcp::prompts::get(&app.services, &c.principal, &c.conversation, name, args.as_object()))
     };
     // Nothing active yet: a clear error, saying how to start one.
     let e = err(call(app, &c, "complete_goal", json!({"workspace_id": "default", "evidence": "done"})));
@@ -589,10 +586,16 @@ fn the_goal_prompt_starts_the_goal_complete_goal_meets() {
     }
     let r = prompt("loop", json!({"objective": "make the suite pass", "target": "cargo test is green"})).unwrap();
     let text = r.messages[0].content.as_text().expect("a text message").text.clone();
-    assert!(text.contains("Work in a loop toward this goal: make the suite pass") && text.contains("complete_goal"), "{text}");
+    assert!(
+        text.contains("Work in a loop toward this goal: make the suite pass") && text.contains("complete_goal"),
+        "{text}"
+    );
     let l = ok_value(call(app, &c, "list_goals", json!({"workspace_id": "default"})));
     let g = &l["goals"][0];
-    assert_eq!((g["title"].as_str(), g["status"].as_str(), g["prompt"].as_str()), (Some("make the suite pass"), Some("active"), Some("loop")));
+    assert_eq!(
+        (g["title"].as_str(), g["status"].as_str(), g["prompt"].as_str()),
+        (Some("make the suite pass"), Some("active"), Some("loop"))
+    );
     assert_eq!(g["target"], "cargo test is green");
     assert!(text.contains(g["id"].as_str().unwrap()));
     // One at a time per conversation; another conversation starts its own.
@@ -603,7 +606,12 @@ fn the_goal_prompt_starts_the_goal_complete_goal_meets() {
     assert_eq!(e.error, "not_found");
     let e = err(call(app, &c, "complete_goal", json!({"workspace_id": "default", "evidence": " "})));
     assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/evidence")));
-    let met = ok_value(call(app, &c, "complete_goal", json!({"workspace_id": "default", "evidence": "suite green: 142 passed"})));
+    let met = ok_value(call(
+        app,
+        &c,
+        "complete_goal",
+        json!({"workspace_id": "default", "evidence": "suite green: 142 passed"}),
+    ));
     assert_eq!((met["status"].as_str(), met["progress"].as_i64()), (Some("met"), Some(100)));
     assert_eq!(met["evidence"], "suite green: 142 passed");
     let e = err(call(app, &c, "complete_goal", json!({"workspace_id": "default", "evidence": "again"})));
@@ -626,7 +634,10 @@ fn exit_plan_mode_goes_through_a_plan_exit_board_approval() {
     let id = data["board_approval_id"].as_str().unwrap().to_string();
     assert!(e.message.contains(&format!("cc-server board decide {id}")), "{}", e.message);
     let a = block_on(board.get(&id)).unwrap().unwrap();
-    assert_eq!((a.kind, a.status, a.conversation.as_deref()), (BoardKind::PlanExit, BoardStatus::Pending, Some(c.conversation.id.as_str())));
+    assert_eq!(
+        (a.kind, a.status, a.conversation.as_deref()),
+        (BoardKind::PlanExit, BoardStatus::Pending, Some(c.conversation.id.as_str()))
+    );
     assert_eq!(a.workspace_id, "default");
     assert!(a.requester.contains("conversation"), "{}", a.requester);
     // Asked again: the same board approval.

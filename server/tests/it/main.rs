@@ -7,6 +7,7 @@ mod desktop;
 mod dispatch;
 mod feeds;
 mod fuzz;
+mod github;
 mod governance;
 mod hardening;
 mod mobile;

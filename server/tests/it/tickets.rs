@@ -9,8 +9,8 @@ use cc_server::agents::admin::{self, AgentSpec};
 use cc_server::config::Config;
 use cc_server::store::tickets::{parse_key, Relation};
 use cc_server::store::{
-    Delegation, Family, Member, NewTicket, Priority, RelationKind, RuntimeProfile, SpaceKind, Store, StoreError, Ticket,
-    TicketFilter, TicketPatch, TicketStatus,
+    Delegation, Family, Member, NewTicket, Priority, RelationKind, RuntimeProfile, SpaceKind, Store, StoreError,
+    Ticket, TicketFilter, TicketPatch, TicketStatus,
 };
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -438,12 +438,19 @@ fn a_delegated_ticket_is_a_tracked_child_of_its_lineage() {
         let dev = agent_of(&store, "dev", 2).await;
         let tk = store.tickets();
         let root = ticket(&store, "default", "epic").await;
-        let d = tk.delegate("default", task("api", None), &delegation(Some(&root), Some(&lead), &dev, 3)).await.unwrap();
+        let d =
+            tk.delegate("default", task("api", None), &delegation(Some(&root), Some(&lead), &dev, 3)).await.unwrap();
         assert_eq!(d.key, "T-2");
         assert_eq!((d.assignee_id.as_deref(), d.parent_id.as_deref()), (Some(dev.as_str()), Some(root.id.as_str())));
-        assert_eq!((d.delegated_from.as_deref(), d.delegated_by_agent_id.as_deref()), (Some(root.id.as_str()), Some(lead.as_str())));
+        assert_eq!(
+            (d.delegated_from.as_deref(), d.delegated_by_agent_id.as_deref()),
+            (Some(root.id.as_str()), Some(lead.as_str()))
+        );
         assert_eq!(d.delegation_depth, 1);
-        assert_eq!(tk.delegated_from(&root.id).await.unwrap().iter().map(|t| t.key.as_str()).collect::<Vec<_>>(), ["T-2"]);
+        assert_eq!(
+            tk.delegated_from(&root.id).await.unwrap().iter().map(|t| t.key.as_str()).collect::<Vec<_>>(),
+            ["T-2"]
+        );
         // It is the parent's sub-issue, both ways.
         let rel = tk.relations(&root.id).await.unwrap();
         assert_eq!((rel[0].kind, rel[0].other_id.as_str()), (RelationKind::ParentOf, d.id.as_str()));
@@ -467,7 +474,8 @@ fn delegation_gate_depth_cap_names_the_depth_the_lineage_and_the_cap() {
         let t2 = tk.delegate("default", task("one", None), &delegation(Some(&root), Some(&a), &b, 2)).await.unwrap();
         let t3 = tk.delegate("default", task("two", None), &delegation(Some(&t2), Some(&b), &c, 2)).await.unwrap();
         assert_eq!(t3.delegation_depth, 2);
-        let (gate, m) = refused(tk.delegate("default", task("three", None), &delegation(Some(&t3), Some(&c), &dd, 2)).await);
+        let (gate, m) =
+            refused(tk.delegate("default", task("three", None), &delegation(Some(&t3), Some(&c), &dd, 2)).await);
         assert_eq!(gate, "depth_cap");
         assert!(m.contains("depth 3 (T-1 → T-2 → T-3 → the new ticket)") && m.contains("the cap is 2"), "{m}");
         assert!(m.contains("max_depth"), "{m}");
@@ -490,17 +498,20 @@ fn delegation_gate_cycle_refuses_work_back_up_its_own_chain() {
         let mut n = new("epic");
         n.assignee_id = Some(lead.clone());
         let root = tk.create("default", n).await.unwrap();
-        let t2 = tk.delegate("default", task("api", None), &delegation(Some(&root), Some(&lead), &dev, 5)).await.unwrap();
+        let t2 =
+            tk.delegate("default", task("api", None), &delegation(Some(&root), Some(&lead), &dev, 5)).await.unwrap();
         let t3 = tk.delegate("default", task("tests", None), &delegation(Some(&t2), Some(&dev), &qa, 5)).await.unwrap();
         // qa hands it back to lead, or to dev: both are up its chain.
         for (to, name) in [(&lead, "lead"), (&dev, "dev")] {
-            let (gate, m) = refused(tk.delegate("default", task("back", None), &delegation(Some(&t3), Some(&qa), to, 5)).await);
+            let (gate, m) =
+                refused(tk.delegate("default", task("back", None), &delegation(Some(&t3), Some(&qa), to, 5)).await);
             assert_eq!(gate, "cycle");
             assert!(m.contains(&format!("{name} is in this delegation's chain already")), "{m}");
             assert!(m.contains("lead → dev → qa →"), "{m}");
         }
         // To itself.
-        let (gate, m) = refused(tk.delegate("default", task("me", None), &delegation(Some(&t3), Some(&qa), &qa, 5)).await);
+        let (gate, m) =
+            refused(tk.delegate("default", task("me", None), &delegation(Some(&t3), Some(&qa), &qa, 5)).await);
         assert_eq!(gate, "cycle");
         assert!(m.contains("qa is in this delegation's chain already (delegating"), "{m}");
         // Someone outside the chain may take it.
@@ -529,9 +540,8 @@ fn delegation_gate_budget_envelope_gives_no_child_more_than_is_left() {
         let (_, m) = refused(tk.delegate("default", task("more", Some(1)), &del(&qa)).await);
         assert!(m.contains("asks 1, and T-1 has 0 left of its 100; 100 given to T-2, T-3"), "{m}");
         // The child's own delegations draw on the child's envelope.
-        let (_, m) = refused(
-            tk.delegate("default", task("sub", Some(61)), &delegation(Some(&t2), Some(&dev), &qa, 3)).await,
-        );
+        let (_, m) =
+            refused(tk.delegate("default", task("sub", Some(61)), &delegation(Some(&t2), Some(&dev), &qa, 3)).await);
         assert!(m.contains("T-2 has 60 left of its 60"), "{m}");
         // A cancelled child gives its share back; a done one keeps it spent.
         tk.finish(&t3.id, TicketStatus::Cancelled, None, None).await.unwrap();
@@ -542,7 +552,9 @@ fn delegation_gate_budget_envelope_gives_no_child_more_than_is_left() {
         let mut racers = Vec::new();
         for i in 0..8 {
             let (store, d) = (store.clone(), delegation(Some(&pot), Some(&lead), &dev, 3));
-            racers.push(tokio::spawn(async move { store.tickets().delegate("default", task(&format!("r{i}"), Some(10)), &d).await }));
+            racers.push(tokio::spawn(async move {
+                store.tickets().delegate("default", task(&format!("r{i}"), Some(10)), &d).await
+            }));
         }
         let mut won = 0;
         for r in racers {
@@ -567,12 +579,17 @@ fn delegation_gate_autonomy_cap_keeps_delegation_from_widening_autonomy() {
         let intern = agent_of(&store, "intern", 0).await;
         let tk = store.tickets();
         let root = ticket(&store, "default", "epic").await;
-        let (gate, m) = refused(tk.delegate("default", task("x", None), &delegation(Some(&root), Some(&intern), &qa, 3)).await);
+        let (gate, m) =
+            refused(tk.delegate("default", task("x", None), &delegation(Some(&root), Some(&intern), &qa, 3)).await);
         assert_eq!(gate, "autonomy_cap");
         assert!(m.contains("intern has autonomy 0, which delegates nothing"), "{m}");
-        let (gate, m) = refused(tk.delegate("default", task("x", None), &delegation(Some(&root), Some(&dev), &lead, 3)).await);
+        let (gate, m) =
+            refused(tk.delegate("default", task("x", None), &delegation(Some(&root), Some(&dev), &lead, 3)).await);
         assert_eq!(gate, "autonomy_cap");
-        assert!(m.contains("dev (autonomy 2) delegates only to agents of autonomy 2 or less, and lead has autonomy 3"), "{m}");
+        assert!(
+            m.contains("dev (autonomy 2) delegates only to agents of autonomy 2 or less, and lead has autonomy 3"),
+            "{m}"
+        );
         // Equal or lower goes; a principal (no agent) has no cap.
         tk.delegate("default", task("peer", None), &delegation(Some(&root), Some(&dev), &qa, 3)).await.unwrap();
         tk.delegate("default", task("down", None), &delegation(Some(&root), Some(&lead), &intern, 3)).await.unwrap();
@@ -1078,8 +1095,7 @@ mod tools {
                 }
             });
             let mut services = cc_server::services::Services::with_config(data, store, None, config);
-            services.policy.approvals =
-                cc_server::mcp::approvals::ApprovalConfig { queue: true, ..Default::default() };
+            services.policy.approvals = cc_server::mcp::approvals::ApprovalConfig { queue: true, ..Default::default() };
             let app = Arc::new(App::new(services, cc_server::mcp::tools::registry(), None));
             app.services.runtime.set_endpoint("http://127.0.0.1:9/mcp".into());
             Runner { _tmp: tmp, app, rt }
@@ -1141,7 +1157,11 @@ mod tools {
     fn delegation_dispatches_a_tracked_child_and_reports_its_end_to_the_parent() {
         let r = Runner::new(&[("lead", 3), ("qa", 2), ("dev", 2)]);
         let c = chat();
-        let epic = ok_value(r.approved(&c, "create_ticket", json!({"workspace_id": "default", "title": "epic", "budget": 10})));
+        let epic = ok_value(r.approved(
+            &c,
+            "create_ticket",
+            json!({"workspace_id": "default", "title": "epic", "budget": 10}),
+        ));
         // Past the envelope: refused, naming the gate, the pointer and the numbers.
         let e = err(r.call(
             &c,
@@ -1157,13 +1177,23 @@ mod tools {
             json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "qa", "budget": 5,
                    "description": "write the tests"}),
         ));
-        assert_eq!((d["child_key"].as_str(), d["depth"].as_i64(), d["budget"].as_i64()), (Some("T-2"), Some(1), Some(5)));
+        assert_eq!(
+            (d["child_key"].as_str(), d["depth"].as_i64(), d["budget"].as_i64()),
+            (Some("T-2"), Some(1), Some(5))
+        );
         assert_eq!(d["parent_ticket_id"], epic["id"]);
         let child = d["child_ticket_id"].as_str().unwrap().to_string();
         // The run was dispatched for the child, and its process saw CC_TICKET_ID.
         let run = r.ended(d["run"]["run_id"].as_str().unwrap());
-        assert_eq!((run.status, run.ticket_id.as_deref(), run.reason.as_str()), (RunStatus::Done, Some(child.as_str()), "delegate"));
-        assert!(run.log_tail.as_deref().unwrap_or_default().contains(&format!("CC_TICKET_ID={child}")), "{:?}", run.log_tail);
+        assert_eq!(
+            (run.status, run.ticket_id.as_deref(), run.reason.as_str()),
+            (RunStatus::Done, Some(child.as_str()), "delegate")
+        );
+        assert!(
+            run.log_tail.as_deref().unwrap_or_default().contains(&format!("CC_TICKET_ID={child}")),
+            "{:?}",
+            run.log_tail
+        );
         assert!(run.brief.contains("T-2") && run.brief.contains("write the tests"), "{}", run.brief);
         let t2 = r.ticket("T-2");
         assert_eq!(t2.assignee_id, Some(r.agent("qa").id));
@@ -1179,19 +1209,32 @@ mod tools {
         };
         let (g, e) = gate(json!({"task": "more", "to_agent_name": "lead", "budget": 1}));
         assert_eq!((g.as_str(), e.pointer.as_deref()), (Some("autonomy_cap"), Some("/to_agent_name")));
-        assert!(e.message.contains("qa (autonomy 2) delegates only to agents of autonomy 2 or less, and lead has autonomy 3"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("qa (autonomy 2) delegates only to agents of autonomy 2 or less, and lead has autonomy 3"),
+            "{}",
+            e.message
+        );
         let (g, e) = gate(json!({"task": "more", "to_agent_id": qa.id, "budget": 1}));
         assert_eq!((g.as_str(), e.pointer.as_deref()), (Some("cycle"), Some("/to_agent_id")));
         let (g, e) = gate(json!({"task": "more", "to_agent_name": "dev", "budget": 6}));
         assert_eq!((g.as_str(), e.pointer.as_deref()), (Some("budget_envelope"), Some("/budget")));
         assert!(e.message.contains("asks 6, and T-2 has 5 left of its 5"), "{}", e.message);
-        let e = err(r.call(&as_qa, "delegate_task", json!({"task": "more", "to_agent_name": "dev", "ticket_id": "T-1", "budget": 1})));
+        let e = err(r.call(
+            &as_qa,
+            "delegate_task",
+            json!({"task": "more", "to_agent_name": "dev", "ticket_id": "T-1", "budget": 1}),
+        ));
         assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("conflict", Some("/ticket_id")));
         assert!(e.message.contains("dispatched for T-2"), "{}", e.message);
-        let d3 = ok_value(r.call(&as_qa, "delegate_task", json!({"task": "fixtures", "to_agent_name": "dev", "budget": 2})));
+        let d3 =
+            ok_value(r.call(&as_qa, "delegate_task", json!({"task": "fixtures", "to_agent_name": "dev", "budget": 2})));
         assert_eq!((d3["child_key"].as_str(), d3["depth"].as_i64()), (Some("T-3"), Some(2)));
         let t3 = r.ticket("T-3");
-        assert_eq!((t3.delegated_by_agent_id.as_deref(), t3.delegated_from.as_deref()), (Some(qa.id.as_str()), Some(child.as_str())));
+        assert_eq!(
+            (t3.delegated_by_agent_id.as_deref(), t3.delegated_from.as_deref()),
+            (Some(qa.id.as_str()), Some(child.as_str()))
+        );
         r.ended(d3["run"]["run_id"].as_str().unwrap());
         // dev is at depth 2, the server's cap: one more is refused.
         let dev = r.agent("dev");
@@ -1199,15 +1242,25 @@ mod tools {
         let mut as_dev = Caller::local(Mode::Chat);
         as_dev.principal = Principal::agent(&dev, Some(dev_run));
         let e = err(r.call(&as_dev, "delegate_task", json!({"task": "deeper", "to_agent_name": "qa", "budget": 1})));
-        assert_eq!((e.data.as_ref().unwrap()["gate"].as_str(), e.pointer.as_deref()), (Some("depth_cap"), Some("/ticket_id")));
+        assert_eq!(
+            (e.data.as_ref().unwrap()["gate"].as_str(), e.pointer.as_deref()),
+            (Some("depth_cap"), Some("/ticket_id"))
+        );
         assert!(e.message.contains("depth 3") && e.message.contains("the cap is 2"), "{}", e.message);
         // The children's ends are reported into their parents' spaces.
         ok_value(r.call(&as_dev, "fail_ticket", json!({"ticket_id": "T-3", "error": "no fixtures exist"})));
-        assert_eq!(r.texts(&t2.space_id).last().unwrap(), "T-3 (fixtures), delegated to dev, failed: no fixtures exist");
+        assert_eq!(
+            r.texts(&t2.space_id).last().unwrap(),
+            "T-3 (fixtures), delegated to dev, failed: no fixtures exist"
+        );
         ok_value(r.approved(&as_qa, "close_ticket", json!({"ticket_id": "T-2", "output": "tests written"})));
         assert_eq!(r.texts(&epic_space).last().unwrap(), "T-2 (epic), delegated to qa, is done: tests written");
         // Nothing is delegated from a ticket that has ended.
-        let e = err(r.call(&c, "delegate_ticket", json!({"workspace_id": "default", "ticket_id": "T-2", "to_agent_name": "dev", "budget": 1})));
+        let e = err(r.call(
+            &c,
+            "delegate_ticket",
+            json!({"workspace_id": "default", "ticket_id": "T-2", "to_agent_name": "dev", "budget": 1}),
+        ));
         assert_eq!(e.error, "conflict");
         assert!(e.message.contains("T-2 is done already"), "{}", e.message);
     }
@@ -1221,9 +1274,21 @@ mod tools {
         let cases = [
             (json!({"workspace_id": "default", "ticket_id": "T-1"}), "invalid_input", "/to_agent_id"),
             (json!({"workspace_id": "default", "ticket_id": "T-9", "to_agent_name": "qa"}), "not_found", "/ticket_id"),
-            (json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "ops"}), "not_found", "/to_agent_name"),
-            (json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "qa", "budget": -1}), "invalid_input", "/budget"),
-            (json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "qa", "title": ""}), "invalid_input", "/title"),
+            (
+                json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "ops"}),
+                "not_found",
+                "/to_agent_name",
+            ),
+            (
+                json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "qa", "budget": -1}),
+                "invalid_input",
+                "/budget",
+            ),
+            (
+                json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "qa", "title": ""}),
+                "invalid_input",
+                "/title",
+            ),
         ];
         for (args, kind, pointer) in cases {
             let e = err(call(app, &c, "delegate_ticket", args.clone()));
@@ -1233,14 +1298,24 @@ mod tools {
         assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/task")));
         // This app serves no HTTP endpoint: the run cannot start, and the child is cancelled
         // (its budget goes back to the parent).
-        let e = err(call(app, &c, "delegate_ticket", json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "qa", "budget": 3})));
+        let e = err(call(
+            app,
+            &c,
+            "delegate_ticket",
+            json!({"workspace_id": "default", "ticket_id": "T-1", "to_agent_name": "qa", "budget": 3}),
+        ));
         assert_eq!(e.error, "unavailable");
         assert!(e.message.contains("T-2 was cancelled: the delegated run could not start"), "{}", e.message);
         let t2 = block_on(f.app.services.store.tickets().find("default", "T-2")).unwrap().unwrap();
         assert_eq!(e.data.unwrap()["child_ticket_id"].as_str(), Some(t2.id.as_str()));
         assert_eq!(t2.status, cc_server::store::TicketStatus::Cancelled);
         // Plan mode delegates nothing.
-        let e = err(call(app, &Caller::local(Mode::Plan), "delegate_task", json!({"workspace_id": "default", "task": "x", "to_agent_name": "qa"})));
+        let e = err(call(
+            app,
+            &Caller::local(Mode::Plan),
+            "delegate_task",
+            json!({"workspace_id": "default", "task": "x", "to_agent_name": "qa"}),
+        ));
         assert_eq!(e.error, "mode");
     }
 }

@@ -57,7 +57,10 @@ pub async fn delegate_task(ctx: Ctx<String>, a: DelegateTaskArgs) -> Result<Dele
                 let mine = ctx.services.store.tickets().get(mine).await?.map_or_else(|| mine.clone(), |t| t.key);
                 return Err(ToolError::new(
                     ErrorKind::Conflict,
-                    format!("/ticket_id: this run was dispatched for {mine} and delegates only from it, not from {}", t.key),
+                    format!(
+                        "/ticket_id: this run was dispatched for {mine} and delegates only from it, not from {}",
+                        t.key
+                    ),
                 )
                 .at("/ticket_id"));
             }

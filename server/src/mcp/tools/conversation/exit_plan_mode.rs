@@ -29,7 +29,10 @@ pub const DECL: Decl = Decl {
 
 /// The confirmation port, as the board records its decisions.
 fn port() -> Actor {
-    Actor { id: "confirmation-port".into(), name: "the confirmation port (the user's elicitation or the operator's queue)".into() }
+    Actor {
+        id: "confirmation-port".into(),
+        name: "the confirmation port (the user's elicitation or the operator's queue)".into(),
+    }
 }
 
 pub async fn exit_plan_mode(ctx: Ctx<()>, _: NoArgs) -> Result<ModeOut, ToolError> {
@@ -61,7 +64,13 @@ pub async fn exit_plan_mode(ctx: Ctx<()>, _: NoArgs) -> Result<ModeOut, ToolErro
     let before = latest
         .as_ref()
         .filter(|a| a.status == BoardStatus::Rejected)
-        .map(|a| format!(" (the board rejected the previous request, {}, by {})", a.id, a.decided_by.as_deref().unwrap_or("?")))
+        .map(|a| {
+            format!(
+                " (the board rejected the previous request, {}, by {})",
+                a.id,
+                a.decided_by.as_deref().unwrap_or("?")
+            )
+        })
         .unwrap_or_default();
     let a = match latest {
         Some(a) if a.status == BoardStatus::Approved && a.consumed_at.is_none() => a,
@@ -70,7 +79,8 @@ pub async fn exit_plan_mode(ctx: Ctx<()>, _: NoArgs) -> Result<ModeOut, ToolErro
             board.decide(&a.id, Decision::Resubmit, &requester, Some("exit_plan_mode was called again")).await?
         }
         _ => {
-            let payload = json!({"conversation": conversation, "principal": &*ctx.principal.name, "from": "plan", "to": "chat"});
+            let payload =
+                json!({"conversation": conversation, "principal": &*ctx.principal.name, "from": "plan", "to": "chat"});
             let title = format!("Leave plan mode: {} asks to act on its plan", requester.name);
             board.create(&workspace, BoardKind::PlanExit, &title, &payload, &requester, Some(&conversation)).await?
         }
@@ -102,7 +112,11 @@ pub async fn exit_plan_mode(ctx: Ctx<()>, _: NoArgs) -> Result<ModeOut, ToolErro
                 if now != Some(BoardStatus::Approved) {
                     return Err(ToolError::new(
                         ErrorKind::ApprovalDenied,
-                        format!("the board decided {} ({}) meanwhile; the conversation stays in plan mode", a.id, now.map_or("gone", |s| s.as_str())),
+                        format!(
+                            "the board decided {} ({}) meanwhile; the conversation stays in plan mode",
+                            a.id,
+                            now.map_or("gone", |s| s.as_str())
+                        ),
                     ));
                 }
             }

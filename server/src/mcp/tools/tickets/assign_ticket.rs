@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{member_of, ticket_of};
+use super::{member_of, mirrored, ticket_of};
 use crate::mcp::policy::Mode;
 use crate::mcp::tool::{Ctx, Decl, ErrorKind, Hints, Modes, Scope, ToolError, ToolSet};
 use crate::mcp::tools::agents::target;
@@ -59,5 +59,6 @@ pub async fn assign_ticket(ctx: Ctx<String>, a: AssignTicketArgs) -> Result<Tick
         ctx.services.store.spaces().add_member(&t.space_id, &member_of(&agent)).await?;
         p.assignee_id = Some(Some(agent.id));
     }
-    Ok(ctx.services.store.tickets().update(&t.id, &p).await?)
+    let u = ctx.services.store.tickets().update(&t.id, &p).await?;
+    mirrored(&ctx, u).await
 }

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{plan_allows, ticket_of};
+use super::{mirrored, plan_allows, ticket_of};
 use crate::mcp::policy::Mode;
 use crate::mcp::tool::{Ctx, Decl, Hints, Modes, Scope, ToolError, ToolSet};
 use crate::mcp::tools::messaging::post;
@@ -36,5 +36,7 @@ pub async fn comment_on_ticket(ctx: Ctx<String>, a: CommentOnTicketArgs) -> Resu
     let t = ticket_of(&ctx, &a.ticket_id, "/ticket_id").await?;
     plan_allows(&ctx, &t).await?;
     ctx.services.store.spaces().add_member(&t.space_id, &ctx.principal.as_member()).await?;
-    post(&ctx, &t.space_id, &a.text, None).await
+    let m = post(&ctx, &t.space_id, &a.text, None).await?;
+    mirrored(&ctx, t).await?;
+    Ok(m)
 }

@@ -1,9 +1,10 @@
-//! create_ticket: a ticket on the configured provider (the store), with its key and space.
+//! create_ticket: a ticket on the configured provider (the store, mirrored on GitHub Issues
+//! where configured), with its key and space.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{caller, labels_of, member_of, status_of, ticket_of};
+use super::{caller, labels_of, member_of, mirrored, status_of, ticket_of};
 use crate::mcp::policy::Mode;
 use crate::mcp::tool::{Ctx, Decl, Hints, Modes, Scope, ToolError, ToolSet};
 use crate::mcp::tools::agents::target;
@@ -12,7 +13,7 @@ use crate::store::{NewTicket, Priority, Ticket};
 pub const DECL: Decl = Decl {
     name: "create_ticket",
     title: "Create a ticket",
-    description: "Create a ticket on the configured provider: its key (T-1, T-2, … per workspace) and its space come with it. Optional: status (default open; aliases such as todo, doing, completed are accepted), priority, labels, an assignee (to_agent_id or to_agent_name), a team, a parent (parent_ticket_id: the new ticket is its sub-issue), a budget (the envelope its delegations draw from).",
+    description: "Create a ticket on the configured provider (the store; and, where the operator configured it, mirrored as a GitHub issue: the answer has provider_number, and sync says how the mirroring stands — an outage keeps the ticket and retries): its key (T-1, T-2, … per workspace) and its space come with it. Optional: status (default open; aliases such as todo, doing, completed are accepted), priority, labels, an assignee (to_agent_id or to_agent_name), a team, a parent (parent_ticket_id: the new ticket is its sub-issue), a budget (the envelope its delegations draw from).",
     set: ToolSet::Tickets,
     scope: Scope::Required,
     classes: &[],
@@ -87,5 +88,6 @@ pub async fn create_ticket(ctx: Ctx<String>, a: CreateTicketArgs) -> Result<Tick
         budget: a.budget,
         members,
     };
-    Ok(ctx.services.store.tickets().create(&ctx.workspace, t).await?)
+    let t = ctx.services.store.tickets().create(&ctx.workspace, t).await?;
+    mirrored(&ctx, t).await
 }

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{plan_allows, report_end, ticket_of};
+use super::{mirrored, plan_allows, report_end, ticket_of};
 use crate::mcp::policy::Mode;
 use crate::mcp::tool::{Ctx, Decl, Hints, Modes, Scope, ToolError, ToolSet};
 use crate::store::{Ticket, TicketStatus};
@@ -37,5 +37,5 @@ pub async fn fail_ticket(ctx: Ctx<String>, a: FailTicketArgs) -> Result<Ticket, 
     let out = ctx.services.store.tickets().finish(&t.id, TicketStatus::Failed, None, Some(&a.error)).await;
     let t = out.map_err(|e| ToolError::from(e).at("/ticket_id"))?;
     report_end(&ctx, &t).await?;
-    Ok(t)
+    mirrored(&ctx, t).await
 }

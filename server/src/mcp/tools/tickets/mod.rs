@@ -120,6 +120,22 @@ pub(crate) fn labels_of(labels: &[String], pointer: &str) -> Result<Vec<String>,
     Ok(out)
 }
 
+/// Mirrors ticket `t` on its workspace's provider right away (bounded by the mirror's
+/// timeout; whatever does not go through waits in the outbox for the next attempt), and
+/// answers the ticket as stored then (its provider number, its sync state).
+pub(crate) async fn mirrored(ctx: &Ctx<String>, t: Ticket) -> Result<Ticket, ToolError> {
+    let Some(m) = &ctx.services.mirror else { return Ok(t) };
+    if t.sync.is_none() {
+        return Ok(t);
+    }
+    if let Err(e) =
+        tokio::time::timeout(m.call_timeout(), m.sync(&t.id)).await.unwrap_or(Ok(crate::providers::Synced::Skipped))
+    {
+        tracing::warn!(ticket = t.id, "mirroring a ticket: {e:#}");
+    }
+    Ok(ctx.services.store.tickets().get(&t.id).await?.unwrap_or(t))
+}
+
 /// A hand-over, as delegate_ticket and delegate_task ask it.
 pub(crate) struct Handover {
     /// The ticket delegated from (none: the child roots a lineage of its own).
@@ -227,6 +243,7 @@ pub(crate) async fn delegate(ctx: &Ctx<String>, h: Handover) -> Result<Delegated
             });
         }
     };
+    mirrored(ctx, child.clone()).await?;
     Ok(Delegated {
         child_ticket_id: child.id.clone(),
         child_key: child.key.clone(),

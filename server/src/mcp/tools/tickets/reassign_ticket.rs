@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{member_of, ticket_of};
+use super::{member_of, mirrored, ticket_of};
 use crate::mcp::policy::Mode;
 use crate::mcp::tool::{Ctx, Decl, ErrorKind, Hints, Modes, Scope, ToolError, ToolSet};
 use crate::mcp::tools::agents::target;
@@ -64,5 +64,5 @@ pub async fn reassign_ticket(ctx: Ctx<String>, a: ReassignTicketArgs) -> Result<
     );
     let system = Sender { kind: "system".into(), name: "tickets".into(), agent_id: None };
     post_as(&ctx, &t.space_id, &system, &text, None).await?;
-    Ok(out)
+    mirrored(&ctx, out).await
 }

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{labels_of, report_end, status_of, ticket_of};
+use super::{labels_of, mirrored, report_end, status_of, ticket_of};
 use crate::mcp::policy::Mode;
 use crate::mcp::tool::{Ctx, Decl, Hints, Modes, Scope, ToolError, ToolSet};
 use crate::store::{Priority, Ticket, TicketPatch};
@@ -61,5 +61,5 @@ pub async fn update_ticket(ctx: Ctx<String>, a: UpdateTicketArgs) -> Result<Tick
     if !t.status.is_final() {
         report_end(&ctx, &u).await?;
     }
-    Ok(u)
+    mirrored(&ctx, u).await
 }
