@@ -2,8 +2,8 @@
 //! its time, and leave nothing behind".
 //!
 //! An agent is an operator-registered principal with a runtime profile (store::agents). A
-//! dispatch (ask_agent, consult_agent, a woken send_to_agent; later delegate_task and
-//! dispatch_reviewers) records a **run**: queued while the agent is at its capacity, then
+//! dispatch (ask_agent, consult_agent, a woken send_to_agent, delegate_ticket, delegate_task;
+//! later dispatch_reviewers) records a **run**: queued while the agent is at its capacity, then
 //! running — a real process started from the profile's argv ([`launch`]) in a process group
 //! of its own, with the brief, a per-run bearer token and the server's URL, so it calls back
 //! over MCP as the agent — then done, failed, timed_out (killed at its wall-clock limit) or
