@@ -546,13 +546,14 @@ impl VectorIndex {
         rows.concat()
     }
 
-    /// Writes `vectors.bin` atomically into `dir`.
+    /// Writes `vectors.bin` atomically into `dir`; a failed write (a full disk) leaves no
+    /// temporary file.
     pub fn write(&self, dir: &Path) -> Result<()> {
         let path = dir.join(VECTORS_FILE);
         let tmp = path.with_extension("tmp");
         let header = postcard::to_stdvec(&self.header)
             .map_err(|e| Error::Corrupt { path: path.clone(), reason: e.to_string() })?;
-        {
+        let written = (|| -> Result<()> {
             let f = std::fs::File::create(&tmp).at(&tmp)?;
             let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
             w.write_all(MAGIC).at(&tmp)?;
@@ -563,8 +564,12 @@ impl VectorIndex {
             w.write_all(&scales).at(&tmp)?;
             let codes: Vec<u8> = self.codes.iter().map(|&c| c as u8).collect();
             w.write_all(&codes).at(&tmp)?;
-            let f = w.into_inner().map_err(|e| Error::Io { path: tmp.clone(), source: e.into_error() })?;
-            f.sync_all().at(&tmp)?;
+            let f = w.into_inner().map_err(|e| Error::Io { path: tmp.clone(), error: e.into_error() })?;
+            f.sync_all().at(&tmp)
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
         }
         std::fs::rename(&tmp, &path).at(&path)
     }
@@ -576,7 +581,7 @@ impl VectorIndex {
         let mut f = match std::fs::File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::Io { path, source: e }),
+            Err(e) => return Err(Error::Io { path, error: e }),
         };
         let corrupt = |reason: String| Error::Corrupt { path: path.clone(), reason };
         let mut fixed = [0u8; 20];
