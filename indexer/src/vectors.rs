@@ -593,7 +593,15 @@ impl VectorIndex {
         if version != VECTORS_FORMAT_VERSION && version != 1 {
             return Err(corrupt(format!("vectors format version {version}, expected {VECTORS_FORMAT_VERSION}")));
         }
-        let hlen = u64::from_le_bytes(fixed[12..20].try_into().expect("8")) as usize;
+        // Every length is checked against the file before anything of that size is
+        // allocated: a damaged header cannot ask for any amount of memory.
+        let size = f.metadata().map_err(|e| corrupt(e.to_string()))?.len();
+        let hlen = u64::from_le_bytes(fixed[12..20].try_into().expect("8"));
+        if hlen > size - 20 {
+            return Err(corrupt(format!("a header of {hlen} bytes in a file of {size}")));
+        }
+        let rows_len = size - 20 - hlen;
+        let hlen = hlen as usize;
         let mut hbytes = vec![0u8; hlen];
         f.read_exact(&mut hbytes).map_err(|e| corrupt(e.to_string()))?;
         let header: Header = if version == 1 {
@@ -622,6 +630,11 @@ impl VectorIndex {
             || !(header.priors.is_empty() || header.priors.len() == n)
         {
             return Err(corrupt("row tables of different lengths".into()));
+        }
+        if (n as u64).checked_mul(4 + d as u64) != Some(rows_len) {
+            return Err(corrupt(format!(
+                "{n} vectors of {d} dimensions do not fit the {rows_len} bytes after the header"
+            )));
         }
         let mut scales = vec![0u8; n * 4];
         f.read_exact(&mut scales).map_err(|e| corrupt(format!("scales: {e}")))?;
@@ -993,5 +1006,27 @@ mod tests {
         assert!(e.contains("vectors format version 99, expected 2") && e.contains("re-index"), "{e}");
         std::fs::write(&path, b"CCVECTRS").unwrap();
         assert!(VectorIndex::read(tmp.path()).unwrap_err().to_string().contains("corrupt"));
+    }
+
+    /// A damaged length (the header's, or a dimension that does not fit the rows) is an
+    /// error before anything of that size is allocated (2^60 bytes would abort the process).
+    #[test]
+    fn lengths_that_do_not_fit_the_file_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (idx, _) = index(10, 48);
+        idx.write(tmp.path()).unwrap();
+        let path = tmp.path().join(VECTORS_FILE);
+        let good = std::fs::read(&path).unwrap();
+        let mut huge = good.clone();
+        huge[12..20].copy_from_slice(&(1u64 << 60).to_le_bytes());
+        let mut short = good.clone();
+        short.truncate(good.len() - 1);
+        let mut long = good.clone();
+        long.push(0);
+        for (what, bytes) in [("a header of 2^60 bytes", huge), ("a byte short", short), ("a byte over", long)] {
+            std::fs::write(&path, bytes).unwrap();
+            let e = VectorIndex::read(tmp.path()).unwrap_err().to_string();
+            assert!(e.contains("corrupt"), "{what}: {e}");
+        }
     }
 }
