@@ -16,10 +16,13 @@ use serde::{Deserialize, Serialize};
 use crate::resolve::{Resolution, Rung, Tables};
 use crate::{Error, Result};
 
-/// Version of `graph.bin`. Bump when [`Stored`] or resolution changes.
+/// Version of `graph.bin` and `graph.sum`. Bump when [`Stored`], [`Summary`] or
+/// resolution changes.
 /// 3: resolutions only; the symbols are read from `records.bin`, sites without paths.
 /// (3 is also zstd; 2 was LZ4.)
-pub const GRAPH_FORMAT_VERSION: u32 = 3;
+/// 4: both stamped with the generation of the records they were resolved from (was: the
+/// files' modification times compared).
+pub const GRAPH_FORMAT_VERSION: u32 = 4;
 
 /// A place in the source where one symbol uses another.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -89,16 +92,22 @@ struct FileEntry {
 /// `graph.sum`: the saved graph's counts, so a run that changed nothing need not load it.
 const SUMMARY_FILE: &str = "graph.sum";
 
+/// `graph.sum` (postcard).
 #[derive(Serialize, Deserialize)]
 struct Summary {
     format_version: u32,
+    /// The generation of the records the graph was resolved from (`cc_indexer::store`).
+    records_generation: u64,
     nodes: u64,
     edges: u64,
 }
 
+/// `graph.bin` (postcard, in one zstd frame).
 #[derive(Serialize, Deserialize)]
 struct Stored {
     format_version: u32,
+    /// The generation of the records the graph was resolved from (`cc_indexer::store`).
+    records_generation: u64,
     files: Vec<(String, FileEntry)>,
 }
 
@@ -546,71 +555,93 @@ impl CallGraph {
         w
     }
 
-    /// Writes `graph.bin` into `dir` atomically.
-    pub fn save(&self, dir: &Path) -> Result<()> {
+    /// Writes `graph.bin`, then `graph.sum`, into `dir` atomically, stamped with
+    /// `records_generation`: the generation of the records the graph was built or updated
+    /// from (`IndexReport::generation`). A failed write (a full disk) leaves no temporary file.
+    pub fn save(&self, dir: &Path, records_generation: u64) -> Result<()> {
         #[derive(Serialize)]
         struct Borrowed<'a> {
             format_version: u32,
+            records_generation: u64,
             files: Vec<(&'a str, &'a FileEntry)>,
         }
         let files = self.files.iter().map(|(p, e)| (&**p, e)).collect();
         let path = dir.join("graph.bin");
         let tmp = dir.join("graph.bin.tmp");
-        let io = |e: std::io::Error| Error::Io { path: tmp.clone(), source: e };
-        // Streamed through the compressor: neither the encoding nor its compressed copy
-        // is held in memory whole (sqlalchemy: ~20 MB less at the end of `index`).
-        let file = std::fs::File::create(&tmp).map_err(io)?;
-        let z = zstd::stream::Encoder::new(std::io::BufWriter::new(file), cc_indexer::store::ZSTD_LEVEL).map_err(io)?;
-        // postcard writes field by field: whole blocks to the encoder.
-        let buffered = std::io::BufWriter::with_capacity(1 << 16, z);
-        let buffered = postcard::to_io(&Borrowed { format_version: GRAPH_FORMAT_VERSION, files }, buffered)
-            .map_err(|e| io(std::io::Error::other(e)))?;
-        let z = buffered.into_inner().map_err(|e| io(e.into_error()))?;
-        use std::io::Write;
-        z.finish().and_then(|mut w| w.flush()).map_err(io)?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, source: e })?;
-        // Written after graph.bin: `saved_counts` trusts it only when it is not older.
+        let io = |e: std::io::Error| Error::Io { path: tmp.clone(), error: e };
+        let written = (|| {
+            // Streamed through the compressor: neither the encoding nor its compressed copy
+            // is held in memory whole (sqlalchemy: ~20 MB less at the end of `index`).
+            let file = std::fs::File::create(&tmp).map_err(io)?;
+            let z =
+                zstd::stream::Encoder::new(std::io::BufWriter::new(file), cc_indexer::store::ZSTD_LEVEL).map_err(io)?;
+            // postcard writes field by field: whole blocks to the encoder.
+            let mut failed = None;
+            let buffered = KeepError { inner: std::io::BufWriter::with_capacity(1 << 16, z), error: &mut failed };
+            let stored = Borrowed { format_version: GRAPH_FORMAT_VERSION, records_generation, files };
+            let buffered = match postcard::to_io(&stored, buffered) {
+                Ok(b) => b.inner,
+                // postcard reports a failed write as a full buffer: the write's own error
+                // (a full disk) was kept.
+                Err(e) => return Err(io(failed.take().unwrap_or_else(|| std::io::Error::other(e)))),
+            };
+            let z = buffered.into_inner().map_err(|e| io(e.into_error()))?;
+            use std::io::Write;
+            z.finish().and_then(|mut w| w.flush()).map_err(io)
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, error: e })?;
+        // Written after graph.bin: a summary of this generation means graph.bin is too.
         let summary = Summary {
             format_version: GRAPH_FORMAT_VERSION,
+            records_generation,
             nodes: self.node_count() as u64,
             edges: self.edge_count() as u64,
         };
         let bytes = postcard::to_stdvec(&summary).map_err(|e| Error::Corrupt(e.to_string()))?;
         let path = dir.join(SUMMARY_FILE);
         let tmp = dir.join("graph.sum.tmp");
-        std::fs::write(&tmp, bytes).map_err(|e| Error::Io { path: tmp.clone(), source: e })?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, source: e })
-    }
-
-    /// The node and edge counts of the graph saved in `dir`, when that graph is current: of
-    /// this format, saved after `records.bin` was last written (an index run that wrote the
-    /// records and failed before the graph leaves the graph older), with its summary written
-    /// after it. An index run that changed nothing reports these instead of loading the graph.
-    pub fn saved_counts(dir: &Path) -> Option<(usize, usize)> {
-        let modified = |f: &str| std::fs::metadata(dir.join(f)).and_then(|m| m.modified()).ok();
-        let (graph, records, summary) = (modified("graph.bin")?, modified("records.bin")?, modified(SUMMARY_FILE)?);
-        if graph < records || summary < graph {
-            return None;
+        if let Err(e) = std::fs::write(&tmp, bytes) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(Error::Io { path: tmp, error: e });
         }
-        let s: Summary = postcard::from_bytes(&std::fs::read(dir.join(SUMMARY_FILE)).ok()?).ok()?;
-        (s.format_version == GRAPH_FORMAT_VERSION).then_some((s.nodes as usize, s.edges as usize))
+        std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, error: e })
     }
 
-    /// Reads `graph.bin` from `dir`, with the symbols of its `records.bin`.
+    /// The node and edge counts of the graph saved in `dir`, when that graph is current:
+    /// of this format and resolved from the records of `records_generation` (an index run
+    /// killed after it wrote the records, before the graph, leaves a graph of older
+    /// records). An index run that changed nothing reports these instead of loading the graph.
+    pub fn saved_counts(dir: &Path, records_generation: u64) -> Option<(usize, usize)> {
+        let s: Summary = postcard::from_bytes(&std::fs::read(dir.join(SUMMARY_FILE)).ok()?).ok()?;
+        (s.format_version == GRAPH_FORMAT_VERSION && s.records_generation == records_generation)
+            .then_some((s.nodes as usize, s.edges as usize))
+    }
+
+    /// Reads `graph.bin` from `dir`, with the symbols of its `records.bin`. A graph of
+    /// other records than those (an index run was killed between the two) is brought up to
+    /// date with them in memory ([`CallGraph::update`]), so it answers what the records say.
     pub fn load(dir: &Path) -> Result<CallGraph> {
         if !dir.join("graph.bin").is_file() || !dir.join("records.bin").is_file() {
             return Err(Error::Missing);
         }
-        let records = cc_indexer::store::read_records(dir).map_err(|e| Error::Corrupt(e.to_string()))?;
-        let files = CallGraph::read_files(dir)?;
-        Ok(CallGraph::from_files(files, symbols_into(records)))
+        let (records, generation) =
+            cc_indexer::store::read_records_generation(dir).map_err(|e| Error::Corrupt(e.to_string()))?;
+        let (files, saved) = CallGraph::read_stored(dir)?;
+        if saved == generation {
+            return Ok(CallGraph::from_files(files, symbols_into(records)));
+        }
+        Ok(CallGraph::updated(files, records).0)
     }
 
     /// Reads `graph.bin` from `dir`, with the symbols of `records`. When `records` are
     /// newer than the graph (an index run that has not updated it yet), the graph holds
     /// what it was resolved with until [`CallGraph::update`] brings it up to date.
     pub fn load_with(dir: &Path, records: &[FileRecord]) -> Result<CallGraph> {
-        Ok(CallGraph::from_files(CallGraph::read_files(dir)?, symbols_of(records)))
+        Ok(CallGraph::from_files(CallGraph::read_stored(dir)?.0, symbols_of(records)))
     }
 
     /// Loads the graph saved in `dir` and brings it up to date with `records` (what
@@ -618,24 +649,31 @@ impl CallGraph {
     /// freed before it. Equals [`CallGraph::build`] of `records`. A saved graph that
     /// cannot be read (missing, another version, corrupt) is built anew: `None`.
     pub fn load_updated(dir: &Path, records: Vec<FileRecord>) -> (CallGraph, Option<UpdateStats>) {
-        let Ok(files) = CallGraph::read_files(dir) else {
+        let Ok((files, _)) = CallGraph::read_stored(dir) else {
             return (CallGraph::build_owned(records), None);
         };
+        let (g, stats) = CallGraph::updated(files, records);
+        (g, Some(stats))
+    }
+
+    /// The graph of the saved `files` brought up to date with `records`.
+    fn updated(files: BTreeMap<Arc<str>, FileEntry>, records: Vec<FileRecord>) -> (CallGraph, UpdateStats) {
         // `reresolve` reads only the file entries: no petgraph is built until the final one.
         let mut g = CallGraph::empty(files);
         let (files, stats) = g.reresolve(&records);
         let files = files.unwrap_or(g.files);
         let symbols = symbols_into(records);
         cc_indexer::memory::return_freed();
-        (CallGraph::from_files(files, symbols), Some(stats))
+        (CallGraph::from_files(files, symbols), stats)
     }
 
-    fn read_files(dir: &Path) -> Result<BTreeMap<Arc<str>, FileEntry>> {
+    /// The file entries of `graph.bin` in `dir`, and the records generation it is of.
+    fn read_stored(dir: &Path) -> Result<(BTreeMap<Arc<str>, FileEntry>, u64)> {
         let path = dir.join("graph.bin");
         let data = match std::fs::read(&path) {
             Ok(d) => d,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Error::Missing),
-            Err(e) => return Err(Error::Io { path, source: e }),
+            Err(e) => return Err(Error::Io { path, error: e }),
         };
         let mut bytes = Vec::new();
         zstd::stream::Decoder::new(&data[..])
@@ -646,7 +684,31 @@ impl CallGraph {
             return Err(Error::Version { found: version, expected: GRAPH_FORMAT_VERSION });
         }
         let stored: Stored = postcard::from_bytes(&bytes).map_err(|e| Error::Corrupt(e.to_string()))?;
-        Ok(stored.files.into_iter().map(|(p, e)| (Arc::from(p), e)).collect())
+        Ok((stored.files.into_iter().map(|(p, e)| (Arc::from(p), e)).collect(), stored.records_generation))
+    }
+}
+
+/// A writer that keeps the first error of its inner writer (postcard replaces it with its own).
+struct KeepError<'a, W> {
+    inner: W,
+    error: &'a mut Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> std::io::Write for KeepError<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf).map_err(|e| self.keep(e))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush().map_err(|e| self.keep(e))
+    }
+}
+
+impl<W> KeepError<'_, W> {
+    fn keep(&mut self, e: std::io::Error) -> std::io::Error {
+        let copy = std::io::Error::new(e.kind(), e.to_string());
+        self.error.get_or_insert(e);
+        copy
     }
 }
 

@@ -31,8 +31,9 @@ pub enum Error {
     Version { found: u32, expected: u32 },
     #[error("corrupt call graph ({0}); re-index the repository")]
     Corrupt(String),
-    #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    /// The I/O error is not the `source` of this one: its text is already in this one's.
+    #[error("{}: {error}{}", path.display(), cc_indexer::error::io_hint(error))]
+    Io { path: PathBuf, error: std::io::Error },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

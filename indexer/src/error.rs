@@ -21,8 +21,9 @@ pub enum Error {
     NameTaken { name: String, existing: String },
     #[error("invalid repository name '{0}': use letters, digits, '.', '-' and '_' (at most 100)")]
     BadName(String),
-    #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    /// The I/O error is not the `source` of this one: its text is already in this one's.
+    #[error("{}: {error}{}", path.display(), io_hint(error))]
+    Io { path: PathBuf, error: std::io::Error },
     #[error("{}: corrupt index file ({reason}); re-index the repository", path.display())]
     Corrupt { path: PathBuf, reason: String },
     #[error("search index: {0}")]
@@ -33,6 +34,17 @@ pub enum Error {
     Embed(#[from] crate::embed::EmbedError),
     #[error("watching for changes: {0}")]
     Watch(#[from] notify::Error),
+}
+
+/// What to do about an I/O error, when there is something to say.
+pub fn io_hint(e: &std::io::Error) -> &'static str {
+    match e.kind() {
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => {
+            "; the disk is full: free space on it (or point --data-dir / CC_DATA_DIR elsewhere) and run the command \
+             again (what was indexed before is kept)"
+        }
+        _ => "",
+    }
 }
 
 fn hint(known: &[String]) -> String {
@@ -51,6 +63,6 @@ pub(crate) trait IoContext<T> {
 
 impl<T> IoContext<T> for std::io::Result<T> {
     fn at(self, path: impl Into<PathBuf>) -> Result<T> {
-        self.map_err(|source| Error::Io { path: path.into(), source })
+        self.map_err(|error| Error::Io { path: path.into(), error })
     }
 }

@@ -69,6 +69,10 @@ pub struct IndexReport {
     pub seconds: f64,
     /// Why the previous index was discarded, if it was.
     pub rebuilt: Option<String>,
+    /// The generation of the records on disk after the run (see [`crate::store`]); the
+    /// call graph saved next to them is stamped with it.
+    #[serde(skip)]
+    pub generation: u64,
 }
 
 impl IndexReport {
@@ -119,6 +123,12 @@ pub fn index_repository_records(
     };
     store::validate_name(&name)?;
     let dir = data.repo_dir(&name);
+    std::fs::create_dir_all(&dir).at(&dir)?;
+    // One run of a repository at a time; then a run killed before it put its records in
+    // place is rolled forward (its search commit names them) or its records deleted.
+    let _lock = store::RunLock::acquire(&dir, cancel)?;
+    let committed = search::committed_generation_in(&dir.join("tantivy")).unwrap_or(None);
+    store::settle_pending(&dir, committed, true)?;
 
     // The previous run, when it is of this format and of this root.
     let mut rebuilt = None;
@@ -144,7 +154,7 @@ pub fn index_repository_records(
         // the text they embed, so a rebuild reuses them instead of re-embedding (minutes).
         if let Ok(entries) = std::fs::read_dir(&dir) {
             for e in entries.flatten() {
-                if e.file_name() == crate::vectors::VECTORS_FILE {
+                if e.file_name() == crate::vectors::VECTORS_FILE || e.file_name() == store::LOCK_FILE {
                     continue;
                 }
                 let p = e.path();
@@ -234,31 +244,34 @@ pub fn index_repository_records(
         }
     }
     // Nothing changed at all: the records and the search index on disk are current.
-    let dirty = full || touched || parsed > 0 || !deleted_paths.is_empty() || !dir.join("records.bin").is_file();
-    // The records are written (to a temporary file) while tantivy commits; they replace
-    // the previous ones only once the commit succeeded, so the two never disagree.
-    let pending = if dirty {
-        std::thread::scope(|ts| -> Result<Option<store::Pending>> {
+    let records_path = dir.join(store::RECORDS_FILE);
+    let dirty = full || touched || parsed > 0 || !deleted_paths.is_empty() || !records_path.is_file();
+    // The records are written (to their temporary file, synced) while tantivy prepares its
+    // commit; tantivy commits naming their generation, and then they are put in place. A
+    // kill between the two is settled by whoever opens the index next (see `store`).
+    let generation = if dirty {
+        let generation = store::next_generation(&dir);
+        let pending = std::thread::scope(|ts| -> Result<store::Pending> {
             let records = ts.spawn(|| {
-                let r = store::write_records_pending(&dir, &files);
+                let r = store::write_records_pending(&dir, &files, generation);
                 phase(started, "records written");
                 r
             });
-            let committed = search.commit();
+            let records = || {
+                records.join().map_err(|_| Error::Corrupt {
+                    path: records_path.clone(),
+                    reason: "writing the records panicked".into(),
+                })?
+            };
+            let committed = search.commit(generation, records);
             phase(started, "search index committed");
-            let records = records.join().map_err(|_| Error::Corrupt {
-                path: dir.join("records.bin"),
-                reason: "writing the records panicked".into(),
-            })?;
-            committed?;
-            records.map(Some)
-        })?
+            committed
+        })?;
+        pending.commit()?;
+        generation
     } else {
-        None
+        store::records_generation(&records_path)?
     };
-    if let Some(p) = pending {
-        p.commit()?;
-    }
 
     let mut stats = IndexStats { skipped, diagnostics: diagnostics.len() as u64, ..Default::default() };
     let mut languages: BTreeMap<Lang, LangStats> = BTreeMap::new();
@@ -302,6 +315,7 @@ pub fn index_repository_records(
         diagnostics,
         seconds: started.elapsed().as_secs_f64(),
         rebuilt,
+        generation,
     };
     Ok((report, files))
 }
@@ -343,7 +357,7 @@ impl SearchSink {
     fn open(&mut self) -> Result<&mut search::Writer> {
         if self.writer.is_none() {
             let (index, fields) = search::open_or_create(&self.dir)?;
-            let mut w = search::Writer::new(&index, fields)?;
+            let mut w = search::Writer::new(&index, fields, &self.dir)?;
             if self.full {
                 w.delete_all()?;
             }
@@ -370,14 +384,24 @@ impl SearchSink {
         }
     }
 
-    fn commit(&mut self) -> Result<()> {
-        if let Some(e) = self.error.take() {
-            return Err(e);
+    /// Commits the documents fed (if any) with the records `records` waits for, tagged
+    /// with their `generation` ([`search::Writer::commit`]). On a failure nothing is
+    /// committed, and the files the failed commit wrote are deleted (a full disk stays
+    /// no fuller than before the run).
+    fn commit<T>(&mut self, generation: u64, records: impl FnOnce() -> Result<T>) -> Result<T> {
+        let result = match (self.error.take(), self.writer.take()) {
+            (Some(e), writer) => {
+                drop(writer);
+                drop(records());
+                Err(e)
+            }
+            (None, Some(w)) => w.commit(generation, records),
+            (None, None) => return records(),
+        };
+        if result.is_err() {
+            search::collect_garbage(&self.dir);
         }
-        match self.writer.take() {
-            Some(w) => w.commit(),
-            None => Ok(()),
-        }
+        result
     }
 }
 
@@ -598,7 +622,7 @@ mod tests {
         let mut sink = SearchSink { dir: dir.clone(), full: true, writer: None, error: None };
         let outcomes = parse_all(&walked.files, &HashMap::new(), &NoProgress, None, &mut sink).unwrap();
         assert!(outcomes.iter().all(|o| matches!(o, Outcome::Parsed(_))));
-        sink.commit().unwrap();
+        sink.commit(1, || Ok(())).unwrap();
 
         // One document per function, in doc-id order: 35 files of 400, 205 of one.
         let mut fed = SymbolIndex::open(tmp.path()).unwrap().paths_in_doc_order().unwrap();

@@ -108,10 +108,67 @@ fn register(index: &Index) {
     index.tokenizers().register(CODE_TOKENIZER, CodeTokenizer::default());
 }
 
+/// A commit's payload: the generation of the records it goes with (see [`crate::store`]).
+fn payload(generation: u64) -> String {
+    format!("records {generation}")
+}
+
+/// The records generation the last commit of `index` names (`None`: no commit names one).
+pub(crate) fn committed_generation(index: &Index) -> Result<Option<u64>> {
+    let metas = index.load_metas()?;
+    Ok(metas.payload.as_deref().and_then(|p| p.strip_prefix("records ")).and_then(|g| g.parse().ok()))
+}
+
+/// [`committed_generation`] of the index in `dir`, if there is one.
+pub(crate) fn committed_generation_in(dir: &Path) -> Result<Option<u64>> {
+    if !dir.join("meta.json").is_file() {
+        return Ok(None);
+    }
+    committed_generation(&open_or_create(dir)?.0)
+}
+
+/// A tantivy error while writing the index in `dir`: an I/O error (a full disk) names the
+/// folder, or the file when tantivy says which.
+fn write_error(dir: &Path, e: tantivy::TantivyError) -> Error {
+    use tantivy::directory::error::OpenWriteError;
+    let io = |e: &std::io::Error| std::io::Error::new(e.kind(), e.to_string());
+    match &e {
+        tantivy::TantivyError::IoError(source) => Error::Io { path: dir.to_path_buf(), error: io(source) },
+        tantivy::TantivyError::OpenWriteError(OpenWriteError::IoError { io_error, filepath }) => {
+            Error::Io { path: dir.join(filepath), error: io(io_error) }
+        }
+        // Serializers report I/O errors as text (`InternalError`): a full disk is still one.
+        _ => {
+            let text = e.to_string();
+            let full = [rustix::io::Errno::NOSPC, rustix::io::Errno::DQUOT]
+                .into_iter()
+                .map(std::io::Error::from)
+                .find(|io| text.contains(&io.to_string()));
+            match full {
+                Some(error) => Error::Io { path: dir.to_path_buf(), error },
+                None => Error::Tantivy(e),
+            }
+        }
+    }
+}
+
+/// Deletes the files of `dir`'s index that no commit uses (a failed run's segments), with
+/// a writer of its own. Best effort: the next commit collects them too.
+pub(crate) fn collect_garbage(dir: &Path) {
+    let collected = open_or_create(dir).and_then(|(index, _)| {
+        let writer: IndexWriter = index.writer_with_num_threads(1, 15 << 20)?;
+        writer.garbage_collect_files().wait()?;
+        Ok(())
+    });
+    if let Err(e) = collected {
+        tracing::debug!("collecting the search index's unused files: {e}");
+    }
+}
+
 /// Opens the index in `dir`, creating it when absent.
 pub(crate) fn open_or_create(dir: &Path) -> Result<(Index, Fields)> {
     let (schema, fields) = schema();
-    std::fs::create_dir_all(dir).map_err(|e| Error::Io { path: dir.to_path_buf(), source: e })?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::Io { path: dir.to_path_buf(), error: e })?;
     let mmap = tantivy::directory::MmapDirectory::open(dir)
         .map_err(|e| Error::Corrupt { path: dir.to_path_buf(), reason: e.to_string() })?;
     let index = Index::builder().schema(schema).open_or_create(mmap)?;
@@ -123,14 +180,16 @@ pub(crate) fn open_or_create(dir: &Path) -> Result<(Index, Fields)> {
 pub(crate) struct Writer {
     writer: IndexWriter,
     fields: Fields,
+    /// The index folder (errors name it).
+    dir: std::path::PathBuf,
 }
 
 impl Writer {
-    pub(crate) fn new(index: &Index, fields: Fields) -> Result<Writer> {
+    pub(crate) fn new(index: &Index, fields: Fields, dir: &Path) -> Result<Writer> {
         // One thread: documents land in a deterministic order, and symbol documents are
         // small next to parsing, which is where the cores go.
         let writer = index.writer_with_num_threads(1, 64 << 20)?;
-        Ok(Writer { writer, fields })
+        Ok(Writer { writer, fields, dir: dir.to_path_buf() })
     }
 
     pub(crate) fn delete_all(&mut self) -> Result<()> {
@@ -157,7 +216,7 @@ impl Writer {
             ops.push(UserOperation::Delete(self.path_term(path)));
         }
         ops.extend(symbols.iter().map(|s| UserOperation::Add(self.document(s))));
-        self.writer.run(ops)?;
+        self.writer.run(ops).map_err(|e| write_error(&self.dir, e))?;
         Ok(())
     }
 
@@ -180,10 +239,51 @@ impl Writer {
         doc
     }
 
-    pub(crate) fn commit(mut self) -> Result<()> {
-        self.writer.commit()?;
-        self.writer.wait_merging_threads()?;
-        Ok(())
+    /// Commits what was written, tagged with the records `generation` (see
+    /// [`crate::store`]): tantivy prepares its commit (the segments are finalized) while
+    /// the records are written (`records` waits for them), and the commit, which makes the
+    /// new documents the index's, happens only once they are whole. When `records` fails,
+    /// nothing is committed. Returns `records`' value.
+    pub(crate) fn commit<T>(mut self, generation: u64, records: impl FnOnce() -> Result<T>) -> Result<T> {
+        let dir = self.dir.clone();
+        let index = self.writer.index().clone();
+        let started = std::time::Instant::now();
+        let mut prepared = match self.writer.prepare_commit() {
+            Ok(p) => p,
+            Err(e) => {
+                // Still wait for the records (and so drop them).
+                drop(records());
+                return Err(write_error(&dir, e));
+            }
+        };
+        let prepared_secs = started.elapsed().as_secs_f64();
+        let value = match records() {
+            Ok(v) => v,
+            Err(e) => {
+                let _ = prepared.abort();
+                return Err(e);
+            }
+        };
+        let waited_secs = started.elapsed().as_secs_f64() - prepared_secs;
+        prepared.set_payload(&payload(generation));
+        let committed = prepared.commit().map(drop);
+        let merged = self.writer.wait_merging_threads();
+        tracing::debug!(
+            prepared_secs,
+            waited_for_records_secs = waited_secs,
+            committed_secs = started.elapsed().as_secs_f64() - prepared_secs - waited_secs,
+            "search index commit"
+        );
+        match committed.and(merged) {
+            Ok(()) => Ok(value),
+            // An error after the commit was written (syncing, collecting, merging) leaves
+            // it committed: the records go with it.
+            Err(e) if committed_generation(&index).ok().flatten() == Some(generation) => {
+                tracing::warn!("the search index committed, then failed: {e}");
+                Ok(value)
+            }
+            Err(e) => Err(write_error(&dir, e)),
+        }
     }
 }
 
@@ -327,6 +427,9 @@ impl SymbolIndex {
             return Err(Error::Corrupt { path: tantivy, reason: "no search index".into() });
         }
         let (index, fields) = open_or_create(&tantivy)?;
+        // Records an index run wrote and committed but did not put in place (it was
+        // killed): put them in place before reading either.
+        crate::store::settle_pending(dir, committed_generation(&index)?, false)?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         let records = RwLock::new(Arc::new(RecordsReader::open(dir)?));
         Ok(SymbolIndex {
@@ -347,6 +450,8 @@ impl SymbolIndex {
     }
 
     fn reopen_records(&self) -> Result<Arc<RecordsReader>> {
+        let committed = committed_generation(self.reader.searcher().index())?;
+        crate::store::settle_pending(&self.dir, committed, false)?;
         let fresh = Arc::new(RecordsReader::open(&self.dir)?);
         *self.records.write().unwrap_or_else(|p| p.into_inner()) = fresh.clone();
         Ok(fresh)
@@ -582,7 +687,7 @@ impl SymbolIndex {
         let id = ids.first(addr.doc_id).ok_or_else(|| corrupt("an id"))?;
         let ord = paths.term_ords(addr.doc_id).next().ok_or_else(|| corrupt("a path"))?;
         let mut path = String::new();
-        paths.ord_to_str(ord, &mut path).map_err(|e| Error::Io { path: self.dir.join("tantivy"), source: e })?;
+        paths.ord_to_str(ord, &mut path).map_err(|e| Error::Io { path: self.dir.join("tantivy"), error: e })?;
         Ok((SymbolId(id), path))
     }
 

@@ -1,16 +1,27 @@
 //! The persisted index of one repository, and reading it back.
 //!
-//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 7):
+//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 8):
 //!
 //! | file | content |
 //! |---|---|
 //! | `meta.json` | [`RepoMeta`]: format version, name, root, times, the last run's statistics |
-//! | `records.bin` | every [`FileRecord`] sorted by path (the manifest of content hashes, symbols, references): groups of consecutive files, each a zstd frame of their symbols and one of the rest, then a footer of the groups |
-//! | `tantivy/` | the symbol search index ([`crate::search`]) |
-//! | `graph.bin` | the call graph's resolutions (cc-graph; its symbols are read from `records.bin`) |
+//! | `records.bin` | every [`FileRecord`] sorted by path (the manifest of content hashes, symbols, references): groups of consecutive files, each a zstd frame of their symbols and one of the rest, then a footer of the groups, then the trailer (the footer's length, the records' generation, the format version, `ccrb`) |
+//! | `records.bin.tmp` | the next `records.bin` while an index run writes it (see below) |
+//! | `tantivy/` | the symbol search index ([`crate::search`]); each commit's payload names the generation of the records it goes with |
+//! | `graph.bin`, `graph.sum` | the call graph's resolutions and its counts (cc-graph; its symbols are read from `records.bin`), stamped with the generation of the records they were resolved from |
+//! | `vectors.bin` | the symbols' embeddings ([`crate::vectors`]) |
+//! | `index.lock` | held (`flock`) by the index run in progress: one run at a time |
 //!
-//! `meta.json` and `records.bin` are replaced atomically (write to a temporary file,
-//! then rename), `meta.json` last, so a crash mid-run leaves the previous index readable.
+//! The records and the search index are replaced together, and a kill at any point leaves
+//! one consistent pair: every `records.bin` has a *generation* (a number that grows with
+//! every write); an index run writes the next one to `records.bin.tmp` and syncs it (while
+//! tantivy prepares its commit), then commits tantivy with a payload naming that
+//! generation, then renames the file into place. Whoever opens the index afterwards
+//! ([`settle_pending`]: [`crate::Repo::open`], the start of an index run) renames a
+//! `records.bin.tmp` whose generation tantivy's commit names into place (the run was killed
+//! after its commit); an index run deletes any other (killed before). `meta.json` is
+//! replaced last (write to a temporary file, then rename), so a crash mid-run leaves the
+//! previous index readable, or the new one.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -36,7 +47,16 @@ use crate::walk::SkipReason;
 /// 7: records.bin is groups of consecutive files with a footer (one symbol is read
 /// without the rest); the search index stores no documents (a hit's symbol is read
 /// from records.bin).
-pub const FORMAT_VERSION: u32 = 7;
+/// 8: records.bin's trailer holds its generation, and tantivy's commit payload names it
+/// (a run killed between the two commits is rolled forward or back).
+pub const FORMAT_VERSION: u32 = 8;
+
+/// The records of a repository's index folder.
+pub const RECORDS_FILE: &str = "records.bin";
+/// The next `records.bin`, while an index run writes it; see the module docs.
+pub const PENDING_FILE: &str = "records.bin.tmp";
+/// Held by the index run in progress.
+pub(crate) const LOCK_FILE: &str = "index.lock";
 
 /// Per-language counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,7 +119,7 @@ impl DataDir {
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(Error::Io { path: dir, source: e }),
+            Err(e) => return Err(Error::Io { path: dir, error: e }),
         };
         let mut names: Vec<String> = rd
             .flatten()
@@ -192,16 +212,136 @@ pub(crate) fn write_meta(dir: &Path, meta: &RepoMeta) -> Result<()> {
     write_atomic(&dir.join("meta.json"), &json)
 }
 
-/// `records.bin`, written and synced under a temporary name; [`Pending::commit`]
-/// puts it in place.
+/// `records.bin`, written and synced under its temporary name ([`PENDING_FILE`]);
+/// [`Pending::commit`] puts it in place. Dropped uncommitted, it is deleted: a run that
+/// fails before tantivy commits leaves nothing behind.
 pub(crate) struct Pending {
     tmp: PathBuf,
     path: PathBuf,
+    generation: u64,
+    /// Committed, or to be kept for the next opener to roll forward.
+    kept: bool,
 }
 
 impl Pending {
-    pub(crate) fn commit(self) -> Result<()> {
-        std::fs::rename(&self.tmp, &self.path).at(&self.path)
+    /// Renames the records into place. The file is never deleted from here on: once
+    /// tantivy's commit names its generation, it is the records of the index, and a
+    /// failed rename leaves it for the next opener to roll forward. Another process
+    /// opening the index may have done the rename already.
+    pub(crate) fn commit(mut self) -> Result<()> {
+        self.kept = true;
+        match std::fs::rename(&self.tmp, &self.path) {
+            Ok(()) => {}
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    && records_generation(&self.path).ok() == Some(self.generation) => {}
+            Err(e) => return Err(Error::Io { path: self.path.clone(), error: e }),
+        }
+        sync_dir(self.path.parent().unwrap_or(Path::new(".")))
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Syncs a folder, so that renames into it survive a crash of the machine.
+fn sync_dir(dir: &Path) -> Result<()> {
+    std::fs::File::open(dir).and_then(|d| d.sync_all()).at(dir)
+}
+
+/// The generation of the records file at `path` (from its trailer alone).
+pub fn records_generation(path: &Path) -> Result<u64> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).at(path)?;
+    let size = f.metadata().at(path)?.len();
+    if size < TRAILER_LEN as u64 {
+        return Err(corrupt(path, "too short to be a records file"));
+    }
+    let mut trailer = [0; TRAILER_LEN];
+    f.seek(SeekFrom::Start(size - TRAILER_LEN as u64)).and_then(|_| f.read_exact(&mut trailer)).at(path)?;
+    check_trailer(path, &trailer).map(|t| t.generation)
+}
+
+/// The generation the next `records.bin` of `dir` gets: above the current one's, and
+/// above any earlier one's (time-based, so a records file rebuilt from nothing does not
+/// reuse a number a saved graph or a search commit may still name).
+pub(crate) fn next_generation(dir: &Path) -> u64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    let current = records_generation(&dir.join(RECORDS_FILE)).unwrap_or(0);
+    now.max(current + 1)
+}
+
+/// Resolves a `records.bin.tmp` left by an index run that did not finish: when `committed`
+/// (the generation tantivy's last commit names) is its generation, the run was killed
+/// between its two commits and the file is renamed into place; otherwise it is deleted
+/// when `discard` (only an index run, which holds the run lock, may: another run may be
+/// writing it). A file that is not whole is not renamed.
+pub fn settle_pending(dir: &Path, committed: Option<u64>, discard: bool) -> Result<()> {
+    let tmp = dir.join(PENDING_FILE);
+    if !tmp.exists() {
+        return Ok(());
+    }
+    let generation = records_generation(&tmp).ok();
+    let path = dir.join(RECORDS_FILE);
+    // Never over newer records (a pending file can only be older when something else
+    // than an index run left it).
+    let newer = generation.is_some_and(|g| records_generation(&path).map_or(true, |current| current < g));
+    if generation.is_some() && generation == committed && newer {
+        match std::fs::rename(&tmp, &path) {
+            Ok(()) => {
+                tracing::info!(dir = %dir.display(), "rolled forward the records of an index run that was interrupted after its search-index commit")
+            }
+            // Another process rolled it forward first.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::Io { path, error: e }),
+        }
+        return sync_dir(dir);
+    }
+    if discard {
+        match std::fs::remove_file(&tmp) {
+            Ok(()) => {
+                tracing::info!(dir = %dir.display(), "removed the records of an index run that was interrupted before its commit")
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::Io { path: tmp, error: e }),
+        }
+    }
+    Ok(())
+}
+
+/// The lock an index run holds on its repository's folder: runs of one repository (two
+/// processes, or a server and a command) take turns instead of writing the same files.
+pub(crate) struct RunLock {
+    _file: std::fs::File,
+}
+
+impl RunLock {
+    /// Takes the lock, waiting (and polling `cancel`) while another run holds it.
+    pub(crate) fn acquire(dir: &Path, cancel: Option<&std::sync::atomic::AtomicBool>) -> Result<RunLock> {
+        use rustix::fs::{flock, FlockOperation};
+        let path = dir.join(LOCK_FILE);
+        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).at(&path)?;
+        let mut waited = false;
+        loop {
+            match flock(&file, FlockOperation::NonBlockingLockExclusive) {
+                Ok(()) => return Ok(RunLock { _file: file }),
+                Err(rustix::io::Errno::WOULDBLOCK) => {}
+                Err(e) => return Err(Error::Io { path, error: e.into() }),
+            }
+            if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+                return Err(Error::Cancelled);
+            }
+            if !waited {
+                tracing::info!(dir = %dir.display(), "another index run of this repository is in progress; waiting for it");
+                waited = true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
 }
 
@@ -216,9 +356,31 @@ pub const ZSTD_LEVEL: i32 = 3;
 /// parallel.
 pub const GROUP_SOURCE_BYTES: u64 = 64 << 10;
 
-/// Ends `records.bin`: the footer's length (u64), the format version (u32), this magic.
+/// Ends `records.bin`: the footer's length (u64), the generation (u64), the format
+/// version (u32), this magic. The version and magic stay the last 8 bytes in every
+/// version, so a file of another one is refused as such.
 const RECORDS_MAGIC: &[u8; 4] = b"ccrb";
-const TRAILER_LEN: usize = 16;
+const TRAILER_LEN: usize = 24;
+
+/// A checked trailer.
+struct Trailer {
+    footer_len: u64,
+    generation: u64,
+}
+
+fn check_trailer(path: &Path, trailer: &[u8; TRAILER_LEN]) -> Result<Trailer> {
+    if &trailer[20..] != RECORDS_MAGIC {
+        return Err(corrupt(path, format!("not a records file of format version {FORMAT_VERSION}")));
+    }
+    let version = u32::from_le_bytes(trailer[16..20].try_into().expect("4 bytes"));
+    if version != FORMAT_VERSION {
+        return Err(corrupt(path, format!("format version {version}, expected {FORMAT_VERSION}")));
+    }
+    Ok(Trailer {
+        footer_len: u64::from_le_bytes(trailer[..8].try_into().expect("8 bytes")),
+        generation: u64::from_le_bytes(trailer[8..16].try_into().expect("8 bytes")),
+    })
+}
 
 /// One zstd frame of `records.bin`.
 #[derive(Debug, Serialize, Deserialize)]
@@ -316,13 +478,14 @@ fn push_entry(raw: &mut Vec<u8>, prefix: &[u8], value: &impl Serialize) -> std::
     Ok(())
 }
 
-/// Writes `records.bin` under a temporary name, synced: the groups are serialized and
-/// compressed in parallel (the index run does this while tantivy commits), then written
-/// in order, followed by the footer (every group's frames and first path) and the trailer.
-pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord]) -> Result<Pending> {
+/// Writes `records.bin` of `generation` under its temporary name ([`PENDING_FILE`]),
+/// synced: the groups are serialized and compressed in parallel (the index run does this
+/// while tantivy prepares its commit), then written in order, followed by the footer
+/// (every group's frames and first path) and the trailer. On an error nothing is left.
+pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord], generation: u64) -> Result<Pending> {
     use rayon::prelude::*;
-    let path = dir.join("records.bin");
-    let tmp = path.with_extension("tmp");
+    let path = dir.join(RECORDS_FILE);
+    let tmp = dir.join(PENDING_FILE);
     let ranges = group_ranges(files);
     // Per group: the compressed heads and rest, and their decompressed lengths.
     let compressed: Vec<[(Vec<u8>, u64); 2]> = ranges
@@ -350,7 +513,10 @@ pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord]) -> Result<
             },
         )
         .collect::<Result<_>>()?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp).at(&tmp)?);
+    let file = std::fs::File::create(&tmp).at(&tmp)?;
+    // From here on, an error (a full disk) deletes the partial file.
+    let pending = Pending { tmp: tmp.clone(), path: path.clone(), generation, kept: false };
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     let mut groups = Vec::with_capacity(ranges.len());
     let mut offset = 0;
     for (r, [heads, rest]) in ranges.iter().zip(&compressed) {
@@ -367,28 +533,26 @@ pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord]) -> Result<
     let footer = postcard::to_stdvec(&groups).map_err(|e| corrupt(&path, e))?;
     out.write_all(&footer).at(&tmp)?;
     out.write_all(&(footer.len() as u64).to_le_bytes()).at(&tmp)?;
+    out.write_all(&generation.to_le_bytes()).at(&tmp)?;
     out.write_all(&FORMAT_VERSION.to_le_bytes()).at(&tmp)?;
     out.write_all(RECORDS_MAGIC).at(&tmp)?;
-    let file = out.into_inner().map_err(|e| Error::Io { path: tmp.clone(), source: e.into_error() })?;
+    let file = out.into_inner().map_err(|e| Error::Io { path: tmp.clone(), error: e.into_error() })?;
     file.sync_all().at(&tmp)?;
-    Ok(Pending { tmp, path })
+    Ok(pending)
 }
 
-/// The groups of a `records.bin` of `size` bytes; `read_at` reads `len` bytes at an
-/// offset of it.
-fn read_footer(path: &Path, size: u64, mut read_at: impl FnMut(u64, usize) -> Result<Vec<u8>>) -> Result<Vec<Group>> {
+/// The groups and the generation of a `records.bin` of `size` bytes; `read_at` reads
+/// `len` bytes at an offset of it.
+fn read_footer(
+    path: &Path,
+    size: u64,
+    mut read_at: impl FnMut(u64, usize) -> Result<Vec<u8>>,
+) -> Result<(Vec<Group>, u64)> {
     if size < TRAILER_LEN as u64 {
         return Err(corrupt(path, "too short to be a records file"));
     }
     let trailer = read_at(size - TRAILER_LEN as u64, TRAILER_LEN)?;
-    if &trailer[12..] != RECORDS_MAGIC {
-        return Err(corrupt(path, format!("not a records file of format version {FORMAT_VERSION}")));
-    }
-    let version = u32::from_le_bytes(trailer[8..12].try_into().expect("4 bytes"));
-    if version != FORMAT_VERSION {
-        return Err(corrupt(path, format!("format version {version}, expected {FORMAT_VERSION}")));
-    }
-    let footer_len = u64::from_le_bytes(trailer[..8].try_into().expect("8 bytes"));
+    let Trailer { footer_len, generation } = check_trailer(path, trailer.as_slice().try_into().expect("a trailer"))?;
     let footer_at = (size - TRAILER_LEN as u64)
         .checked_sub(footer_len)
         .ok_or_else(|| corrupt(path, "the footer is longer than the file"))?;
@@ -398,7 +562,7 @@ fn read_footer(path: &Path, size: u64, mut read_at: impl FnMut(u64, usize) -> Re
     if groups.iter().any(|g| outside(&g.heads) || outside(&g.rest)) {
         return Err(corrupt(path, "a frame lies outside the file"));
     }
-    Ok(groups)
+    Ok((groups, generation))
 }
 
 /// The entries of a decompressed frame (each a value after its length).
@@ -501,14 +665,20 @@ fn decode_group(
 /// Reads `records.bin` (its groups decompressed in parallel). A missing file is an empty
 /// index.
 pub fn read_records(dir: &Path) -> Result<Vec<FileRecord>> {
+    read_records_generation(dir).map(|(files, _)| files)
+}
+
+/// [`read_records`], with the generation of the file they were read from (0: none).
+pub fn read_records_generation(dir: &Path) -> Result<(Vec<FileRecord>, u64)> {
     use rayon::prelude::*;
-    let path = dir.join("records.bin");
+    let path = dir.join(RECORDS_FILE);
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::Io { path, source: e }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(Error::Io { path, error: e }),
     };
-    let groups = read_footer(&path, bytes.len() as u64, |at, len| Ok(bytes[at as usize..at as usize + len].to_vec()))?;
+    let (groups, generation) =
+        read_footer(&path, bytes.len() as u64, |at, len| Ok(bytes[at as usize..at as usize + len].to_vec()))?;
     let parts = groups
         .par_iter()
         .map_init(zstd::bulk::Decompressor::new, |decompressor, g| {
@@ -516,7 +686,7 @@ pub fn read_records(dir: &Path) -> Result<Vec<FileRecord>> {
             decode_group(&path, g, &bytes, decompressor)
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(parts.into_iter().flatten().collect())
+    Ok((parts.into_iter().flatten().collect(), generation))
 }
 
 /// Symbols frames kept decompressed by a [`RecordsReader`].
@@ -536,16 +706,16 @@ pub struct RecordsReader {
 impl RecordsReader {
     pub fn open(dir: &Path) -> Result<RecordsReader> {
         use std::io::{Seek, SeekFrom};
-        let path = dir.join("records.bin");
+        let path = dir.join(RECORDS_FILE);
         let mut file = match std::fs::File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(RecordsReader { path, file: None, groups: Vec::new(), cache: Default::default() })
             }
-            Err(e) => return Err(Error::Io { path, source: e }),
+            Err(e) => return Err(Error::Io { path, error: e }),
         };
         let size = file.metadata().at(&path)?.len();
-        let groups = read_footer(&path, size, |at, len| {
+        let (groups, _) = read_footer(&path, size, |at, len| {
             let mut buf = vec![0; len];
             file.seek(SeekFrom::Start(at)).and_then(|_| file.read_exact(&mut buf)).at(&path)?;
             Ok(buf)
@@ -608,12 +778,17 @@ impl RecordsReader {
     }
 }
 
+/// Replaces `path` with `bytes`: written and synced under a temporary name, then renamed.
+/// On an error (a full disk) the temporary file is removed and `path` is as it was.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = path.with_extension("tmp");
-    {
-        let mut f = std::fs::File::create(&tmp).at(&tmp)?;
-        f.write_all(bytes).at(&tmp)?;
-        f.sync_all().at(&tmp)?;
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::Io { path: tmp, error: e });
     }
     std::fs::rename(&tmp, path).at(path)
 }
@@ -742,7 +917,7 @@ mod tests {
     fn records_read_back_whole_and_one_symbol_at_a_time() {
         let tmp = tempfile::tempdir().unwrap();
         let all = mixed();
-        write_records_pending(tmp.path(), &all).unwrap().commit().unwrap();
+        write_records_pending(tmp.path(), &all, 1).unwrap().commit().unwrap();
         assert_eq!(read_records(tmp.path()).unwrap(), all);
 
         let reader = RecordsReader::open(tmp.path()).unwrap();
@@ -766,22 +941,26 @@ mod tests {
         assert_eq!(RecordsReader::open(tmp.path()).unwrap().symbol("a.py", SymbolId(1)).unwrap(), None);
 
         let all = files(30, 9_000);
-        write_records_pending(tmp.path(), &all).unwrap().commit().unwrap();
+        write_records_pending(tmp.path(), &all, 1).unwrap().commit().unwrap();
         let path = tmp.path().join("records.bin");
         let good = std::fs::read(&path).unwrap();
         let n = good.len();
-        let mut damaged: Vec<(&str, Vec<u8>)> =
-            vec![("empty", Vec::new()), ("truncated", good[..n - 5].to_vec()), ("no footer", good[n - 16..].to_vec())];
+        let mut damaged: Vec<(&str, Vec<u8>)> = vec![
+            ("empty", Vec::new()),
+            ("truncated", good[..n - 5].to_vec()),
+            ("no footer", good[n - TRAILER_LEN..].to_vec()),
+        ];
         // A footer whose first frame claims 2^40 bytes decompressed (an allocation that
         // would abort the process).
         let mut lying = RecordsReader::open(tmp.path()).unwrap().groups;
+        assert!(lying.len() > 1);
         lying[0].heads.raw_len = 1 << 40;
         let footer = postcard::to_stdvec(&lying).unwrap();
         let frames_end = (lying.last().unwrap().rest.offset + lying.last().unwrap().rest.len) as usize;
         let mut huge = good[..frames_end].to_vec();
         huge.extend_from_slice(&footer);
         huge.extend_from_slice(&(footer.len() as u64).to_le_bytes());
-        huge.extend_from_slice(&good[n - 8..]);
+        huge.extend_from_slice(&good[n - 16..]);
         damaged.push(("a footer that lies about a frame's size", huge));
         let mut version = good.clone();
         version[n - 8] ^= 0x7f;
@@ -801,5 +980,76 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A version-7 file (16-byte trailer, no generation) is refused by its version, not
+    /// read as something else.
+    #[test]
+    fn records_of_format_version_7_are_refused_by_version() {
+        let tmp = tempfile::tempdir().unwrap();
+        write_records_pending(tmp.path(), &files(3, 2_000), 5).unwrap().commit().unwrap();
+        let path = tmp.path().join(RECORDS_FILE);
+        let good = std::fs::read(&path).unwrap();
+        let n = good.len();
+        // The v7 trailer: the footer's length, then 7 and the magic.
+        let mut v7 = good[..n - TRAILER_LEN].to_vec();
+        v7.extend_from_slice(&good[n - TRAILER_LEN..n - 16]);
+        v7.extend_from_slice(&7u32.to_le_bytes());
+        v7.extend_from_slice(RECORDS_MAGIC);
+        std::fs::write(&path, v7).unwrap();
+        for e in [read_records(tmp.path()).unwrap_err(), records_generation(&path).unwrap_err()] {
+            assert!(e.to_string().contains("format version 7, expected 8"), "{e}");
+        }
+    }
+
+    #[test]
+    fn records_carry_their_generation_and_a_pending_file_is_settled_by_the_commit_it_names() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let (old, new) = (files(3, 2_000), files(5, 2_000));
+        assert_eq!(read_records_generation(dir).unwrap().1, 0);
+        let g1 = next_generation(dir);
+        write_records_pending(dir, &old, g1).unwrap().commit().unwrap();
+        assert_eq!(records_generation(&dir.join(RECORDS_FILE)).unwrap(), g1);
+        let g2 = next_generation(dir);
+        assert!(g2 > g1);
+
+        // Dropped before a commit: nothing is left.
+        drop(write_records_pending(dir, &new, g2).unwrap());
+        assert!(!dir.join(PENDING_FILE).exists());
+
+        // Left by a killed run (written, never renamed: `forget` skips the drop that deletes it).
+        std::mem::forget(write_records_pending(dir, &new, g2).unwrap());
+        // A reader whose search commit names the old generation leaves it; an index run deletes it.
+        settle_pending(dir, Some(g1), false).unwrap();
+        assert!(dir.join(PENDING_FILE).exists());
+        settle_pending(dir, Some(g1), true).unwrap();
+        assert!(!dir.join(PENDING_FILE).exists());
+        assert_eq!(read_records_generation(dir).unwrap(), (old.clone(), g1));
+
+        // The search index committed it: anyone who opens the index rolls it forward.
+        std::mem::forget(write_records_pending(dir, &new, g2).unwrap());
+        settle_pending(dir, Some(g2), false).unwrap();
+        assert!(!dir.join(PENDING_FILE).exists());
+        assert_eq!(read_records_generation(dir).unwrap(), (new.clone(), g2));
+
+        // A partial file is never rolled forward, whatever the commit says.
+        let whole = {
+            let p = write_records_pending(dir, &old, g2 + 1).unwrap();
+            let b = std::fs::read(dir.join(PENDING_FILE)).unwrap();
+            drop(p);
+            b
+        };
+        std::fs::write(dir.join(PENDING_FILE), &whole[..whole.len() / 2]).unwrap();
+        settle_pending(dir, None, false).unwrap();
+        settle_pending(dir, Some(g2 + 1), true).unwrap();
+        assert!(!dir.join(PENDING_FILE).exists());
+        assert_eq!(read_records_generation(dir).unwrap(), (new, g2));
+
+        // The run's own rename after a reader rolled its records forward succeeds.
+        let p = write_records_pending(dir, &old, g2 + 2).unwrap();
+        settle_pending(dir, Some(g2 + 2), false).unwrap();
+        p.commit().unwrap();
+        assert_eq!(read_records_generation(dir).unwrap(), (old, g2 + 2));
     }
 }

@@ -73,7 +73,7 @@ pub fn for_each_token(text: &str, mut emit: impl FnMut(usize, usize, &str)) {
         if parts.len() > 1 {
             for &(from, to) in &parts {
                 lower_into(&mut part, &word[from..to]);
-                emit(start + from, start + from + part.len(), &part);
+                emit(start + from, start + to, &part);
             }
         }
     }
@@ -338,6 +338,25 @@ mod tests {
                 }
             }
             assert_eq!(toks(w), expected, "{w:?}");
+        }
+    }
+
+    /// Found by the `tokenize` fuzz target: a sub-word's end was its start plus the length
+    /// of its lower-cased text, which is longer or shorter than the original when
+    /// lower-casing changes a character's UTF-8 length (`İ` -> `i̇`, the Kelvin sign -> `k`):
+    /// offsets past the word, inside a character, or past the text.
+    #[test]
+    fn offsets_are_byte_ranges_of_the_text_when_lower_casing_changes_lengths() {
+        for text in ["pubİstanbul x", "fooİ", "getKelvin\u{212a}Value", "ẞtraßeNeu", "aİİİB_c"] {
+            let mut seen = Vec::new();
+            for_each_token(text, |from, to, t| {
+                assert!(from < to && to <= text.len(), "{t:?}: {from}..{to} of {} bytes in {text:?}", text.len());
+                assert!(text.is_char_boundary(from) && text.is_char_boundary(to), "{t:?}: {from}..{to} in {text:?}");
+                let range = &text[from..to];
+                assert!(t == range.to_lowercase() || t == range.trim_matches('_').to_lowercase(), "{t:?} of {range:?}");
+                seen.push(t.to_string());
+            });
+            assert!(!seen.is_empty(), "{text:?}");
         }
     }
 

@@ -546,13 +546,14 @@ impl VectorIndex {
         rows.concat()
     }
 
-    /// Writes `vectors.bin` atomically into `dir`.
+    /// Writes `vectors.bin` atomically into `dir`; a failed write (a full disk) leaves no
+    /// temporary file.
     pub fn write(&self, dir: &Path) -> Result<()> {
         let path = dir.join(VECTORS_FILE);
         let tmp = path.with_extension("tmp");
         let header = postcard::to_stdvec(&self.header)
             .map_err(|e| Error::Corrupt { path: path.clone(), reason: e.to_string() })?;
-        {
+        let written = (|| -> Result<()> {
             let f = std::fs::File::create(&tmp).at(&tmp)?;
             let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
             w.write_all(MAGIC).at(&tmp)?;
@@ -563,8 +564,12 @@ impl VectorIndex {
             w.write_all(&scales).at(&tmp)?;
             let codes: Vec<u8> = self.codes.iter().map(|&c| c as u8).collect();
             w.write_all(&codes).at(&tmp)?;
-            let f = w.into_inner().map_err(|e| Error::Io { path: tmp.clone(), source: e.into_error() })?;
-            f.sync_all().at(&tmp)?;
+            let f = w.into_inner().map_err(|e| Error::Io { path: tmp.clone(), error: e.into_error() })?;
+            f.sync_all().at(&tmp)
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
         }
         std::fs::rename(&tmp, &path).at(&path)
     }
@@ -576,7 +581,7 @@ impl VectorIndex {
         let mut f = match std::fs::File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::Io { path, source: e }),
+            Err(e) => return Err(Error::Io { path, error: e }),
         };
         let corrupt = |reason: String| Error::Corrupt { path: path.clone(), reason };
         let mut fixed = [0u8; 20];
@@ -588,7 +593,15 @@ impl VectorIndex {
         if version != VECTORS_FORMAT_VERSION && version != 1 {
             return Err(corrupt(format!("vectors format version {version}, expected {VECTORS_FORMAT_VERSION}")));
         }
-        let hlen = u64::from_le_bytes(fixed[12..20].try_into().expect("8")) as usize;
+        // Every length is checked against the file before anything of that size is
+        // allocated: a damaged header cannot ask for any amount of memory.
+        let size = f.metadata().map_err(|e| corrupt(e.to_string()))?.len();
+        let hlen = u64::from_le_bytes(fixed[12..20].try_into().expect("8"));
+        if hlen > size - 20 {
+            return Err(corrupt(format!("a header of {hlen} bytes in a file of {size}")));
+        }
+        let rows_len = size - 20 - hlen;
+        let hlen = hlen as usize;
         let mut hbytes = vec![0u8; hlen];
         f.read_exact(&mut hbytes).map_err(|e| corrupt(e.to_string()))?;
         let header: Header = if version == 1 {
@@ -617,6 +630,11 @@ impl VectorIndex {
             || !(header.priors.is_empty() || header.priors.len() == n)
         {
             return Err(corrupt("row tables of different lengths".into()));
+        }
+        if (n as u64).checked_mul(4 + d as u64) != Some(rows_len) {
+            return Err(corrupt(format!(
+                "{n} vectors of {d} dimensions do not fit the {rows_len} bytes after the header"
+            )));
         }
         let mut scales = vec![0u8; n * 4];
         f.read_exact(&mut scales).map_err(|e| corrupt(format!("scales: {e}")))?;
@@ -988,5 +1006,27 @@ mod tests {
         assert!(e.contains("vectors format version 99, expected 2") && e.contains("re-index"), "{e}");
         std::fs::write(&path, b"CCVECTRS").unwrap();
         assert!(VectorIndex::read(tmp.path()).unwrap_err().to_string().contains("corrupt"));
+    }
+
+    /// A damaged length (the header's, or a dimension that does not fit the rows) is an
+    /// error before anything of that size is allocated (2^60 bytes would abort the process).
+    #[test]
+    fn lengths_that_do_not_fit_the_file_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (idx, _) = index(10, 48);
+        idx.write(tmp.path()).unwrap();
+        let path = tmp.path().join(VECTORS_FILE);
+        let good = std::fs::read(&path).unwrap();
+        let mut huge = good.clone();
+        huge[12..20].copy_from_slice(&(1u64 << 60).to_le_bytes());
+        let mut short = good.clone();
+        short.truncate(good.len() - 1);
+        let mut long = good.clone();
+        long.push(0);
+        for (what, bytes) in [("a header of 2^60 bytes", huge), ("a byte short", short), ("a byte over", long)] {
+            std::fs::write(&path, bytes).unwrap();
+            let e = VectorIndex::read(tmp.path()).unwrap_err().to_string();
+            assert!(e.contains("corrupt"), "{what}: {e}");
+        }
     }
 }

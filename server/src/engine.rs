@@ -106,7 +106,7 @@ pub fn index_with(
     let started = Instant::now();
     // Nothing changed and the saved graph is current: report it without loading it.
     let unchanged = report.rebuilt.is_none() && report.parsed == 0 && report.deleted == 0;
-    if let Some((nodes, edges)) = unchanged.then(|| CallGraph::saved_counts(&dir)).flatten() {
+    if let Some((nodes, edges)) = unchanged.then(|| CallGraph::saved_counts(&dir, report.generation)).flatten() {
         drop(records);
         let graph =
             GraphReport { nodes, edges, refs_resolved: 0, full: false, seconds: started.elapsed().as_secs_f64() };
@@ -119,17 +119,17 @@ pub fn index_with(
         None => CallGraph::load_updated(&dir, records),
         Some(_) => (CallGraph::build_owned(records), None),
     };
-    // An update that changed nothing leaves a current graph.bin as it is (records that were
-    // only re-timed make it older than records.bin: then it is written again).
+    // An update that changed nothing leaves a current graph.bin as it is (one of older
+    // records, even the same content, is stamped again).
     let write_graph = update.as_ref().is_none_or(|u| u.files_changed > 0 || u.refs_resolved > 0)
-        || CallGraph::saved_counts(&dir).is_none();
+        || CallGraph::saved_counts(&dir, report.generation).is_none();
     let (full, refs_resolved) = match update {
         Some(s) => (false, s.refs_resolved),
         None => (true, n),
     };
     tracing::debug!(peak_rss_mb = ?peak_rss_mb(), "graph built");
     if write_graph {
-        graph.save(&dir)?;
+        graph.save(&dir, report.generation)?;
     }
     // The graph and the vectors are part of the index on disk too.
     let mut report = report;

@@ -94,11 +94,14 @@ fn save_and_load_round_trip() {
     let r = records(BEFORE);
     let g = CallGraph::build(&r);
     let dir = tempfile::tempdir().unwrap();
-    g.save(dir.path()).unwrap();
+    g.save(dir.path(), 1).unwrap();
     // graph.bin holds the resolutions; the symbols come from the records.
     let back = CallGraph::load_with(dir.path(), &r).unwrap();
     assert_eq!(g.edges(), back.edges());
     assert_eq!(g.symbols().count(), back.symbols().count());
+    // The counts are current only for the records generation the graph was saved with.
+    assert_eq!(CallGraph::saved_counts(dir.path(), 1), Some((g.node_count(), g.edge_count())));
+    assert_eq!(CallGraph::saved_counts(dir.path(), 2), None);
     // Without records.bin beside it there is no graph to load.
     assert!(matches!(CallGraph::load(dir.path()), Err(cc_graph::Error::Missing)));
     std::fs::write(dir.path().join("graph.bin"), b"garbage").unwrap();
@@ -113,7 +116,7 @@ fn a_saved_graph_loaded_with_newer_records_updates_to_a_rebuild() {
     let before = records(BEFORE);
     let after = records(AFTER);
     let dir = tempfile::tempdir().unwrap();
-    CallGraph::build(&before).save(dir.path()).unwrap();
+    CallGraph::build(&before).save(dir.path(), 1).unwrap();
     let mut g = CallGraph::load_with(dir.path(), &after).unwrap();
     let stats = g.update(&after);
     assert!(stats.files_changed >= 3, "{stats:?}");
@@ -131,7 +134,7 @@ fn owned_forms_equal_borrowed_ones() {
     let (g, stats) = CallGraph::load_updated(dir.path(), after.clone());
     assert!(stats.is_none());
     assert_eq!(g.edges(), CallGraph::build(&after).edges());
-    CallGraph::build(&before).save(dir.path()).unwrap();
+    CallGraph::build(&before).save(dir.path(), 1).unwrap();
     let (g, stats) = CallGraph::load_updated(dir.path(), after.clone());
     assert!(stats.unwrap().files_changed >= 3);
     assert_eq!(g.edges(), CallGraph::build(&after).edges());

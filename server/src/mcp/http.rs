@@ -110,9 +110,12 @@ pub struct JsonRpcReject {
     pub id: serde_json::Value,
 }
 
-/// The JSON-RPC layer of both HTTP transports: a body is JSON, and a client message — read
-/// from the bytes as rmcp reads them, so what rmcp would refuse (a duplicate key, say) is
-/// refused here with a JSON-RPC error instead of rmcp's 415 and plain text.
+/// The JSON-RPC layer of both HTTP transports: a body is JSON without a duplicate key in
+/// any object, and a client message — read from the bytes as rmcp reads them, so what rmcp
+/// would refuse is refused here with a JSON-RPC error instead of rmcp's 415 and plain text.
+/// rmcp itself refuses a duplicate field of its own structs only; where it keeps a map (a
+/// tool's arguments, the params of a method it does not know) the last value would win,
+/// and a reader keeping the first (a proxy, a log) would see another message.
 pub fn parse_jsonrpc(body: &[u8]) -> Result<rmcp::model::ClientJsonRpcMessage, JsonRpcReject> {
     let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| JsonRpcReject {
         code: -32700,
@@ -123,12 +126,13 @@ pub fn parse_jsonrpc(body: &[u8]) -> Result<rmcp::model::ClientJsonRpcMessage, J
         Some(id @ (serde_json::Value::String(_) | serde_json::Value::Number(_))) => id.clone(),
         _ => serde_json::Value::Null,
     };
+    if let Some(key) = duplicate_key(body) {
+        let message = format!("Invalid Request: the key '{key}' appears twice in one object");
+        return Err(JsonRpcReject { code: -32600, message, id });
+    }
     serde_json::from_slice(body).map_err(|e| JsonRpcReject {
         code: -32600,
-        message: match duplicate_key(body) {
-            Some(key) => format!("Invalid Request: the key '{key}' appears twice in one object"),
-            None => format!("Invalid Request: {e}"),
-        },
+        message: format!("Invalid Request: {e}"),
         id,
     })
 }
@@ -523,6 +527,26 @@ mod tests {
         assert_eq!(duplicate_key(b"{\"a\":"), None);
         let e = parse_jsonrpc(br#"{"jsonrpc":"2.0","id":4,"id":5,"method":"ping"}"#).unwrap_err();
         assert_eq!((e.code, e.message.as_str()), (-32600, "Invalid Request: the key 'id' appears twice in one object"));
+    }
+
+    /// Found by the `jsonrpc` fuzz target: a duplicate key where rmcp keeps a map (a tool's
+    /// arguments, any params of a method it does not know) was taken, the last value winning,
+    /// while a reader that keeps the first (a proxy, a log) saw another call.
+    #[test]
+    fn a_duplicate_key_is_refused_at_any_depth() {
+        for (body, key) in [
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"code_read","arguments":{"path":"a","path":"b"}}}"#,
+                "path",
+            ),
+            (r#"{"jsonrpc":"2.0","id":2,"method":"x/y","params":{"method":"a","method":"b"}}"#, "method"),
+            (r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"a":[{"k":1,"k":2}]}}"#, "k"),
+        ] {
+            let e = parse_jsonrpc(body.as_bytes()).expect_err(body);
+            assert_eq!(e.code, -32600, "{body}");
+            assert_eq!(e.message, format!("Invalid Request: the key '{key}' appears twice in one object"), "{body}");
+        }
+        assert!(parse_jsonrpc(br#"{"jsonrpc":"2.0","id":3,"method":"x/y","params":{"a":{"a":1}}}"#).is_ok());
     }
 
     #[test]

@@ -138,6 +138,27 @@ fn code_tools_answer_from_the_index_and_graph() {
     assert!(v["tools"][0]["input_schema"]["properties"]["symbol"].is_object());
 }
 
+/// Found by the memory soak (benches/mcp/soak.sh): a start_line past the end of the file
+/// sliced the file's lines backwards, and the handler panicked (an `internal` error).
+#[test]
+fn code_read_past_the_end_of_a_file_names_its_length() {
+    let f = fixture();
+    let read = |start: u32, end: Option<u32>| {
+        let mut args = json!({"workspace_id": "default", "path": "billing/tax.py", "start_line": start});
+        if let Some(end) = end {
+            args["end_line"] = json!(end);
+        }
+        call(&f.app, "code_read", args)
+    };
+    for (start, end) in [(4, None), (50, Some(80)), (4, Some(4))] {
+        let e = err(read(start, end));
+        assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/start_line")), "{e:?}");
+        assert!(e.message.contains("past the end of billing/tax.py (3 lines)"), "{}", e.message);
+    }
+    let v = ok(read(3, Some(90)));
+    assert_eq!((v["text"].as_str(), v["end_line"].as_u64()), (Some("    return x * 0.2"), Some(3)));
+}
+
 #[test]
 fn a_panic_in_a_handler_is_an_error_for_that_call_only() {
     let (_tmp, app) = one_tool_app("boom", || async {

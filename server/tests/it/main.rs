@@ -5,6 +5,7 @@ mod cli;
 mod common;
 mod desktop;
 mod dispatch;
+mod faults;
 mod feeds;
 mod fuzz;
 mod github;

@@ -368,7 +368,8 @@ pub async fn blocking<T: Send + 'static>(
 /// Reads lines `start..=end` of a repository file through [`cc_indexer::files::read_file`]
 /// (confined to the root: no `..`, no symlink on the way, regular files only, the walk's
 /// rules unless the server widens them, capped by bytes read), off the async workers and
-/// within [`READ_DEADLINE`]. Answers (text, start, end, lines in the file).
+/// within [`READ_DEADLINE`]. Answers (text, start, end, lines in the file); `end` is cut
+/// to the file's end, a `start` past it is an invalid `/start_line` naming the file's length.
 pub async fn read_lines(
     policy: cc_indexer::files::ReadPolicy,
     root: &str,
@@ -397,8 +398,12 @@ pub async fn read_lines(
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len() as u32;
     let start = start.max(1);
+    if start > total.max(1) {
+        let message = format!("/start_line: line {start} is past the end of {path} ({total} lines)");
+        return Err(ToolError::invalid("/start_line", message));
+    }
     let end = end.max(start).min(total.max(1));
-    let body = if total == 0 { String::new() } else { lines[(start - 1) as usize..end.min(total) as usize].join("\n") };
+    let body = if total == 0 { String::new() } else { lines[(start - 1) as usize..end as usize].join("\n") };
     Ok((body, start, end, total))
 }
 fn walk_out(ws: &str, repo: &str, l: &Loaded, start: &cc_graph::SymbolInfo, depth: u32, walk: Walk) -> GraphOut {
