@@ -87,11 +87,17 @@ fn schema() -> (Schema, Fields) {
             TextFieldIndexing::default().set_tokenizer(CODE_TOKENIZER).set_index_option(IndexRecordOption::WithFreqs);
         TextOptions::default().set_indexing_options(idx)
     };
+    let exact = || {
+        let idx = TextFieldIndexing::default().set_tokenizer("raw").set_index_option(IndexRecordOption::WithFreqs);
+        TextOptions::default().set_indexing_options(idx)
+    };
     // Nothing is stored: symbols are read from records.bin.
     let fields = Fields {
         id: b.add_u64_field(ID, FAST),
         name: b.add_text_field("name", code()),
-        name_lower: b.add_text_field("name_lower", STRING),
+        // Indexed with frequencies (always 1) like the word fields, so that a query's
+        // clauses are all term scorers that read frequencies: block-max WAND then ranks them.
+        name_lower: b.add_text_field("name_lower", exact()),
         name_hash: b.add_u64_field(NAME_HASH, FAST),
         qualified: b.add_text_field("qualified", code()),
         qualified_hash: b.add_u64_field(QUALIFIED_HASH, FAST),
@@ -482,12 +488,21 @@ impl SymbolIndex {
         let raw = q.text.trim();
         if !raw.is_empty() && !raw.contains(char::is_whitespace) {
             let exact =
-                TermQuery::new(Term::from_field_text(f.name_lower, &raw.to_lowercase()), IndexRecordOption::Basic);
+                TermQuery::new(Term::from_field_text(f.name_lower, &raw.to_lowercase()), IndexRecordOption::WithFreqs);
             should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(exact), 2.0 * BOOST_NAME))));
         }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
-        self.push_filters(&mut clauses, &q.kinds, &q.langs, q.path_prefix.as_deref());
-        let query = BooleanQuery::new(clauses);
+        let mut filters = Vec::new();
+        self.push_filters(&mut filters, &q.kinds, &q.langs, q.path_prefix.as_deref());
+        // Without filters the query is the union of term queries alone, which tantivy ranks
+        // by block-max WAND (blocks that cannot reach the top are skipped: a common word no
+        // longer scores every document that has it); filters make it an intersection.
+        let query = if filters.is_empty() {
+            BooleanQuery::new(should)
+        } else {
+            let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+            clauses.extend(filters);
+            BooleanQuery::new(clauses)
+        };
         // Over-fetch a little so ties at the cut are ordered by id, not by doc address.
         let searcher = self.reader.searcher();
         let top = searcher.search(&query, &TopDocs::with_limit(q.limit + 16).order_by_score())?;
