@@ -6,7 +6,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    // Read when the script runs, not when it was compiled: cargo reuses a compiled build
+    // script for another checkout of this package sharing the target folder, and a path
+    // baked in would read (or miss) the other checkout's migrations.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("migrations");
     println!("cargo::rerun-if-changed={}", root.display());
     let mut areas: Vec<_> = std::fs::read_dir(&root).expect("server/migrations").flatten().collect();
     areas.sort_by_key(|e| e.file_name());
