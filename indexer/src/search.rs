@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use serde::Serialize;
 use tantivy::collector::{FilterCollector, TopDocs};
 use tantivy::indexer::UserOperation;
-use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, Occur, Query, RangeQuery, TermQuery};
+use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STRING};
 use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Score, Searcher, TantivyDocument, Term};
 
@@ -557,16 +557,19 @@ impl SymbolIndex {
                     .collect(),
             ))
         };
+        // A filter narrows and never scores: without the constant 0 its term's BM25 would
+        // be added, and with several kinds the rarer kind's symbols would be ranked up.
+        let mut filter = |q: Box<dyn Query>| clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(q, 0.0))));
         if !kinds.is_empty() {
-            clauses.push((Occur::Must, any_of(f.kind, kinds.iter().map(|k| k.as_str().to_string()).collect())));
+            filter(any_of(f.kind, kinds.iter().map(|k| k.as_str().to_string()).collect()));
         }
         if !langs.is_empty() {
-            clauses.push((Occur::Must, any_of(f.lang, langs.iter().map(|l| l.name().to_string()).collect())));
+            filter(any_of(f.lang, langs.iter().map(|l| l.name().to_string()).collect()));
         }
         if let Some(p) = path_prefix {
             let p = p.trim().trim_start_matches("./").trim_matches('/');
             if !p.is_empty() {
-                clauses.push((Occur::Must, path_prefix_query(f.path, p)));
+                filter(path_prefix_query(f.path, p));
             }
         }
     }

@@ -176,6 +176,51 @@ fn filters_by_kind_language_and_path() {
     assert_eq!(sorted(q(vec![], vec![], Some("py/a.py"))), ["py/a.py:Parser", "py/a.py:parse"]);
 }
 
+/// A filter narrows the hits and leaves their scores alone: a filtered hit scores what it
+/// scores unfiltered (filters used to add their own term's BM25, so with two kinds the
+/// rarer kind's symbols were ranked up).
+#[test]
+fn filters_do_not_change_scores() {
+    let (_repo, _data, r) = indexed(
+        "//- /a.py
+class ParseError:
+    pass
+def parse():
+    pass
+def parse_all():
+    pass
+def parse_one():
+    pass
+\
+         //- /b.rs
+pub fn parse() {}
+pub struct Parser;
+",
+    );
+    use cc_indexer::{Lang, SymbolKind};
+    let scores = |kinds: Vec<SymbolKind>, langs: Vec<Lang>, path: Option<&str>| {
+        let q = SearchQuery { text: "parse".into(), kinds, langs, path_prefix: path.map(str::to_string), limit: 20 };
+        r.symbols
+            .search(&q)
+            .unwrap()
+            .into_iter()
+            .map(|h| (format!("{}:{}", h.symbol.path, h.symbol.name), h.score))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let all = scores(vec![], vec![], None);
+    for filtered in [
+        scores(vec![SymbolKind::Function, SymbolKind::Class], vec![], None),
+        scores(vec![], vec![Lang::Python, Lang::Rust], None),
+        scores(vec![SymbolKind::Function], vec![Lang::Python], Some("a.py")),
+    ] {
+        assert!(!filtered.is_empty());
+        for (hit, score) in &filtered {
+            let unfiltered = all[hit];
+            assert!((score - unfiltered).abs() < 1e-4, "{hit}: {score} filtered, {unfiltered} unfiltered");
+        }
+    }
+}
+
 #[test]
 fn exact_lookup_by_name_and_qualified_name() {
     let (_repo, _data, r) = indexed(
