@@ -150,12 +150,24 @@ fn write_error(dir: &Path, e: tantivy::TantivyError) -> Error {
                 .into_iter()
                 .map(std::io::Error::from)
                 .find(|io| text.contains(&io.to_string()));
-            match full {
+            match full.or_else(|| killed_by_a_full_disk(&e, dir)) {
                 Some(error) => Error::Io { path: dir.to_path_buf(), error },
                 None => Error::Tantivy(e),
             }
         }
     }
+}
+
+/// An indexing thread's I/O error reaches the caller as "an index writer was killed", its
+/// cause left in tantivy's log; when the folder's file system has less room left than a
+/// segment can take (the writer's memory budget), that cause was a full disk.
+fn killed_by_a_full_disk(e: &tantivy::TantivyError, dir: &Path) -> Option<std::io::Error> {
+    if !matches!(e, tantivy::TantivyError::ErrorInThread(_)) {
+        return None;
+    }
+    let fs = rustix::fs::statvfs(dir).ok()?;
+    let free = fs.f_bavail.saturating_mul(fs.f_frsize);
+    (free < WRITER_MEMORY as u64).then(|| std::io::Error::from(rustix::io::Errno::NOSPC))
 }
 
 /// Deletes the files of `dir`'s index that no commit uses (a failed run's segments), with
@@ -182,6 +194,9 @@ pub(crate) fn open_or_create(dir: &Path) -> Result<(Index, Fields)> {
     Ok((index, fields))
 }
 
+/// The index writer's memory budget: a segment it flushes is at most about this big.
+const WRITER_MEMORY: usize = 64 << 20;
+
 /// Writes symbols: deletes every document of the given paths, adds the new symbols.
 pub(crate) struct Writer {
     writer: IndexWriter,
@@ -194,7 +209,7 @@ impl Writer {
     pub(crate) fn new(index: &Index, fields: Fields, dir: &Path) -> Result<Writer> {
         // One thread: documents land in a deterministic order, and symbol documents are
         // small next to parsing, which is where the cores go.
-        let writer = index.writer_with_num_threads(1, 64 << 20)?;
+        let writer = index.writer_with_num_threads(1, WRITER_MEMORY)?;
         Ok(Writer { writer, fields, dir: dir.to_path_buf() })
     }
 
