@@ -173,11 +173,12 @@ async def main() -> int:
                 if args.serve:
                     # Listening before answering: the next question finds it listening.
                     await agent.listen()
-                if space and message:
-                    await agent.answer(space, message)
+                # The report before the answer: whoever asked reads it once answered.
                 if args.report:
                     with open(args.report, "a") as f:
                         f.write(json.dumps(report) + "\n")
+                if space and message:
+                    await agent.answer(space, message)
                 todos[1]["status"] = "completed"
                 await agent.call("todo_write", todos=todos)
                 if args.serve:
