@@ -59,9 +59,22 @@ pub fn open_store(data: &DataDir) -> Result<Store> {
     block_on(open_store_at(data, None))
 }
 
-/// Runs `f` to completion on a current-thread runtime of its own.
+/// Runs `f` to completion, on a runtime the calls share.
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a current-thread runtime").block_on(f)
+    // One runtime for every call, kept running: sqlx returns a released connection to its
+    // pool from a task it spawns, and a runtime dropped at the end of the call dropped that
+    // task, leaking the connection (the store's one writer: the next write timed out).
+    static RUNTIME: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("cc-block-on")
+                .enable_all()
+                .build()
+                .expect("a runtime")
+        })
+        .block_on(f)
 }
 
 /// Registers an indexed repository in a workspace, creating the workspace if needed.
