@@ -9,7 +9,8 @@
 //!   files (`parse_only`), parse + tags, and universal-ctags; plus `graph_bench` (graph
 //!   build time, memory and query latency percentiles).
 //!
-//! This library holds what they share: fixtures, a seeded RNG, percentiles, RSS.
+//! This library holds what they share: fixtures, a seeded RNG, percentiles, RSS, the store of
+//! a run on SQLite or PostgreSQL.
 
 use std::path::PathBuf;
 
@@ -106,6 +107,55 @@ pub fn rss_kib() -> (u64, u64) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let field = |name| cc_server::bench::status_kib(&status, name).unwrap_or(0);
     (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// The store of one run: a temporary SQLite file, or a database created on a PostgreSQL server.
+pub struct BenchStore {
+    pub store: cc_server::store::Store,
+    _tmp: tempfile::TempDir,
+    drop_db: Option<(String, String)>,
+}
+
+impl BenchStore {
+    /// `bench` names the database made on PostgreSQL (`cc_<bench>_bench_<pid>`).
+    pub async fn open(bench: &str, admin: Option<&str>) -> BenchStore {
+        let tmp = tempfile::tempdir().expect("a temporary folder");
+        match admin {
+            None => {
+                let store = cc_server::store::Store::open_sqlite(&tmp.path().join("workspace.sqlite3"))
+                    .await
+                    .expect("the SQLite store");
+                println!("backend=sqlite");
+                BenchStore { store, _tmp: tmp, drop_db: None }
+            }
+            Some(admin) => {
+                use sqlx::Connection;
+                let db = format!("cc_{bench}_bench_{}", std::process::id());
+                let mut c = sqlx::PgConnection::connect(admin).await.expect("the PostgreSQL server");
+                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {db}")))
+                    .execute(&mut c)
+                    .await
+                    .expect("create");
+                let url = format!("{}/{db}", admin.rsplit_once('/').expect("a database in the URL").0);
+                let store = cc_server::store::Store::open(&url).await.expect("the PostgreSQL store");
+                println!("backend=postgres");
+                BenchStore { store, _tmp: tmp, drop_db: Some((admin.to_string(), db)) }
+            }
+        }
+    }
+
+    /// Closes the store and drops the PostgreSQL database made for the run.
+    pub async fn close(self) {
+        drop(self.store);
+        if let Some((admin, db)) = self.drop_db {
+            use sqlx::Connection;
+            if let Ok(mut c) = sqlx::PgConnection::connect(&admin).await {
+                let _ = sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")))
+                    .execute(&mut c)
+                    .await;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use std::time::Instant;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use cc_benches::{percentile, Rng};
+use cc_benches::{percentile, BenchStore, Rng};
 use cc_indexer::DataDir;
 use cc_server::app::App;
 use cc_server::feeds::FeedPolicy;
@@ -78,7 +78,7 @@ fn main() {
     }
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
     rt.block_on(async {
-        let db = BenchStore::open(o.postgres.as_deref()).await;
+        let db = BenchStore::open("feeds", o.postgres.as_deref()).await;
         match cmd.as_str() {
             "refresh" => refresh(&o, &db.store).await,
             "list" => list(&o, &db.store).await,
@@ -86,51 +86,6 @@ fn main() {
         }
         db.close().await;
     });
-}
-
-/// The store of one run: a temporary SQLite file, or a database created on a PostgreSQL server.
-struct BenchStore {
-    store: Store,
-    _tmp: tempfile::TempDir,
-    drop_db: Option<(String, String)>,
-}
-
-impl BenchStore {
-    async fn open(admin: Option<&str>) -> BenchStore {
-        let tmp = tempfile::tempdir().expect("a temporary folder");
-        match admin {
-            None => {
-                let store = Store::open_sqlite(&tmp.path().join("workspace.sqlite3")).await.expect("the SQLite store");
-                println!("backend=sqlite");
-                BenchStore { store, _tmp: tmp, drop_db: None }
-            }
-            Some(admin) => {
-                use sqlx::Connection;
-                let db = format!("cc_feeds_bench_{}", std::process::id());
-                let mut c = sqlx::PgConnection::connect(admin).await.expect("the PostgreSQL server");
-                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {db}")))
-                    .execute(&mut c)
-                    .await
-                    .expect("create");
-                let url = format!("{}/{db}", admin.rsplit_once('/').expect("a database in the URL").0);
-                let store = Store::open(&url).await.expect("the PostgreSQL store");
-                println!("backend=postgres");
-                BenchStore { store, _tmp: tmp, drop_db: Some((admin.to_string(), db)) }
-            }
-        }
-    }
-
-    async fn close(self) {
-        drop(self.store);
-        if let Some((admin, db)) = self.drop_db {
-            use sqlx::Connection;
-            if let Ok(mut c) = sqlx::PgConnection::connect(&admin).await {
-                let _ = sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")))
-                    .execute(&mut c)
-                    .await;
-            }
-        }
-    }
 }
 
 /// The feeds served: feed `n` is `docs[n]` (`items` items of about 1 KB of HTML each, made

@@ -19,7 +19,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use cc_benches::{percentile, Rng};
+use cc_benches::{percentile, BenchStore, Rng};
 use cc_indexer::DataDir;
 use cc_server::app::App;
 use cc_server::mcp::approvals::ApprovalConfig;
@@ -67,55 +67,10 @@ fn main() {
     }
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
     rt.block_on(async {
-        let db = BenchStore::open(o.postgres.as_deref()).await;
+        let db = BenchStore::open("tickets", o.postgres.as_deref()).await;
         run(&o, &db.store).await;
         db.close().await;
     });
-}
-
-/// The store of one run: a temporary SQLite file, or a database created on a PostgreSQL server.
-struct BenchStore {
-    store: Store,
-    _tmp: tempfile::TempDir,
-    drop_db: Option<(String, String)>,
-}
-
-impl BenchStore {
-    async fn open(admin: Option<&str>) -> BenchStore {
-        let tmp = tempfile::tempdir().expect("a temporary folder");
-        match admin {
-            None => {
-                let store = Store::open_sqlite(&tmp.path().join("workspace.sqlite3")).await.expect("the SQLite store");
-                println!("backend=sqlite");
-                BenchStore { store, _tmp: tmp, drop_db: None }
-            }
-            Some(admin) => {
-                use sqlx::Connection;
-                let db = format!("cc_tickets_bench_{}", std::process::id());
-                let mut c = sqlx::PgConnection::connect(admin).await.expect("the PostgreSQL server");
-                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {db}")))
-                    .execute(&mut c)
-                    .await
-                    .expect("create");
-                let url = format!("{}/{db}", admin.rsplit_once('/').expect("a database in the URL").0);
-                let store = Store::open(&url).await.expect("the PostgreSQL store");
-                println!("backend=postgres");
-                BenchStore { store, _tmp: tmp, drop_db: Some((admin.to_string(), db)) }
-            }
-        }
-    }
-
-    async fn close(self) {
-        drop(self.store);
-        if let Some((admin, db)) = self.drop_db {
-            use sqlx::Connection;
-            if let Ok(mut c) = sqlx::PgConnection::connect(&admin).await {
-                let _ = sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")))
-                    .execute(&mut c)
-                    .await;
-            }
-        }
-    }
 }
 
 async fn call(app: &Arc<App>, caller: &Caller, name: &str, args: &Value) -> CallOutcome {
