@@ -13,7 +13,7 @@ use petgraph::Direction;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::resolve::{Resolution, Rung, Tables};
+use crate::resolve::{EdgeKind, Resolution, Rung, Tables};
 use crate::{Error, Result};
 
 /// Version of `graph.bin` and `graph.sum`. Bump when [`Stored`], [`Summary`] or
@@ -22,7 +22,17 @@ use crate::{Error, Result};
 /// (3 is also zstd; 2 was LZ4.)
 /// 4: both stamped with the generation of the records they were resolved from (was: the
 /// files' modification times compared).
-pub const GRAPH_FORMAT_VERSION: u32 = 4;
+/// 5: an edge kind per target, each file's language.
+pub const GRAPH_FORMAT_VERSION: u32 = 5;
+
+/// The name of a file's top-level node (a script's body, a module's initialisation):
+/// its qualified name is the path in angle brackets, `<app/main.py>`.
+pub const TOP_LEVEL_NAME: &str = "<module>";
+
+/// The qualified name of `path`'s top-level node.
+pub fn top_level_qualified(path: &str) -> String {
+    format!("<{path}>")
+}
 
 /// A place in the source where one symbol uses another.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -57,7 +67,9 @@ pub struct SymbolInfo {
     pub signature: String,
 }
 
-/// An edge: every site where `from` uses `to`, and how sure the resolution is.
+/// An edge: every site where `from` uses `to` in one way (`kind`), and how sure the
+/// resolution is. `ambiguous`: every site had several candidates, this one among them (a
+/// "possible" edge, which walks leave out unless asked).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EdgeData {
     /// Most edges have one site: kept inline, no allocation each.
@@ -65,6 +77,9 @@ pub struct EdgeData {
     pub confidence: f32,
     pub ambiguous: bool,
     pub rung: Rung,
+    pub kind: EdgeKind,
+    /// For a possible edge: how many candidates its call had (the most of its sites).
+    pub candidates: u8,
 }
 
 /// One reference's resolution, kept per file so an update replaces a file's edges.
@@ -85,6 +100,7 @@ pub struct RefEdge {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct FileEntry {
     hash: [u8; 32],
+    lang: Lang,
     names: Vec<String>,
     refs: Vec<RefEdge>,
 }
@@ -147,6 +163,21 @@ fn info(s: cc_indexer::Symbol) -> SymbolInfo {
     }
 }
 
+/// The symbol standing for the top level of `path`.
+fn top_level_info(path: &str, lang: Lang) -> SymbolInfo {
+    let qualified_name = top_level_qualified(path);
+    SymbolInfo {
+        id: SymbolId::compute(path, &qualified_name, SymbolKind::Module, 0),
+        name: TOP_LEVEL_NAME.to_string(),
+        qualified_name,
+        kind: SymbolKind::Module,
+        lang,
+        path: path.to_string(),
+        span: Span { start_line: 1, start_col: 1, end_line: 1, end_col: 1 },
+        signature: String::new(),
+    }
+}
+
 /// The symbols of `records` in their order, copied.
 fn symbols_of(records: &[FileRecord]) -> Vec<SymbolInfo> {
     records.iter().flat_map(|f| f.symbols.iter().cloned().map(info)).collect()
@@ -172,7 +203,7 @@ fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
     let mut names: Vec<String> = f.symbols.iter().map(|s| s.name.clone()).collect();
     names.sort_unstable();
     names.dedup();
-    FileEntry { hash: f.hash, names, refs }
+    FileEntry { hash: f.hash, lang: f.lang, names, refs }
 }
 
 /// Every file's entry (files resolved in parallel).
@@ -297,7 +328,7 @@ impl CallGraph {
     }
 
     /// The graph of `files`, with `symbols` (in the records' order, so node numbers are
-    /// deterministic).
+    /// deterministic), then a top-level node for each file whose top level uses something.
     fn from_files(files: BTreeMap<Arc<str>, FileEntry>, symbols: Vec<SymbolInfo>) -> CallGraph {
         let mut g = CallGraph::empty(files);
         g.graph.reserve_exact_nodes(symbols.len());
@@ -311,6 +342,17 @@ impl CallGraph {
                 g.symbols.push(s);
             }
         }
+        // Top-level nodes are symbols too (so they can be found and walked from), after the
+        // others: symbol `i` is still node `i`.
+        let mut file_nodes: HashMap<Arc<str>, NodeIndex> = HashMap::default();
+        for (path, e) in &g.files {
+            if e.refs.iter().any(|r| r.source.is_none_or(|id| !g.ids.contains_key(&id))) {
+                let top = top_level_info(path, e.lang);
+                g.ids.insert(top.id, g.symbols.len() as u32);
+                file_nodes.insert(path.clone(), g.graph.add_node(NodeRef::File(path.to_string())));
+                g.symbols.push(top);
+            }
+        }
         let files = std::mem::take(&mut g.files);
         // The name orders (string sorts of every symbol) are made on another core while
         // this one builds the edges.
@@ -322,72 +364,91 @@ impl CallGraph {
         };
         let ((by_name, by_qualified), graph) = rayon::join(
             || (sorted_by(|s| &s.name), sorted_by(|s| &s.qualified_name)),
-            || Self::edges_of(&files, &g.ids, std::mem::take(&mut g.graph)),
+            || Self::edges_of(&files, &g.ids, &file_nodes, std::mem::take(&mut g.graph)),
         );
         (g.by_name, g.by_qualified, g.graph) = (by_name, by_qualified, graph);
         g.files = files;
         g
     }
 
-    /// `graph` (its symbol nodes made) with the file and external nodes and the edges
-    /// of every resolved reference of `files`.
+    /// `graph` (its symbol and top-level nodes made) with the external nodes and the edges
+    /// of every resolved reference of `files`: one edge per (caller, callee, kind).
     fn edges_of(
         files: &BTreeMap<Arc<str>, FileEntry>,
         ids: &HashMap<SymbolId, u32>,
+        file_nodes: &HashMap<Arc<str>, NodeIndex>,
         mut graph: DiGraph<NodeRef, EdgeData>,
     ) -> DiGraph<NodeRef, EdgeData> {
-        let mut edges: HashMap<(NodeIndex, NodeIndex), EdgeData> = HashMap::default();
-        // File and external nodes by name, borrowed from `files`: a node is made (and its
-        // name copied) once, not once per reference. They are numbered as met.
-        let mut file_nodes: HashMap<&str, NodeIndex> = HashMap::default();
+        let mut edges: HashMap<(NodeIndex, NodeIndex, EdgeKind), EdgeData> = HashMap::default();
+        // External nodes by name, borrowed from `files`: a node is made (and its name
+        // copied) once, not once per reference. They are numbered as met.
         let mut external_nodes: HashMap<&str, NodeIndex> = HashMap::default();
         for (path, e) in files {
             for r in &e.refs {
                 let from = match r.source.and_then(|id| ids.get(&id)) {
                     Some(&i) => NodeIndex::new(i as usize),
-                    None => {
-                        *file_nodes.entry(&**path).or_insert_with(|| graph.add_node(NodeRef::File(path.to_string())))
-                    }
+                    None => file_nodes[path],
                 };
                 let res = &r.resolution;
-                let n = res.targets.len();
-                let mut add = |to: NodeIndex| {
-                    let ed = edges.entry((from, to)).or_insert_with(|| EdgeData {
+                // Candidates per kind of guess: the site's own (it names several) and the
+                // implementations an abstract method may run as.
+                let guesses = |inherited: bool| {
+                    res.targets.iter().filter(|t| t.possible && (t.kind == EdgeKind::Inherited) == inherited).count()
+                };
+                let (named, dispatched) = (guesses(false), guesses(true));
+                let mut add = |to: NodeIndex, kind: EdgeKind, possible: bool| {
+                    let n = if !possible {
+                        1
+                    } else if kind == EdgeKind::Inherited {
+                        dispatched
+                    } else {
+                        named
+                    };
+                    let rung = if possible { Rung::Ambiguous } else { res.rung };
+                    let ed = edges.entry((from, to, kind)).or_insert_with(|| EdgeData {
                         sites: smallvec::SmallVec::new(),
                         confidence: 0.0,
                         ambiguous: true,
-                        rung: res.rung,
+                        rung,
+                        kind,
+                        candidates: 0,
                     });
                     ed.sites.push(Site { path: path.clone(), line: r.line, column: r.column });
-                    let c = res.rung.confidence(n);
+                    let c = rung.confidence(n);
                     if c > ed.confidence {
                         ed.confidence = c;
-                        ed.rung = res.rung;
+                        ed.rung = rung;
                     }
-                    ed.ambiguous &= res.rung == Rung::Ambiguous;
+                    ed.ambiguous &= possible;
+                    if possible {
+                        ed.candidates = ed.candidates.max(n.min(u8::MAX as usize) as u8);
+                    }
                 };
-                if n == 0 {
+                if res.targets.is_empty() {
                     if let (Some(x), RefKind::Call) = (&res.external, r.kind) {
                         let to = *external_nodes
                             .entry(x.as_str())
                             .or_insert_with(|| graph.add_node(NodeRef::External(x.to_string())));
-                        add(to);
+                        add(to, EdgeKind::Call, false);
                     }
                 } else {
                     for t in &res.targets {
-                        if let Some(&i) = ids.get(t) {
-                            add(NodeIndex::new(i as usize));
+                        if let Some(&i) = ids.get(&t.id) {
+                            add(NodeIndex::new(i as usize), t.kind, t.possible);
                         }
                     }
                 }
             }
         }
         let mut edges: Vec<_> = edges.into_iter().collect();
-        edges.sort_unstable_by_key(|((a, b), _)| (*a, *b));
+        edges.sort_unstable_by_key(|((a, b, k), _)| (*a, *b, *k));
         graph.reserve_exact_edges(edges.len());
-        for ((a, b), mut d) in edges {
+        for ((a, b, _), mut d) in edges {
             d.sites.sort();
             d.sites.dedup();
+            if !d.ambiguous {
+                d.candidates = 0;
+            }
             graph.add_edge(a, b, d);
         }
         graph
@@ -436,6 +497,27 @@ impl CallGraph {
         self.symbols.iter()
     }
 
+    /// The symbols defined in the file `path`, or in the folder `path` and below (`""`:
+    /// every file), sorted by path and line: a file's or folder's symbols without a query.
+    /// Top-level nodes are not listed.
+    pub fn symbols_in(&self, path: &str) -> Vec<&SymbolInfo> {
+        let dir = path.trim_matches('/');
+        let mut v: Vec<&SymbolInfo> = self
+            .symbols
+            .iter()
+            .filter(|s| s.name != TOP_LEVEL_NAME)
+            .filter(|s| {
+                dir.is_empty()
+                    || s.path == dir
+                    || (s.path.len() > dir.len() && s.path.starts_with(dir) && s.path.as_bytes()[dir.len()] == b'/')
+            })
+            .collect();
+        v.sort_by(|a, b| {
+            (&a.path, a.span.start_line, a.span.start_col).cmp(&(&b.path, b.span.start_line, b.span.start_col))
+        });
+        v
+    }
+
     /// The positions in `sorted` (an index sorted by `key`) of the symbols whose key is `k`.
     fn equal<'a>(&self, sorted: &'a [u32], key: fn(&SymbolInfo) -> &str, k: &str) -> &'a [u32] {
         let lo = sorted.partition_point(|&i| key(&self.symbols[i as usize]) < k);
@@ -444,7 +526,8 @@ impl CallGraph {
     }
 
     /// Finds what a caller means by `spec`: a 16-hex-digit id, a qualified name
-    /// (`pkg.mod.Class.method`, `crate::m::f`), or a plain name. Several matches are
+    /// (`pkg.mod.Class.method`, `crate::m::f`), a file's top level (`<app/main.py>` or
+    /// `app/main.py`), or a plain name. Several matches are
     /// all returned, sorted by path and line, for the caller to choose from.
     pub fn find(&self, spec: &str) -> Vec<&SymbolInfo> {
         let spec = spec.trim();
@@ -464,6 +547,10 @@ impl CallGraph {
         if v.is_empty() {
             v = matches(&self.by_name, name, spec);
         }
+        if v.is_empty() && !spec.starts_with('<') {
+            // A file's path: its top level.
+            v = matches(&self.by_qualified, qualified, &top_level_qualified(spec));
+        }
         if v.is_empty() {
             // A qualified-name suffix: `Class.method`, `mod::f`.
             let tail = spec.rsplit(['.', ':', '\\']).next().unwrap_or(spec);
@@ -477,19 +564,24 @@ impl CallGraph {
         v
     }
 
-    /// Breadth-first walk from `start` against or along the edges.
-    pub fn walk(&self, start: SymbolId, dir: Direction, limits: Limits) -> Walk {
+    /// Breadth-first walk from `start` against or along the edges `follow` takes. A
+    /// path back to `start` adds it once, marked `recursive`. The possible edges not
+    /// followed, of every node reached short of the depth limit, are listed in
+    /// [`Walk::possible`].
+    pub fn walk(&self, start: SymbolId, dir: Direction, limits: Limits, follow: Follow) -> Walk {
+        use petgraph::visit::EdgeRef;
         let mut out = Walk::default();
         let Some(s) = self.ids.get(&start).map(|&i| NodeIndex::new(i as usize)) else {
             return out;
         };
-        let mut seen: HashMap<NodeIndex, usize> = HashMap::default();
-        seen.insert(s, usize::MAX);
+        let mut seen: HashSet<NodeIndex> = HashSet::default();
+        seen.insert(s);
+        let mut recursive = false;
         let mut queue: VecDeque<(NodeIndex, usize, f32, Vec<NodeRef>)> = VecDeque::new();
-        queue.push_back((s, 0, 1.0, vec![NodeRef::Symbol(start)]));
+        queue.push_back((s, 0, 1.0, vec![self.graph[s].clone()]));
         while let Some((n, dist, conf, path)) = queue.pop_front() {
             if dist >= limits.depth {
-                if self.graph.edges_directed(n, dir).next().is_some() {
+                if self.graph.edges_directed(n, dir).any(|e| follow.takes(e.weight())) {
                     out.truncated_depth = true;
                 }
                 continue;
@@ -498,21 +590,36 @@ impl CallGraph {
                 .graph
                 .edges_directed(n, dir)
                 .map(|e| {
-                    use petgraph::visit::EdgeRef;
                     let other = if dir == Direction::Outgoing { e.target() } else { e.source() };
-                    (other, &self.graph[e.id()])
+                    (other, e.weight())
                 })
                 .collect();
-            next.sort_by(|a, b| b.1.confidence.total_cmp(&a.1.confidence).then(a.0.cmp(&b.0)));
+            next.sort_by(|a, b| {
+                b.1.confidence.total_cmp(&a.1.confidence).then(a.0.cmp(&b.0)).then(a.1.kind.cmp(&b.1.kind))
+            });
             for (other, data) in next {
-                if seen.contains_key(&other) {
+                if !follow.takes(data) {
+                    if data.ambiguous && (follow.references || data.kind != EdgeKind::Reference) {
+                        out.possible.push(Possible {
+                            via: self.graph[n].clone(),
+                            node: self.graph[other].clone(),
+                            distance: dist + 1,
+                            sites: data.sites.to_vec(),
+                            candidates: data.candidates as usize,
+                            confidence: conf * data.confidence,
+                            kind: data.kind,
+                        });
+                    }
+                    continue;
+                }
+                let recursion = other == s;
+                if (recursion && recursive) || (!recursion && seen.contains(&other)) {
                     continue;
                 }
                 if out.hits.len() >= limits.nodes {
                     out.truncated_nodes = true;
                     break;
                 }
-                seen.insert(other, out.hits.len());
                 let node = self.graph[other].clone();
                 let mut p = path.clone();
                 p.push(node.clone());
@@ -523,8 +630,17 @@ impl CallGraph {
                     sites: data.sites.to_vec(),
                     confidence: c,
                     ambiguous: data.ambiguous,
+                    kind: data.kind,
+                    rung: data.rung,
+                    recursive: recursion,
                     path: p.clone(),
                 });
+                if recursion {
+                    // The start is where the walk began: not walked again.
+                    recursive = true;
+                    continue;
+                }
+                seen.insert(other);
                 // Externals and files are leaves: nothing is known beyond them.
                 if matches!(node, NodeRef::Symbol(_)) {
                     queue.push_back((other, dist + 1, c, p));
@@ -535,22 +651,30 @@ impl CallGraph {
             }
         }
         out.hits.sort_by(|a, b| a.distance.cmp(&b.distance).then(b.confidence.total_cmp(&a.confidence)));
+        // A call site's candidates together.
+        out.possible.sort_by(|a, b| a.distance.cmp(&b.distance).then(a.sites.first().cmp(&b.sites.first())));
+        out.possible.truncate(limits.nodes);
         out
     }
 
-    /// Who calls `id`, up to `depth` hops.
+    /// Who calls `id`, up to `depth` hops (calls, implicit calls and inherited dispatch).
     pub fn callers(&self, id: SymbolId, limits: Limits) -> Walk {
-        self.walk(id, Direction::Incoming, limits)
+        self.walk(id, Direction::Incoming, limits, Follow::default())
     }
 
-    /// What `id` calls, up to `depth` hops.
+    /// What `id` calls, up to `depth` hops (calls, implicit calls and inherited dispatch).
     pub fn callees(&self, id: SymbolId, limits: Limits) -> Walk {
-        self.walk(id, Direction::Outgoing, limits)
+        self.walk(id, Direction::Outgoing, limits, Follow::default())
     }
 
     /// What may break if `id` changes: its transitive callers (externals excluded).
     pub fn impact(&self, id: SymbolId, limits: Limits) -> Walk {
-        let mut w = self.walk(id, Direction::Incoming, limits);
+        self.impact_with(id, limits, Follow::default())
+    }
+
+    /// [`CallGraph::impact`] along the edges `follow` takes.
+    pub fn impact_with(&self, id: SymbolId, limits: Limits, follow: Follow) -> Walk {
+        let mut w = self.walk(id, Direction::Incoming, limits, follow);
         w.hits.retain(|h| !matches!(h.node, NodeRef::External(_)));
         w
     }
@@ -749,6 +873,23 @@ impl Default for Limits {
     }
 }
 
+/// What a walk follows besides calls, implicit calls and inherited dispatch, which it
+/// always follows. The default is what the graph knows: no references, no guesses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Follow {
+    /// Edges of kind `reference` (a function or class passed, stored or returned as a value).
+    pub references: bool,
+    /// Possible edges (a call with several candidates), walked as hits marked `ambiguous`.
+    pub possible: bool,
+}
+
+impl Follow {
+    /// Whether a walk with these options goes along `e`.
+    pub fn takes(&self, e: &EdgeData) -> bool {
+        (self.references || e.kind != EdgeKind::Reference) && (self.possible || !e.ambiguous)
+    }
+}
+
 /// One symbol reached by a walk.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Hit {
@@ -759,17 +900,43 @@ pub struct Hit {
     pub sites: Vec<Site>,
     /// Product of the edge confidences along the path.
     pub confidence: f32,
-    /// The last hop's edge had several candidates.
+    /// The last hop's edge is a possible one (its call had several candidates).
     pub ambiguous: bool,
+    /// What the last hop is (`call`, `constructor`, `inherited`, …).
+    pub kind: EdgeKind,
+    /// How the last hop was resolved.
+    pub rung: Rung,
+    /// The start itself, reached again: it calls itself (directly or through the path).
+    pub recursive: bool,
     /// From the start to this node.
     pub path: Vec<NodeRef>,
 }
 
+/// A possible edge a walk did not follow: a call whose candidates include `node`
+/// (callees), or a call that may mean `via` (callers). The candidates of one call site
+/// are adjacent in [`Walk::possible`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Possible {
+    /// The node the walk reached that this edge hangs off.
+    pub via: NodeRef,
+    /// The other end: a candidate callee, or the caller.
+    pub node: NodeRef,
+    /// Hops from the start, this edge included.
+    pub distance: usize,
+    pub sites: Vec<Site>,
+    /// How many candidates the call had.
+    pub candidates: usize,
+    /// Product of the confidences along the path, this edge's included.
+    pub confidence: f32,
+    pub kind: EdgeKind,
+}
+
 /// The result of a walk: hits sorted by distance then confidence; `truncated_*` say a
-/// limit cut it short.
+/// limit cut it short; the possible edges it did not follow, grouped by call site.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Walk {
     pub hits: Vec<Hit>,
     pub truncated_depth: bool,
     pub truncated_nodes: bool,
+    pub possible: Vec<Possible>,
 }

@@ -13,13 +13,16 @@
 //! assert!(graph.find("main").is_empty());
 //! # let _ = Limits::default();
 //! ```
+mod export;
 mod graph;
 pub mod resolve;
 
+pub use export::{rounded, ExportFormat};
 pub use graph::{
-    CallGraph, EdgeData, Hit, Limits, NodeRef, RefEdge, Site, SymbolInfo, UpdateStats, Walk, GRAPH_FORMAT_VERSION,
+    top_level_qualified, CallGraph, EdgeData, Follow, Hit, Limits, NodeRef, Possible, RefEdge, Site, SymbolInfo,
+    UpdateStats, Walk, GRAPH_FORMAT_VERSION, TOP_LEVEL_NAME,
 };
-pub use resolve::{Resolution, Rung};
+pub use resolve::{EdgeKind, Resolution, Rung, Target};
 
 use std::path::PathBuf;
 

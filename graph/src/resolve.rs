@@ -82,11 +82,98 @@ impl Rung {
 /// A directory's path segments and its files.
 type DirKey = (Vec<String>, Vec<u32>);
 
+/// What happens between the two ends of an edge.
+///
+/// `call`: the site names the callee and calls it. `reference`: the site uses a function or
+/// class as a value (passes, stores or returns it; `isinstance(o, C)`): not a call by the
+/// site's symbol. `inherited`: reached through the class hierarchy: an implementation of
+/// the abstract method the site calls, or the method a subclass defines that `self.m()`
+/// in a base class dispatches to. The rest are implicit calls, run without being named:
+/// `constructor` (a class called or instantiated runs its initialiser; a class without one
+/// of its own runs its nearest base's, and with none in the repository the edge goes to
+/// the class itself), `raise` (`raise E` constructs `E`), `iteration` (`for x in o`:
+/// `__iter__`/`__next__`), `context` (`with o`: `__enter__`/`__exit__`), `property` (a
+/// property read runs its getter) and `operator` (`a + b`: `__add__` of `a`'s class).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum EdgeKind {
+    Call,
+    Reference,
+    Inherited,
+    Constructor,
+    Raise,
+    Iteration,
+    Context,
+    Property,
+    Operator,
+}
+
+impl EdgeKind {
+    pub const ALL: [EdgeKind; 9] = [
+        EdgeKind::Call,
+        EdgeKind::Reference,
+        EdgeKind::Inherited,
+        EdgeKind::Constructor,
+        EdgeKind::Raise,
+        EdgeKind::Iteration,
+        EdgeKind::Context,
+        EdgeKind::Property,
+        EdgeKind::Operator,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeKind::Call => "call",
+            EdgeKind::Reference => "reference",
+            EdgeKind::Inherited => "inherited",
+            EdgeKind::Constructor => "constructor",
+            EdgeKind::Raise => "raise",
+            EdgeKind::Iteration => "iteration",
+            EdgeKind::Context => "context",
+            EdgeKind::Property => "property",
+            EdgeKind::Operator => "operator",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<EdgeKind> {
+        EdgeKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// An implicit call: the site runs the target without naming it.
+    pub fn is_implicit(self) -> bool {
+        !matches!(self, EdgeKind::Call | EdgeKind::Reference | EdgeKind::Inherited)
+    }
+
+    /// `call`, `reference`, `inherited` or `implicit`: the family walks filter on.
+    pub fn family(self) -> &'static str {
+        if self.is_implicit() {
+            "implicit"
+        } else {
+            self.as_str()
+        }
+    }
+}
+
+impl std::fmt::Display for EdgeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One symbol a reference resolved to, and how the site reaches it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Target {
+    pub id: SymbolId,
+    pub kind: EdgeKind,
+    /// One of several candidates (a guess, not a fact): the site's call may mean it.
+    pub possible: bool,
+}
+
 /// What one reference resolved to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Resolution {
     /// Most references resolve to one symbol or none: kept inline, no allocation each.
-    pub targets: smallvec::SmallVec<[SymbolId; 1]>,
+    /// With [`Rung::Ambiguous`] every target is a candidate (`possible`), not a fact.
+    pub targets: smallvec::SmallVec<[Target; 1]>,
     pub rung: Rung,
     /// The name as the source wrote it, for external references (`json.loads`); inline up
     /// to 24 bytes (most are), so the many externals of a repository cost no allocation each.
@@ -173,9 +260,9 @@ pub(crate) struct Tables<'a> {
 enum Implementations {
     /// Not abstract, or nothing implements it: the method itself.
     None,
-    /// These (one: the call goes there; several: ambiguous among them).
+    /// These: a call reaches the declaration, and through it each of these (`inherited`).
     Some(Vec<u32>),
-    /// More than [`MAX_CANDIDATES`]: the declaration, ambiguous.
+    /// More than [`MAX_CANDIDATES`]: the declaration only.
     Many,
 }
 
@@ -1257,44 +1344,53 @@ impl<'a> Tables<'a> {
         } else {
             targets
         };
-        // Callbacks only count when they name something callable (a class passed by
-        // name, `Foo::new`, means its constructor).
-        let mut ids: smallvec::SmallVec<[SymbolId; 1]> = smallvec::SmallVec::with_capacity(targets.len());
-        let mut many = false;
+        // A function or class used as a value is a reference to it; a class called runs its
+        // constructor; an abstract method runs as its implementations.
+        let mut out: smallvec::SmallVec<[Target; 1]> = smallvec::SmallVec::with_capacity(targets.len());
         for t in targets {
             let s = &self.syms[t as usize];
-            if r.kind == RefKind::Callback && !s.kind.is_callable() && !strict(lang) {
+            let target = |id: SymbolId, kind: EdgeKind| Target { id, kind, possible: false };
+            if r.kind == RefKind::Callback {
+                // `Item::new` (Java: named by the class), `::Item` (Kotlin) passed as a
+                // function: the constructor.
+                let ctor_ref = r.name == "new" || matches!(lang, Lang::Java | Lang::Kotlin);
+                let c = if s.kind.is_type_like() && ctor_ref { self.constructor(t).unwrap_or(t) } else { t };
+                if s.kind.is_callable() || s.kind.is_type_like() {
+                    out.push(target(self.syms[c as usize].id, EdgeKind::Reference));
+                }
                 continue;
             }
             // (An interface or trait has no constructor of its own to run.)
-            let target = if s.kind.is_type_like()
-                && !(strict(lang) && matches!(s.kind, SymbolKind::Interface | SymbolKind::Trait))
-            {
-                self.constructor(t).unwrap_or(t)
-            } else {
-                t
-            };
-            if r.kind == RefKind::Callback && !self.syms[target as usize].kind.is_callable() {
+            if s.kind.is_type_like() && !(strict(lang) && matches!(s.kind, SymbolKind::Interface | SymbolKind::Trait)) {
+                let c = self.constructor(t).unwrap_or(t);
+                out.push(target(self.syms[c as usize].id, EdgeKind::Constructor));
                 continue;
             }
-            // An abstract method runs as its implementation.
-            match self.implementations(target) {
-                Implementations::None => ids.push(self.syms[target as usize].id),
-                Implementations::Some(v) => ids.extend(v.iter().map(|&i| self.syms[i as usize].id)),
-                Implementations::Many => {
-                    ids.push(self.syms[target as usize].id);
-                    many = true;
-                }
+            out.push(target(s.id, EdgeKind::Call));
+            // One implementation: it runs; several: each may.
+            if let Implementations::Some(v) = self.implementations(t) {
+                let several = v.len() > 1;
+                out.extend(v.iter().map(|&i| Target {
+                    id: self.syms[i as usize].id,
+                    kind: EdgeKind::Inherited,
+                    possible: several,
+                }));
             }
         }
-        ids.sort_unstable();
-        ids.dedup();
-        if ids.is_empty() {
+        out.sort_unstable();
+        out.dedup();
+        if out.is_empty() {
             return external();
         }
-        let rung = if ids.len() > 1 || many { Rung::Ambiguous } else { rung };
-        // A single candidate found only by an unknown receiver stays ambiguous.
-        Resolution { targets: ids, rung, external: None }
+        // Several symbols the site itself could mean: candidates, not facts.
+        let named = out.iter().filter(|t| t.kind != EdgeKind::Inherited).count();
+        let rung = if named > 1 || rung == Rung::Ambiguous { Rung::Ambiguous } else { rung };
+        if rung == Rung::Ambiguous {
+            for t in &mut out {
+                t.possible = true;
+            }
+        }
+        Resolution { targets: out, rung, external: None }
     }
 
     /// Calls that name a constructor by keyword: `super(…)` (TypeScript, Java),

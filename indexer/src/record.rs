@@ -12,9 +12,43 @@ pub use cc_grammars::Lang;
 /// A symbol's stable id: the first 8 bytes of
 /// `blake3(path \0 qualified_name \0 kind \0 n)`, where `n` counts earlier symbols of
 /// the same file with the same qualified name and kind. It does not depend on line
-/// numbers, so an edit elsewhere in a file keeps its ids. Shown as 16 hex digits.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// numbers, so an edit elsewhere in a file keeps its ids. Shown as 16 hex digits, the form
+/// every command accepts; serialized so too in human-readable formats (JSON: a u64 is larger
+/// than a JavaScript number holds), and as the u64 in binary ones (`records.bin`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SymbolId(pub u64);
+
+impl Serialize for SymbolId {
+    fn serialize<Z: serde::Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
+        if z.is_human_readable() {
+            z.collect_str(self)
+        } else {
+            z.serialize_u64(self.0)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SymbolId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SymbolId, D::Error> {
+        if !d.is_human_readable() {
+            return u64::deserialize(d).map(SymbolId);
+        }
+        struct Hex;
+        impl serde::de::Visitor<'_> for Hex {
+            type Value = SymbolId;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a symbol id: 16 hex digits")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<SymbolId, E> {
+                SymbolId::parse(v).ok_or_else(|| E::invalid_value(serde::de::Unexpected::Str(v), &self))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<SymbolId, E> {
+                Ok(SymbolId(v))
+            }
+        }
+        d.deserialize_any(Hex)
+    }
+}
 
 impl SymbolId {
     pub fn compute(path: &str, qualified_name: &str, kind: SymbolKind, n: u32) -> SymbolId {
@@ -259,6 +293,19 @@ mod tests {
             assert_eq!(bytes, postcard::to_allocvec(&flat).unwrap());
             assert_eq!(postcard::from_bytes::<Reference>(&bytes).unwrap(), r);
         }
+    }
+
+    #[test]
+    fn an_id_is_hex_in_json_and_a_u64_on_disk() {
+        let id = SymbolId(0x00ab_cdef_0123_4567);
+        assert_eq!(serde_json::to_string(&id).unwrap(), "\"00abcdef01234567\"");
+        assert_eq!(serde_json::from_str::<SymbolId>("\"00abcdef01234567\"").unwrap(), id);
+        assert!(serde_json::from_str::<SymbolId>("\"abc\"").is_err());
+        // A u64 beyond 2^53 keeps all its digits in the string form.
+        let big = SymbolId(u64::MAX - 1);
+        assert_eq!(serde_json::from_str::<SymbolId>(&serde_json::to_string(&big).unwrap()).unwrap(), big);
+        assert_eq!(postcard::to_allocvec(&id).unwrap(), postcard::to_allocvec(&id.0).unwrap());
+        assert_eq!(postcard::from_bytes::<SymbolId>(&postcard::to_allocvec(&id.0).unwrap()).unwrap(), id);
     }
 
     #[test]

@@ -1,4 +1,6 @@
 //! The integration tests of cc-graph, one binary.
+mod export;
 mod incremental;
 mod suite;
 mod support;
+mod walk;

@@ -1,7 +1,7 @@
 //! Records from inline multi-file fixtures (`//- /path` headers), and the edges a
 //! graph resolved, by qualified name.
 
-use cc_graph::{CallGraph, NodeRef};
+use cc_graph::{CallGraph, EdgeKind, NodeRef};
 use cc_indexer::{Extractor, FileRecord};
 
 pub use cc_indexer::fixture::parse as parse_fixture;
@@ -45,7 +45,9 @@ fn blake3_hash(b: &[u8]) -> Box<[u8; 32]> {
     Box::new(out)
 }
 
-/// Resolved (not ambiguous) symbol-to-symbol edges, as `caller -> callee` qualified names.
+/// Symbol-to-symbol edges, as `caller -> callee` qualified names, followed by ` [kind]`
+/// for every kind but `call`, and ` [possible]` for a possible edge (a call with several
+/// candidates) whatever its kind.
 pub fn resolved_edges(g: &CallGraph) -> Vec<String> {
     let name = |n: &NodeRef| match n {
         NodeRef::Symbol(id) => g.symbol(*id).map(|s| s.qualified_name.clone()),
@@ -55,10 +57,24 @@ pub fn resolved_edges(g: &CallGraph) -> Vec<String> {
     let mut v: Vec<String> = g
         .edges()
         .into_iter()
-        .filter(|(_, _, d)| !d.ambiguous)
-        .filter_map(|(a, b, _)| Some(format!("{} -> {}", name(&a)?, name(&b)?)))
+        .filter_map(|(a, b, d)| {
+            let edge = format!("{} -> {}", name(&a)?, name(&b)?);
+            Some(match (d.ambiguous, d.kind) {
+                (true, _) => format!("{edge} [possible]"),
+                (false, EdgeKind::Call) => edge,
+                (false, k) => format!("{edge} [{k}]"),
+            })
+        })
         .collect();
     v.sort();
     v.dedup();
     v
+}
+
+/// The kind an edge line of [`resolved_edges`] names: `call`, `possible` or the bracketed kind.
+pub fn edge_kind(line: &str) -> &str {
+    match line.rsplit_once(" [") {
+        Some((_, k)) if k.ends_with(']') => &k[..k.len() - 1],
+        _ => "call",
+    }
 }
