@@ -8,11 +8,18 @@
 //! | `@definition.<kind>` | the whole definition node; `<kind>` is a [`SymbolKind`] name or a standard alias |
 //! | `@reference.call`, `@reference.send` | a call; `@reference.class` / `.type` / `.implementation` / `.interface`: a type use |
 //! | `@reference.callback` | a function passed by name as an argument; `@name` is the identifier |
+//! | `@reference.value` | a name used as a value (assigned, returned, stored in a container): `@name`, `@receiver`, `@import.alias` the variable it flows into |
+//! | `@reference.iteration`, `.context`, `.raise` | implicit calls: `for x in @name`, `with @name as x`, `raise @name` (`@name` is the expression) |
 //! | `@reference.import` | an import; `@name` is the imported name, `@import.module` the module, `@import.alias` the local alias |
 //! | `@scope` | a container that is not a symbol itself (a Rust `impl` block); `@name` names it |
 //! | `@name` | the identifier of the definition or reference in the same match |
 //! | `@doc` | doc comment text for the definition in the same match |
 //! | `@receiver` | the receiver or qualifier of a call (`self`, `os.path`, `Foo`) |
+//! | `@arg.of` | on an argument's reference: the name node of the call it is passed to |
+//! | `@arg.list` | the argument list holding it (its position is counted there; a keyword argument's name is its slot) |
+//! | `@flow.return` | the value is what the enclosing function returns (`return f`, `yield f`, a lambda's body) |
+//! | `@decorates` | on a decorator's call: the definition it decorates (its alias becomes `@name`: `name = callee(name)`) |
+//! | `@decorates.result` | the same for a decorator that is a call (`@dec(args)`: alias `@@name`, `name = dec(args)(name)`) |
 //!
 //! Captures starting with `_` are helpers for predicates and are ignored.
 
@@ -125,9 +132,19 @@ pub enum RefKind {
     Call,
     Import,
     Type,
-    /// A function passed by name as a value (`map(f, xs)`, `on("x", handler)`): a call
-    /// edge when it resolves to a function, dropped when it does not (it may be a variable).
+    /// A function passed by name as a value (`map(f, xs)`, `on("x", handler)`): a
+    /// `reference` edge when it resolves to a function or class, dropped when it does not (it
+    /// may be a variable); its value flows to the callee's parameter.
     Callback,
+    /// A name used as a value: assigned (`h = f`, `self.h = f`, `d[k] = C`), stored in a
+    /// container literal, returned. Resolved like a callback; its value flows to the alias.
+    Value,
+    /// `for x in xs`: the iterable (its class's `__iter__`/`__next__`); the alias is `x`.
+    Iteration,
+    /// `with e as x`: the context manager (`__enter__`/`__exit__`); the alias is `x`.
+    Context,
+    /// `raise E` without a call: constructs `E`.
+    Raise,
 }
 
 impl RefKind {
@@ -137,6 +154,10 @@ impl RefKind {
             RefKind::Import => "import",
             RefKind::Type => "type",
             RefKind::Callback => "callback",
+            RefKind::Value => "value",
+            RefKind::Iteration => "iteration",
+            RefKind::Context => "context",
+            RefKind::Raise => "raise",
         }
     }
 
@@ -147,6 +168,10 @@ impl RefKind {
             "import" | "include" | "require" => RefKind::Import,
             "class" | "type" | "implementation" | "interface" => RefKind::Type,
             "callback" => RefKind::Callback,
+            "value" => RefKind::Value,
+            "iteration" => RefKind::Iteration,
+            "context" => RefKind::Context,
+            "raise" => RefKind::Raise,
             _ => return None,
         })
     }
@@ -169,6 +194,11 @@ pub enum Role {
     Receiver,
     ImportModule,
     ImportAlias,
+    ArgOf,
+    ArgList,
+    FlowReturn,
+    Decorates,
+    DecoratesResult,
     /// Helper captures (`_x`) and standard captures we do not use (`@local.scope`).
     Ignored,
 }
@@ -189,6 +219,11 @@ pub fn role(capture: &str) -> Role {
         "scope" => Role::Scope,
         "import.module" => Role::ImportModule,
         "import.alias" => Role::ImportAlias,
+        "arg.of" => Role::ArgOf,
+        "arg.list" => Role::ArgList,
+        "flow.return" => Role::FlowReturn,
+        "decorates" => Role::Decorates,
+        "decorates.result" => Role::DecoratesResult,
         _ => Role::Ignored,
     }
 }

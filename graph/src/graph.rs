@@ -13,7 +13,7 @@ use petgraph::Direction;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::resolve::{EdgeKind, Resolution, Rung, Tables};
+use crate::resolve::{resolvable, EdgeKind, Resolution, Rung, Tables};
 use crate::{Error, Result};
 
 /// Version of `graph.bin` and `graph.sum`. Bump when [`Stored`], [`Summary`] or
@@ -22,7 +22,7 @@ use crate::{Error, Result};
 /// (3 is also zstd; 2 was LZ4.)
 /// 4: both stamped with the generation of the records they were resolved from (was: the
 /// files' modification times compared).
-/// 5: an edge kind per target, each file's language.
+/// 5: an edge kind per target, each file's language, the rung `flow` (Python value flow).
 pub const GRAPH_FORMAT_VERSION: u32 = 5;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
@@ -190,7 +190,7 @@ fn symbols_into(records: Vec<FileRecord>) -> Vec<SymbolInfo> {
 }
 
 fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
-    let calls = |r: &&cc_indexer::Reference| matches!(r.kind, RefKind::Call | RefKind::Callback);
+    let calls = |r: &&cc_indexer::Reference| resolvable(r.kind);
     // Sized exactly: kept for the graph's lifetime (a collect through a filter doubles).
     let mut refs = Vec::with_capacity(f.references.iter().filter(calls).count());
     refs.extend(f.references.iter().filter(calls).map(|r| RefEdge {
@@ -291,6 +291,8 @@ impl CallGraph {
                 break;
             }
         }
+        let python_changed = records.iter().any(|f| f.lang == Lang::Python && changed.contains(f.path.as_str()))
+            || deleted.iter().any(|p| p.ends_with(".py") || p.ends_with(".pyi"));
         let tables = Tables::new(records);
         let mut stats = UpdateStats { files_changed: changed.len() + deleted.len(), refs_resolved: 0 };
         let mut files = std::mem::take(&mut self.files);
@@ -309,16 +311,33 @@ impl CallGraph {
             let imported = import_bindings(f);
             let hit = |r: &cc_indexer::Reference| {
                 affects(r, f.lang, &names)
-                    || (matches!(r.kind, RefKind::Call | RefKind::Callback)
+                    || (resolvable(r.kind)
                         && (imported.contains(r.name.as_str()) || matches!(r.name.as_str(), "super" | "this" | "cls")))
             };
-            let affected = f.references.iter().any(hit);
+            // Python: the value flow is the whole repository's; what it may have decided
+            // (a resolution the ladder left unknown, guessed or handed to it, an implicit
+            // call) is resolved again whenever a Python file changed.
+            let flow = python_changed && f.lang == Lang::Python;
+            let old = &entry.refs;
+            let by_flow = |k: usize, r: &cc_indexer::Reference| {
+                flow && (matches!(r.kind, RefKind::Iteration | RefKind::Context)
+                    || matches!(old[k].resolution.rung, Rung::Flow | Rung::Ambiguous | Rung::External))
+            };
+            let affected =
+                f.references.iter().filter(|r| resolvable(r.kind)).enumerate().any(|(k, r)| hit(r) || by_flow(k, r));
             if !affected {
                 continue;
             }
-            let calls = f.references.iter().filter(|r| matches!(r.kind, RefKind::Call | RefKind::Callback));
+            let redo: Vec<bool> = f
+                .references
+                .iter()
+                .filter(|r| resolvable(r.kind))
+                .enumerate()
+                .map(|(k, r)| hit(r) || by_flow(k, r))
+                .collect();
+            let calls = f.references.iter().filter(|r| resolvable(r.kind));
             for (k, r) in calls.enumerate() {
-                if hit(r) {
+                if redo[k] {
                     entry.refs[k].resolution = tables.resolve(i as u32, r);
                     stats.refs_resolved += 1;
                 }
@@ -840,7 +859,7 @@ impl<W> KeepError<'_, W> {
 /// superset: references with a receiver, and every reference in a language with an
 /// implicit `this`, depend on class hierarchies that may have changed elsewhere.
 fn affects(r: &cc_indexer::Reference, lang: Lang, names: &HashSet<String>) -> bool {
-    matches!(r.kind, RefKind::Call | RefKind::Callback)
+    resolvable(r.kind)
         && (names.contains(r.name.as_str())
             || r.receiver.as_deref().is_some_and(|rcv| !rcv.trim().is_empty())
             || crate::resolve::implicit_this(lang))

@@ -29,6 +29,8 @@
 //! interface or trait method without a body) goes to its implementation when there is
 //! exactly one, and stays ambiguous among them otherwise.
 
+mod flow;
+
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -47,6 +49,8 @@ pub enum Rung {
     Import,
     Package,
     Global,
+    /// Python: what the value flow says a variable, attribute, parameter or result holds.
+    Flow,
     Ambiguous,
     External,
 }
@@ -60,6 +64,7 @@ impl Rung {
             Rung::Import => 0.9,
             Rung::Package => 0.8,
             Rung::Global => 0.7,
+            Rung::Flow => 0.85,
             Rung::Ambiguous => 0.5 / candidates.max(1) as f32,
             Rung::External => 0.0,
         }
@@ -73,6 +78,7 @@ impl Rung {
             Rung::Import => "import",
             Rung::Package => "package",
             Rung::Global => "global",
+            Rung::Flow => "flow",
             Rung::Ambiguous => "ambiguous",
             Rung::External => "external",
         }
@@ -253,6 +259,11 @@ pub(crate) struct Tables<'a> {
     /// Implementations of abstract methods, computed once each (a base class with
     /// hundreds of subclasses is called through often).
     impl_cache: std::sync::Mutex<HashMap<u32, Implementations>>,
+    /// Python's value flow, solved once the tables are built.
+    flow: Option<flow::Flow<'a>>,
+    /// Python classes with several bases somewhere above them: the method resolution
+    /// order (C3), themselves first.
+    mro: HashMap<u32, Vec<u32>>,
 }
 
 /// What an abstract method dispatches to.
@@ -523,6 +534,11 @@ fn super_word(s: &str) -> bool {
     matches!(s, "super" | "base" | "parent" | "super()" | "self.super")
 }
 
+/// The references the graph resolves: calls, values (callbacks included) and implicit calls.
+pub(crate) fn resolvable(kind: RefKind) -> bool {
+    !matches!(kind, RefKind::Import | RefKind::Type)
+}
+
 pub(crate) fn implicit_this(lang: Lang) -> bool {
     matches!(lang, Lang::Java | Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart | Lang::Cpp | Lang::Ruby)
 }
@@ -596,6 +612,8 @@ impl<'a> Tables<'a> {
             impl_of: HashMap::default(),
             extra_members: HashMap::default(),
             impl_cache: std::sync::Mutex::new(HashMap::default()),
+            flow: None,
+            mro: HashMap::default(),
         };
         for (fi, f) in files.iter().enumerate() {
             let fi = fi as u32;
@@ -790,8 +808,9 @@ impl<'a> Tables<'a> {
         }
         let mut derived: HashMap<u32, Vec<u32>> = HashMap::default();
         for (c, v) in bases.iter_mut() {
-            v.sort_unstable();
-            v.dedup();
+            // In the order the class names them (Python's method resolution order needs it).
+            let mut seen = HashSet::default();
+            v.retain(|b| seen.insert(*b));
             for &b in v.iter() {
                 derived.entry(b).or_default().push(*c);
             }
@@ -801,7 +820,72 @@ impl<'a> Tables<'a> {
         }
         t.bases = bases;
         t.derived = derived;
+        let multiple: Vec<u32> = t
+            .bases
+            .keys()
+            .copied()
+            .filter(|&c| t.syms[c as usize].lang == Lang::Python && t.has_multiple_bases_above(c))
+            .collect();
+        let mut memo = HashMap::default();
+        for c in multiple {
+            if let Some(order) = t.c3(c, &mut memo, 0) {
+                t.mro.insert(c, order);
+            }
+        }
+        if files.iter().any(|f| f.lang == Lang::Python) {
+            t.flow = Some(t.solve_flow());
+        }
         t
+    }
+
+    fn has_multiple_bases_above(&self, c: u32) -> bool {
+        let mut stack = vec![c];
+        let mut seen = HashSet::default();
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            let b = self.bases.get(&x).map_or(&[][..], Vec::as_slice);
+            if b.len() > 1 {
+                return true;
+            }
+            stack.extend(b.iter().copied());
+        }
+        false
+    }
+
+    /// Python's C3 linearization of `c` (`None` when the hierarchy has none).
+    fn c3(&self, c: u32, memo: &mut HashMap<u32, Option<Vec<u32>>>, depth: u8) -> Option<Vec<u32>> {
+        if depth > 32 {
+            return None;
+        }
+        if let Some(v) = memo.get(&c) {
+            return v.clone();
+        }
+        let bases = self.bases.get(&c).cloned().unwrap_or_default();
+        let mut seqs: Vec<Vec<u32>> = Vec::with_capacity(bases.len() + 1);
+        for &b in &bases {
+            seqs.push(self.c3(b, memo, depth + 1)?);
+        }
+        seqs.push(bases);
+        let mut out = vec![c];
+        let result = loop {
+            seqs.retain(|s| !s.is_empty());
+            if seqs.is_empty() {
+                break Some(out);
+            }
+            let Some(head) = seqs.iter().map(|s| s[0]).find(|&h| !seqs.iter().any(|s| s[1..].contains(&h))) else {
+                break None;
+            };
+            out.push(head);
+            for s in &mut seqs {
+                if s[0] == head {
+                    s.remove(0);
+                }
+            }
+        };
+        memo.insert(c, result.clone());
+        result
     }
 
     fn lang_of(&self, file: u32) -> Lang {
@@ -833,7 +917,8 @@ impl<'a> Tables<'a> {
                     _ => format!("{module}.{m}"),
                 };
                 let sub_files = self.module_files(file, &sub);
-                if !sub_files.is_empty() {
+                // (`module_files` falls back to the module a name is in: that is no submodule.)
+                if !sub_files.is_empty() && sub_files != files {
                     files = sub_files;
                     return Import { binding, files, member: None, module: sub };
                 }
@@ -1001,8 +1086,18 @@ impl<'a> Tables<'a> {
         })
     }
 
-    /// Members named `name` of `class`, then of its bases (breadth-first).
+    /// Members named `name` of `class`, then of its bases (breadth-first; Python: in the
+    /// method resolution order).
     fn member(&self, class: u32, name: &str, include_self: bool) -> Vec<u32> {
+        if let Some(order) = self.mro.get(&class) {
+            for &c in order.iter().skip(usize::from(!include_self)) {
+                let found = self.own_member(c, name);
+                if !found.is_empty() {
+                    return found;
+                }
+            }
+            return Vec::new();
+        }
         let mut queue = std::collections::VecDeque::new();
         let mut seen = HashSet::default();
         if include_self {
@@ -1016,35 +1111,57 @@ impl<'a> Tables<'a> {
             if !seen.insert(c) {
                 continue;
             }
-            let cs = &self.syms[c as usize];
-            // TypeScript names carry no module: `ZodType.parse` of another file is
-            // another class's member.
-            let same_file = matches!(cs.lang, Lang::TypeScript | Lang::Tsx);
-            let found: Vec<u32> = self
-                .qualified_member(cs.qualified, cs.lang.spec().qualifier, name)
-                .iter()
-                .copied()
-                .filter(|&i| !same_file || self.syms[i as usize].file == cs.file)
-                .collect();
+            let found = self.own_member(c, name);
             if !found.is_empty() {
                 return found;
-            }
-            let extra: Vec<u32> = self
-                .extra_members
-                .get(&c)
-                .into_iter()
-                .flatten()
-                .copied()
-                .filter(|&i| self.syms[i as usize].name == name)
-                .collect();
-            if !extra.is_empty() {
-                return extra;
             }
             for &b in self.bases.get(&c).into_iter().flatten() {
                 queue.push_back(b);
             }
         }
         Vec::new()
+    }
+
+    /// Members named `name` that `c` itself defines.
+    fn own_member(&self, c: u32, name: &str) -> Vec<u32> {
+        let cs = &self.syms[c as usize];
+        // TypeScript names carry no module: `ZodType.parse` of another file is
+        // another class's member.
+        let same_file = matches!(cs.lang, Lang::TypeScript | Lang::Tsx);
+        let found: Vec<u32> = self
+            .qualified_member(cs.qualified, cs.lang.spec().qualifier, name)
+            .iter()
+            .copied()
+            .filter(|&i| !same_file || self.syms[i as usize].file == cs.file)
+            .collect();
+        if !found.is_empty() {
+            return found;
+        }
+        self.extra_members
+            .get(&c)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&i| self.syms[i as usize].name == name)
+            .collect()
+    }
+
+    /// The methods named `name` that subclasses of `class` (at any depth) define: what
+    /// `self.name()` in `class` dispatches to when `class` and its bases have none.
+    fn subclass_members(&self, class: u32, name: &str) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut queue: Vec<u32> = self.derived.get(&class).cloned().unwrap_or_default();
+        let mut seen = HashSet::default();
+        while let Some(c) = queue.pop() {
+            if !seen.insert(c) || seen.len() > 256 {
+                continue;
+            }
+            out.extend(self.own_member(c, name).into_iter().filter(|&m| self.syms[m as usize].kind.is_callable()));
+            queue.extend(self.derived.get(&c).into_iter().flatten().copied());
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     fn top_level_in(&self, files: &[u32], name: &str, ok: &dyn Fn(&Sym<'_>) -> bool) -> Vec<u32> {
@@ -1305,18 +1422,49 @@ impl<'a> Tables<'a> {
         }
     }
 
-    /// Resolves one call or callback reference of file `file`.
-    pub fn resolve(&self, file: u32, r: &Reference) -> Resolution {
+    /// Resolves one reference of file `file` (a call, a callback or value, an implicit call).
+    pub fn resolve(&self, file: u32, r: &'a Reference) -> Resolution {
+        if matches!(r.kind, RefKind::Iteration | RefKind::Context | RefKind::Raise) {
+            return self.resolve_implicit(file, r);
+        }
         let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
         let lang = self.lang_of(file);
         let callable = |s: &Sym<'_>| s.kind.is_callable() || s.kind.is_type_like() || s.kind == SymbolKind::Label;
         let line = r.span.start_line;
         let receiver = r.receiver.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        let value = matches!(r.kind, RefKind::Callback | RefKind::Value);
+        // Python: a variable of the function (assigned in it, or a parameter) is what the
+        // value flow says, whatever module-level name it shares.
+        let local = lang == Lang::Python && receiver.is_none() && self.flow_local(enclosing, &r.name);
         let found = match receiver {
+            _ if local => None,
             Some(rcv) => self.resolve_with_receiver(file, enclosing, rcv, &r.name, &callable, line, 0),
             None => self
                 .special_call(lang, enclosing, &r.name)
                 .unwrap_or_else(|| self.lookup_name(file, enclosing, &r.name, callable)),
+        };
+        // What the ladder leaves unknown or only guesses, the value flow may know (calls:
+        // a value passed or stored is a reference only when it names its target; a value
+        // `obj.name` of an unknown `obj` is no guess at every method of that name).
+        let found = match found {
+            Some((Rung::Ambiguous, _)) if value => None,
+            // A decorated definition called is what its decorators made of it.
+            Some((rung, v)) if rung != Rung::Ambiguous && lang == Lang::Python && !value => {
+                match self.decorated_targets(&v) {
+                    Some(d) => Some((Rung::Flow, d)),
+                    None => Some((rung, v)),
+                }
+            }
+            Some((rung, v)) if rung != Rung::Ambiguous => Some((rung, v)),
+            guess if lang == Lang::Python && !value => {
+                let v = self.flow_targets(file, r);
+                if v.is_empty() {
+                    guess
+                } else {
+                    Some((Rung::Flow, v))
+                }
+            }
+            guess => guess,
         };
         let external = || {
             let full = match &r.receiver {
@@ -1326,6 +1474,21 @@ impl<'a> Tables<'a> {
             Resolution { targets: smallvec::SmallVec::new(), rung: Rung::External, external: Some(full) }
         };
         let Some((rung, targets)) = found else {
+            // `self.step()` in a class that has no `step`, its subclasses do: it runs theirs.
+            if let Some(c) =
+                receiver.filter(|r| self_word(r) && !value).and_then(|_| enclosing.and_then(|e| self.class_of(e)))
+            {
+                let subs = self.subclass_members(c, &r.name);
+                if !subs.is_empty() && subs.len() <= MAX_CANDIDATES {
+                    let possible = subs.len() > 1;
+                    let targets = subs
+                        .iter()
+                        .map(|&m| Target { id: self.syms[m as usize].id, kind: EdgeKind::Inherited, possible })
+                        .collect();
+                    let rung = if possible { Rung::Ambiguous } else { Rung::Receiver };
+                    return Resolution { targets, rung, external: None };
+                }
+            }
             return external();
         };
         // TypeScript overloads: the implementation stands for its signatures.
@@ -1350,7 +1513,7 @@ impl<'a> Tables<'a> {
         for t in targets {
             let s = &self.syms[t as usize];
             let target = |id: SymbolId, kind: EdgeKind| Target { id, kind, possible: false };
-            if r.kind == RefKind::Callback {
+            if value {
                 // `Item::new` (Java: named by the class), `::Item` (Kotlin) passed as a
                 // function: the constructor.
                 let ctor_ref = r.name == "new" || matches!(lang, Lang::Java | Lang::Kotlin);
@@ -1382,13 +1545,67 @@ impl<'a> Tables<'a> {
         if out.is_empty() {
             return external();
         }
-        // Several symbols the site itself could mean: candidates, not facts.
+        // Several symbols the site itself could mean by their names: candidates, not
+        // facts. (What the value flow says a variable holds is each a fact: the code stores
+        // each of them where the call reads.)
         let named = out.iter().filter(|t| t.kind != EdgeKind::Inherited).count();
-        let rung = if named > 1 || rung == Rung::Ambiguous { Rung::Ambiguous } else { rung };
+        let rung = if (named > 1 && rung != Rung::Flow) || rung == Rung::Ambiguous { Rung::Ambiguous } else { rung };
         if rung == Rung::Ambiguous {
             for t in &mut out {
                 t.possible = true;
             }
+        }
+        Resolution { targets: out, rung, external: None }
+    }
+
+    /// Implicit calls: `raise E` constructs `E`; `for x in e` runs `__iter__`/`__next__` and
+    /// `with e` runs `__enter__`/`__exit__` of the class `e` is an instance of (by the flow).
+    fn resolve_implicit(&self, file: u32, r: &'a Reference) -> Resolution {
+        let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
+        let mut out: smallvec::SmallVec<[Target; 1]> = smallvec::SmallVec::new();
+        let mut rung = Rung::Flow;
+        match r.kind {
+            RefKind::Raise => {
+                let ty = |s: &Sym<'_>| s.kind.is_type_like();
+                let found = match r.receiver.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+                    Some(q) => self.resolve_with_receiver(file, enclosing, q, &r.name, &ty, r.span.start_line, 0),
+                    None => self.lookup_name(file, enclosing, &r.name, ty),
+                };
+                if let Some((found_rung, classes)) = found {
+                    rung = found_rung;
+                    let possible = found_rung == Rung::Ambiguous || classes.len() > 1;
+                    for c in classes {
+                        let t = self.constructor(c).unwrap_or(c);
+                        out.push(Target { id: self.syms[t as usize].id, kind: EdgeKind::Raise, possible });
+                    }
+                }
+            }
+            _ => {
+                let (kind, names) = if r.kind == RefKind::Iteration {
+                    (EdgeKind::Iteration, ["__iter__", "__next__"])
+                } else {
+                    (EdgeKind::Context, ["__enter__", "__exit__"])
+                };
+                let classes = self.flow_instances(file, r);
+                let possible = classes.len() > 1;
+                for c in classes {
+                    for n in names {
+                        if let Some(m) =
+                            self.member(c, n, true).into_iter().find(|&m| self.syms[m as usize].kind.is_callable())
+                        {
+                            out.push(Target { id: self.syms[m as usize].id, kind, possible });
+                        }
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        if out.is_empty() {
+            return Resolution { targets: out, rung: Rung::External, external: None };
+        }
+        if out.iter().all(|t| t.possible) {
+            rung = Rung::Ambiguous;
         }
         Resolution { targets: out, rung, external: None }
     }

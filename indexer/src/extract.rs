@@ -9,7 +9,9 @@ use rustc_hash::FxHashMap as HashMap;
 use cc_grammars::captures::{self, Role};
 use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator};
 
-use crate::record::{CompactString, Diagnostic, Lang, RefKind, Reference, Span, Symbol, SymbolId, SymbolKind};
+use crate::record::{
+    Arg, CompactString, Diagnostic, Lang, RefKind, Reference, Slot, Span, Symbol, SymbolId, SymbolKind,
+};
 
 /// What one file yields.
 #[derive(Debug, Default)]
@@ -41,16 +43,28 @@ struct RawDef<'t> {
     kind: SymbolKind,
     doc: Option<String>,
     is_scope: bool,
+    /// A function without a name (a lambda, an arrow function passed along): named
+    /// `<lambdaN>` once nesting is known, N counting the anonymous functions of its scope.
+    anonymous: bool,
 }
 
 struct RawRef {
     start: usize,
+    /// The name node's range: a call's, for the arguments passed to it to find it.
+    range: std::ops::Range<usize>,
     name: CompactString,
     kind: RefKind,
     span: Span,
     receiver: Option<CompactString>,
     module: Option<CompactString>,
     alias: Option<CompactString>,
+    /// For an argument: the name node of its call, and its slot there.
+    arg: Option<(std::ops::Range<usize>, Slot)>,
+}
+
+/// The name of the `n`-th (1-based) anonymous function of a scope.
+pub fn lambda_name(n: usize) -> String {
+    format!("<lambda{n}>")
 }
 
 /// Longest signature kept, in bytes.
@@ -111,6 +125,10 @@ impl Extractor {
             let mut receiver = None;
             let mut module = None;
             let mut alias = None;
+            let mut arg_of = None;
+            let mut arg_list = None;
+            let mut returns = false;
+            let mut decorates: Option<(Node<'_>, &str)> = None;
             for c in m.captures {
                 match roles[c.index as usize] {
                     r @ (Role::Definition(_) | Role::Reference(_) | Role::Scope) => {
@@ -127,15 +145,23 @@ impl Extractor {
                     Role::Receiver => receiver = receiver.or(Some(c.node)),
                     Role::ImportModule => module = module.or(Some(c.node)),
                     Role::ImportAlias => alias = alias.or(Some(c.node)),
+                    Role::ArgOf => arg_of = arg_of.or(Some(c.node)),
+                    Role::ArgList => arg_list = arg_list.or(Some(c.node)),
+                    Role::FlowReturn => returns = true,
+                    Role::Decorates => decorates = Some((c.node, "@")),
+                    Role::DecoratesResult => decorates = Some((c.node, "@@")),
                     Role::Ignored => {}
                 }
             }
             let Some((role, node)) = main else { continue };
             match role {
                 Role::Definition(_) | Role::Scope => {
-                    let Some(name_node) = name else { continue };
-                    let text = clean_name(&node_text(name_node, source)).to_string();
-                    if text.is_empty() {
+                    // A function without a name node is anonymous: keyed by its own node.
+                    let anonymous = name.is_none() && role == Role::Definition(SymbolKind::Function);
+                    let Some(name_node) = name.or(anonymous.then_some(node)) else { continue };
+                    let text =
+                        if anonymous { String::new() } else { clean_name(&node_text(name_node, source)).to_string() };
+                    if text.is_empty() && !anonymous {
                         continue;
                     }
                     let slot = match def_at.get(&name_node.byte_range()) {
@@ -161,6 +187,7 @@ impl Extractor {
                         kind,
                         doc: if docs.is_empty() { None } else { Some(docs_text(&docs, source)) },
                         is_scope: matches!(role, Role::Scope),
+                        anonymous,
                     };
                     let i = match slot {
                         Some(i) => {
@@ -177,7 +204,13 @@ impl Extractor {
                 Role::Reference(kind) => {
                     let name_node = name.or(if kind == RefKind::Import { module } else { None });
                     let Some(name_node) = name_node else { continue };
-                    let text = CompactString::from(clean_name(&node_text(name_node, source)));
+                    let raw = node_text(name_node, source);
+                    // An iterable or a context manager is an expression: kept as written, short.
+                    let text = if matches!(kind, RefKind::Iteration | RefKind::Context) {
+                        CompactString::from(truncate(collapse_ws(clean_name(&raw)), MAX_RECEIVER))
+                    } else {
+                        CompactString::from(clean_name(&raw))
+                    };
                     if text.is_empty() {
                         continue;
                     }
@@ -187,14 +220,30 @@ impl Extractor {
                         Some(&(_, i)) => Some(i),
                         None => None,
                     };
+                    let arg = arg_of.map(|of| (of.byte_range(), arg_slot(arg_list, name_node)));
+                    let alias = match (returns, alias) {
+                        (true, _) => Some(CompactString::const_new("return")),
+                        (false, _) if decorates.is_some() => {
+                            let (n, mark) = decorates.expect("decorates");
+                            Some(compact_str::format_compact!("{mark}{}", clean_name(&node_text(n, source))))
+                        }
+                        (false, Some(n)) => Some(clean_name(&node_text(n, source)).into()),
+                        // A keyword argument's keyword.
+                        (false, None) => match arg {
+                            Some((_, Slot::Keyword)) => keyword_of(arg_list, name_node, source),
+                            _ => None,
+                        },
+                    };
                     let r = RawRef {
                         start: name_node.start_byte(),
+                        range: name_node.byte_range(),
                         name: text,
                         kind,
                         span: Span::from_node(&name_node),
                         receiver: receiver.map(|n| truncate(collapse_ws(&node_text(n, source)), MAX_RECEIVER).into()),
                         module: module.map(|n| clean_name(&node_text(n, source)).into()),
-                        alias: alias.map(|n| clean_name(&node_text(n, source)).into()),
+                        alias,
+                        arg,
                     };
                     let i = match slot {
                         Some(i) => {
@@ -215,6 +264,13 @@ impl Extractor {
         // Nesting: sort outermost-first, then sweep with a stack of open definitions.
         // Equal ranges: a scope before the definition it qualifies.
         defs.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(b.is_scope.cmp(&a.is_scope)));
+        // An anonymous function that a named pattern defines too (`square = lambda x: …`)
+        // is that definition.
+        if defs.iter().any(|d| d.anonymous) {
+            let named: rustc_hash::FxHashSet<(usize, usize)> =
+                defs.iter().filter(|d| !d.anonymous).map(|d| (d.node.start_byte(), d.node.end_byte())).collect();
+            defs.retain(|d| !d.anonymous || !named.contains(&(d.node.start_byte(), d.node.end_byte())));
+        }
         if lang == Lang::Asm {
             extend_labels(&mut defs, source.len());
         }
@@ -229,6 +285,20 @@ impl Extractor {
             }
             parents.push(stack.last().copied());
             stack.push(i);
+        }
+        // Anonymous functions are numbered per scope, in source order; a reference naming
+        // one's node (a lambda passed or assigned) names it so.
+        let mut anonymous_names: HashMap<std::ops::Range<usize>, (String, usize)> = HashMap::default();
+        if defs.iter().any(|d| d.anonymous) {
+            let mut count: HashMap<Option<usize>, usize> = HashMap::default();
+            for i in 0..defs.len() {
+                if defs[i].anonymous {
+                    let n = count.entry(parents[i]).or_insert(0);
+                    *n += 1;
+                    defs[i].name = lambda_name(*n);
+                    anonymous_names.insert(defs[i].node.byte_range(), (defs[i].name.clone(), i));
+                }
+            }
         }
 
         // Qualified names, then ids of the definitions that are symbols.
@@ -303,10 +373,28 @@ impl Extractor {
 
         // Enclosing symbol of each reference: the same sweep over reference positions.
         refs.sort_by_key(|r| r.start);
+        // (The reference is in the scope around the function it names, not inside it.)
+        let mut named_def: Vec<Option<usize>> = vec![None; refs.len()];
+        for (k, r) in refs.iter_mut().enumerate() {
+            if let Some((n, i)) = anonymous_names.get(&r.range) {
+                r.name = n.as_str().into();
+                named_def[k] = Some(*i);
+            }
+        }
+        // An argument's call, by the call's name node (the first call reference there).
+        let calls: HashMap<std::ops::Range<usize>, u32> = if refs.iter().any(|r| r.arg.is_some()) {
+            let mut m = HashMap::default();
+            for (i, r) in refs.iter().enumerate().filter(|(_, r)| r.kind == RefKind::Call) {
+                m.entry(r.range.clone()).or_insert(i as u32);
+            }
+            m
+        } else {
+            HashMap::default()
+        };
         out.references.reserve_exact(refs.len());
         let mut stack: Vec<usize> = Vec::new();
         let mut next = 0;
-        for r in refs {
+        for (k, r) in refs.into_iter().enumerate() {
             while next < defs.len() && defs[next].start <= r.start {
                 while stack.last().is_some_and(|&t| defs[t].end <= defs[next].start) {
                     stack.pop();
@@ -321,12 +409,46 @@ impl Extractor {
             let enclosing = stack
                 .iter()
                 .rev()
-                .filter(|&&t| defs[t].end > r.start && kinds[t] != SymbolKind::Label)
+                .filter(|&&t| defs[t].end > r.start && kinds[t] != SymbolKind::Label && Some(t) != named_def[k])
                 .find_map(|&t| owner[t]);
-            out.references.push(Reference::new(r.name, r.kind, r.span, enclosing, r.receiver, r.module, r.alias));
+            let arg = r.arg.and_then(|(of, slot)| Some(Arg { call: *calls.get(&of)?, slot }));
+            out.references
+                .push(Reference::new(r.name, r.kind, r.span, enclosing, r.receiver, r.module, r.alias).with_arg(arg));
         }
         out
     }
+}
+
+/// The argument of `list` that holds `node`: its child (comments aside) whose range
+/// contains it.
+fn argument_of<'t>(list: Node<'t>, node: Node<'t>) -> Option<(usize, Node<'t>)> {
+    let mut cursor = list.walk();
+    let found = list
+        .named_children(&mut cursor)
+        .filter(|c| !is_comment(c))
+        .enumerate()
+        .find(|(_, c)| c.start_byte() <= node.start_byte() && node.end_byte() <= c.end_byte());
+    found
+}
+
+/// An argument's slot: its position in `list`, or keyword, `*args`, `**kwargs`. Without a
+/// list (a decorator applied to the function below it) it is the first argument.
+fn arg_slot(list: Option<Node<'_>>, node: Node<'_>) -> Slot {
+    let Some((i, arg)) = list.and_then(|l| argument_of(l, node)) else {
+        return Slot::Position(0);
+    };
+    match arg.kind() {
+        "list_splat" | "spread_element" | "splat_argument" => Slot::Star,
+        "dictionary_splat" | "hash_splat_argument" => Slot::StarStar,
+        "keyword_argument" | "named_argument" if arg.id() != node.id() => Slot::Keyword,
+        _ => Slot::Position(i.min(u16::MAX as usize) as u16),
+    }
+}
+
+/// A keyword argument's keyword.
+fn keyword_of(list: Option<Node<'_>>, node: Node<'_>, source: &[u8]) -> Option<CompactString> {
+    let (_, arg) = argument_of(list?, node)?;
+    arg.child_by_field_name("name").map(|n| clean_name(&node_text(n, source)).into())
 }
 
 /// Assembly labels are one-line nodes: a function label owns the code up to the next

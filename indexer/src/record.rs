@@ -148,6 +148,55 @@ pub struct Reference {
     /// Receiver or qualifier text of a call (`self`, `os.path`, `Foo`), as written.
     pub receiver: Option<CompactString>,
     bound: Option<Box<Bound>>,
+    /// An argument's call (the index of its reference in the file's list; `u32::MAX`: not
+    /// an argument) and slot ([`Slot::encode`]); inline: they fit in the padding.
+    arg_call: u32,
+    arg_slot: u16,
+}
+
+/// Where an argument's value goes: the call it is passed to and its slot there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Arg {
+    /// The index of the call's reference in the same file's references.
+    pub call: u32,
+    pub slot: Slot,
+}
+
+/// An argument's slot in its call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Slot {
+    /// The n-th positional argument (0-based, as written at the call).
+    Position(u16),
+    /// A keyword argument; its keyword is the reference's [`Reference::alias`].
+    Keyword,
+    /// `*args` / `...args`: spread over the positional parameters.
+    Star,
+    /// `**kwargs`: spread over the keyword parameters.
+    StarStar,
+}
+
+impl Slot {
+    const KEYWORD: u16 = u16::MAX;
+    const STAR: u16 = u16::MAX - 1;
+    const STAR_STAR: u16 = u16::MAX - 2;
+
+    fn encode(self) -> u16 {
+        match self {
+            Slot::Position(n) => n.min(Slot::STAR_STAR - 1),
+            Slot::Keyword => Slot::KEYWORD,
+            Slot::Star => Slot::STAR,
+            Slot::StarStar => Slot::STAR_STAR,
+        }
+    }
+
+    fn decode(v: u16) -> Slot {
+        match v {
+            Slot::KEYWORD => Slot::Keyword,
+            Slot::STAR => Slot::Star,
+            Slot::STAR_STAR => Slot::StarStar,
+            n => Slot::Position(n),
+        }
+    }
 }
 
 /// What an import or a binding adds to a reference.
@@ -168,7 +217,21 @@ impl Reference {
         alias: Option<CompactString>,
     ) -> Reference {
         let bound = (module.is_some() || alias.is_some()).then(|| Box::new(Bound { module, alias }));
-        Reference { name, kind, span, enclosing, receiver, bound }
+        Reference { name, kind, span, enclosing, receiver, bound, arg_call: u32::MAX, arg_slot: 0 }
+    }
+
+    /// This reference as an argument of the call `arg.call`.
+    pub fn with_arg(mut self, arg: Option<Arg>) -> Reference {
+        (self.arg_call, self.arg_slot) = match arg {
+            Some(a) => (a.call, a.slot.encode()),
+            None => (u32::MAX, 0),
+        };
+        self
+    }
+
+    /// For an argument (a callback, a value, a call passed to another call): where it goes.
+    pub fn arg(&self) -> Option<Arg> {
+        (self.arg_call != u32::MAX).then(|| Arg { call: self.arg_call, slot: Slot::decode(self.arg_slot) })
     }
 
     /// For imports: the module imported from, as written (quotes removed).
@@ -176,8 +239,10 @@ impl Reference {
         self.bound.as_ref()?.module.as_deref()
     }
 
-    /// For imports: the local alias (`import numpy as np` -> `np`); for a type or call
-    /// reference, the variable it binds (`Circle c` -> `c`, `c = Circle()` -> `c`).
+    /// For imports: the local alias (`import numpy as np` -> `np`); for a type, call or
+    /// value reference, the variable it binds (`Circle c` -> `c`, `c = Circle()` -> `c`,
+    /// `h = f` -> `h`, `self.h = f` -> `self.h`, `d[k] = f` -> `d[k]`; `return` for a value the
+    /// enclosing function returns); for a keyword argument, its keyword.
     pub fn alias(&self) -> Option<&str> {
         self.bound.as_ref()?.alias.as_deref()
     }
@@ -193,6 +258,8 @@ struct RefWire<N, S> {
     receiver: Option<S>,
     module: Option<S>,
     alias: Option<S>,
+    /// An argument's call and encoded slot.
+    arg: Option<(u32, u16)>,
 }
 
 impl Serialize for Reference {
@@ -205,6 +272,7 @@ impl Serialize for Reference {
             receiver: self.receiver.as_deref(),
             module: self.module(),
             alias: self.alias(),
+            arg: (self.arg_call != u32::MAX).then_some((self.arg_call, self.arg_slot)),
         }
         .serialize(z)
     }
@@ -213,7 +281,11 @@ impl Serialize for Reference {
 impl<'de> Deserialize<'de> for Reference {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Reference, D::Error> {
         let w = RefWire::<CompactString, CompactString>::deserialize(d)?;
-        Ok(Reference::new(w.name, w.kind, w.span, w.enclosing, w.receiver, w.module, w.alias))
+        let mut r = Reference::new(w.name, w.kind, w.span, w.enclosing, w.receiver, w.module, w.alias);
+        if let Some((call, slot)) = w.arg {
+            (r.arg_call, r.arg_slot) = (call, slot);
+        }
+        Ok(r)
     }
 }
 
@@ -254,7 +326,8 @@ pub struct FileRecord {
 mod tests {
     use super::*;
 
-    /// The flat record `records.bin` held before the module and alias were boxed.
+    /// The flat record `records.bin` holds (the module and alias are boxed in memory, the
+    /// argument's call and slot inline).
     #[derive(Serialize)]
     struct Flat {
         name: CompactString,
@@ -264,6 +337,7 @@ mod tests {
         receiver: Option<CompactString>,
         module: Option<CompactString>,
         alias: Option<CompactString>,
+        arg: Option<(u32, u16)>,
     }
 
     #[test]
@@ -288,11 +362,28 @@ mod tests {
                 receiver: c(receiver),
                 module: c(module),
                 alias: c(alias),
+                arg: None,
             };
             let bytes = postcard::to_allocvec(&r).unwrap();
             assert_eq!(bytes, postcard::to_allocvec(&flat).unwrap());
             assert_eq!(postcard::from_bytes::<Reference>(&bytes).unwrap(), r);
         }
+    }
+
+    #[test]
+    fn an_arguments_call_and_slot_round_trip() {
+        let span = Span { start_line: 1, start_col: 1, end_line: 1, end_col: 2 };
+        for slot in [Slot::Position(0), Slot::Position(7), Slot::Keyword, Slot::Star, Slot::StarStar] {
+            let r = Reference::new("f".into(), RefKind::Callback, span, None, None, None, Some("key".into()))
+                .with_arg(Some(Arg { call: 3, slot }));
+            assert_eq!(r.arg(), Some(Arg { call: 3, slot }));
+            let back: Reference = postcard::from_bytes(&postcard::to_allocvec(&r).unwrap()).unwrap();
+            assert_eq!(back, r);
+            assert_eq!(back.arg(), Some(Arg { call: 3, slot }));
+        }
+        let plain = Reference::new("f".into(), RefKind::Call, span, None, None, None, None);
+        assert_eq!(plain.arg(), None);
+        assert_eq!(plain.clone().with_arg(None), plain);
     }
 
     #[test]

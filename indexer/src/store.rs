@@ -1,6 +1,6 @@
 //! The persisted index of one repository, and reading it back.
 //!
-//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 9):
+//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 10):
 //!
 //! | file | content |
 //! |---|---|
@@ -52,7 +52,9 @@ use crate::walk::SkipReason;
 /// 9: term dictionaries are FSTs again (a query looks each term up twice per segment;
 /// the sstable's block decoding was 15% of a served search's CPU), and `name_lower` is
 /// indexed with frequencies (a query's clauses are then ranked by block-max WAND).
-pub const FORMAT_VERSION: u32 = 9;
+/// 10: references carry an argument's call and slot, and value / iteration / context /
+/// raise references and anonymous functions are extracted (the call graph's value flow).
+pub const FORMAT_VERSION: u32 = 10;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";

@@ -75,6 +75,9 @@
     left: (identifier) @name
     right: (lambda)) @definition.function)
 
+; any other lambda: an anonymous function (`<lambda1>`, numbered per scope)
+(lambda) @definition.function
+
 ; PI2 = ..., MAX: Final = ... at module level
 (module
   (expression_statement
@@ -150,6 +153,69 @@
   (#not-eq? @name "super")
   (#any-of? @_self "self" "cls"))
 
+; return f(…), yield f(…), lambda: f(…): the call's result is what the function returns
+([
+  (return_statement (call function: (identifier) @name) @reference.call)
+  (return_statement (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call)
+  (yield (call function: (identifier) @name) @reference.call)
+  (yield (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call)
+  (lambda body: (call function: (identifier) @name) @reference.call)
+  (lambda body: (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call)
+] @flow.return
+  (#not-eq? @name "super"))
+
+; g(f(…)), g(key=f(…)): the call's result is an argument of g
+(call
+  function: [
+    (identifier) @arg.of
+    (attribute attribute: (identifier) @arg.of)
+  ]
+  arguments: (argument_list
+    [
+      (call function: (identifier) @name) @reference.call
+      (keyword_argument value: (call function: (identifier) @name) @reference.call)
+      (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
+      (keyword_argument value: (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call)
+    ]) @arg.list
+  (#not-eq? @name "super"))
+
+; @dec def f / @dec(args) def f: the decorator's call, bound to the name it decorates
+; (`@f`: f = dec(f); `@@f`: f = dec(args)(f))
+(decorated_definition
+  (decorator [
+    (identifier) @name
+    (attribute object: (_) @receiver attribute: (identifier) @name)
+  ] @reference.call)
+  definition: [
+    (function_definition name: (identifier) @decorates)
+    (class_definition name: (identifier) @decorates)
+  ]
+  (#not-match? @name "^(staticmethod|classmethod|property|abstractmethod|override|overload)$"))
+
+(decorated_definition
+  (decorator (call function: [
+    (identifier) @name
+    (attribute object: (_) @receiver attribute: (identifier) @name)
+  ]) @reference.call)
+  definition: [
+    (function_definition name: (identifier) @decorates.result)
+    (class_definition name: (identifier) @decorates.result)
+  ])
+
+; engines[k](…), make()(…): a call of an element or of a call's result; the name is the
+; expression as written
+(assignment
+  left: [
+    (identifier) @import.alias
+    (attribute object: (identifier) @_self) @import.alias
+  ]
+  right: (call
+    function: [(subscript) (call)] @name) @reference.call
+  (#any-of? @_self "self" "cls"))
+
+(call
+  function: [(subscript) (call)] @name) @reference.call
+
 ; super().method(): the receiver is `super`
 (call
   function: (attribute
@@ -182,34 +248,211 @@
     attribute: (identifier) @name)) @reference.call
 
 ; ---------------------------------------------------------------------------
-; Callbacks: functions passed by name
+; Callbacks: functions passed by name (each with its call and slot: the value flows to
+; the callee's parameter)
 ; ---------------------------------------------------------------------------
 
 (call
+  function: [
+    (identifier) @arg.of
+    (attribute attribute: (identifier) @arg.of)
+  ]
   arguments: (argument_list
-    (identifier) @name @reference.callback)
+    [
+      (identifier) @name @reference.callback
+      (keyword_argument value: (identifier) @name @reference.callback)
+      (list_splat (identifier) @name @reference.callback)
+      (dictionary_splat (identifier) @name @reference.callback)
+    ]) @arg.list
+  (#not-match? @name "^(self|cls)$"))
+
+(call
+  function: [
+    (identifier) @arg.of
+    (attribute attribute: (identifier) @arg.of)
+  ]
+  arguments: (argument_list
+    [
+      (attribute object: (_) @receiver attribute: (identifier) @name @reference.callback)
+      (keyword_argument value: (attribute object: (_) @receiver attribute: (identifier) @name @reference.callback))
+    ]) @arg.list
+  (#not-match? @name "^__.*__$"))
+
+; self, a lambda, passed along: values
+(call
+  function: [
+    (identifier) @arg.of
+    (attribute attribute: (identifier) @arg.of)
+  ]
+  arguments: (argument_list
+    [
+      (identifier) @name @reference.value
+      (keyword_argument value: (identifier) @name @reference.value)
+    ]) @arg.list
+  (#match? @name "^(self|cls)$"))
+
+(call
+  function: [
+    (identifier) @arg.of
+    (attribute attribute: (identifier) @arg.of)
+  ]
+  arguments: (argument_list
+    [
+      (lambda) @name @reference.value
+      (keyword_argument value: (lambda) @name @reference.value)
+    ]) @arg.list)
+
+; arguments of a call of something else (`engines[k](f)`, `f()(g)`): no link
+(call
+  arguments: (argument_list
+    [
+      (identifier) @name @reference.callback
+      (keyword_argument value: (identifier) @name @reference.callback)
+    ])
   (#not-match? @name "^(self|cls)$"))
 
 (call
   arguments: (argument_list
-    (keyword_argument
-      value: (identifier) @name @reference.callback))
-  (#not-match? @name "^(self|cls)$"))
-
-(call
-  arguments: (argument_list
-    (attribute
-      object: (_) @receiver
-      attribute: (identifier) @name @reference.callback))
+    [
+      (attribute object: (_) @receiver attribute: (identifier) @name @reference.callback)
+      (keyword_argument value: (attribute object: (_) @receiver attribute: (identifier) @name @reference.callback))
+    ])
   (#not-match? @name "^__.*__$"))
 
-(call
-  arguments: (argument_list
-    (keyword_argument
-      value: (attribute
-        object: (_) @receiver
-        attribute: (identifier) @name @reference.callback)))
-  (#not-match? @name "^__.*__$"))
+; ---------------------------------------------------------------------------
+; Values: names that flow into a variable (`@import.alias`: `h`, `self.h`, `d[k]`) or
+; into what the function returns
+; ---------------------------------------------------------------------------
+
+; h = f, h = mod.f, self.h = self.m, d[k] = C, h = d[k], h = f if c else g
+(assignment
+  left: [(identifier) (attribute) (subscript)] @import.alias
+  right: [
+    (identifier) @name @reference.value
+    (attribute object: (_) @receiver attribute: (identifier) @name) @reference.value
+    (subscript value: [(identifier) (attribute)]) @name @reference.value
+    (conditional_expression [
+      (identifier) @name @reference.value
+      (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
+    ])
+    (boolean_operator [
+      (identifier) @name @reference.value
+      (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
+    ])
+  ])
+
+; a, b = f, g (the first three, pairwise)
+(assignment
+  left: (pattern_list . (identifier) @import.alias)
+  right: (expression_list . [
+    (identifier) @name @reference.value
+    (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
+  ]))
+
+(assignment
+  left: (pattern_list . (_) . (identifier) @import.alias)
+  right: (expression_list . (_) . [
+    (identifier) @name @reference.value
+    (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
+  ]))
+
+(assignment
+  left: (pattern_list . (_) . (_) . (identifier) @import.alias)
+  right: (expression_list . (_) . (_) . [
+    (identifier) @name @reference.value
+    (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
+  ]))
+
+; h = [f, g], h = {"a": A}, h = (f, g), h = {f}: the container holds them
+(assignment
+  left: [(identifier) (attribute) (subscript)] @import.alias
+  right: [
+    (list [
+      (identifier) @name @reference.value
+      (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
+      (lambda) @name @reference.value
+    ])
+    (tuple [
+      (identifier) @name @reference.value
+      (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
+      (lambda) @name @reference.value
+    ])
+    (set [
+      (identifier) @name @reference.value
+      (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
+    ])
+    (dictionary (pair value: [
+      (identifier) @name @reference.value
+      (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
+      (lambda) @name @reference.value
+    ]))
+  ])
+
+; d[k] = lambda: …
+(assignment
+  left: [(attribute) (subscript)] @import.alias
+  right: (lambda) @name @reference.value)
+
+; return f, return self.m, return f, g, return [f, g], yield f, lambda: f
+([
+  (return_statement [
+    (identifier) @name @reference.value
+    (attribute object: (_) @receiver attribute: (identifier) @name) @reference.value
+    (lambda) @name @reference.value
+  ])
+  (return_statement [
+    (expression_list [
+      (identifier) @name @reference.value
+      (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
+    ])
+    (list [
+      (identifier) @name @reference.value
+      (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
+    ])
+    (tuple [
+      (identifier) @name @reference.value
+      (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
+    ])
+  ])
+  (yield [
+    (identifier) @name @reference.value
+    (attribute object: (_) @receiver attribute: (identifier) @name) @reference.value
+  ])
+  (lambda body: [
+    (identifier) @name @reference.value
+    (attribute object: (_) @receiver attribute: (identifier) @name) @reference.value
+  ])
+] @flow.return)
+
+; ---------------------------------------------------------------------------
+; Implicit calls
+; ---------------------------------------------------------------------------
+
+; for x in xs / [… for x in xs]: __iter__ and __next__ of the iterable's class; x is
+; each element
+(for_statement
+  left: (_) @import.alias
+  right: (_) @name @reference.iteration)
+
+(for_in_clause
+  left: (_) @import.alias
+  right: (_) @name @reference.iteration)
+
+; with e as x: __enter__ and __exit__ of e's class; x is what __enter__ returns
+(with_item
+  value: (as_pattern
+    (_) @name @reference.context
+    alias: (as_pattern_target (_) @import.alias)))
+
+(with_item
+  value: [(identifier) (attribute) (call)] @name @reference.context)
+
+; raise E (raise E(…) is a call)
+(raise_statement
+  [
+    (identifier) @name
+    (attribute object: (_) @receiver attribute: (identifier) @name)
+  ] @reference.raise)
 
 ; ---------------------------------------------------------------------------
 ; Types
@@ -229,6 +472,16 @@
 (typed_default_parameter
   name: (identifier) @import.alias
   type: (type (identifier) @name)
+  (#not-match? @name "^(int|str|float|bool|bytes|object|list|dict|set|tuple|type|complex|Any)$")) @reference.type
+
+; def f(cs: list[Circle]): what the collection holds (the value flow does not tell a
+; container from its elements)
+(typed_parameter
+  (identifier) @import.alias
+  type: (type (generic_type
+    (identifier) @_collection
+    (type_parameter . (type (identifier) @name))))
+  (#any-of? @_collection "list" "List" "Sequence" "MutableSequence" "Iterable" "Iterator" "Collection" "set" "Set" "frozenset" "FrozenSet" "deque" "Deque")
   (#not-match? @name "^(int|str|float|bool|bytes|object|list|dict|set|tuple|type|complex|Any)$")) @reference.type
 
 ; c: Circle = …, self.c: Circle = …

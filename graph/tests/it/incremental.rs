@@ -139,3 +139,46 @@ fn owned_forms_equal_borrowed_ones() {
     assert!(stats.unwrap().files_changed >= 3);
     assert_eq!(g.edges(), CallGraph::build(&after).edges());
 }
+
+/// The value flow is the whole repository's: a change in one file (a registry filled with
+/// another class, a decorator that now wraps) changes what calls in other files resolve to.
+#[test]
+fn a_flow_change_in_one_file_updates_calls_in_others() {
+    const ONE: &str = r#"
+//- /app/registry.py
+ENGINES = {}
+
+def register(name, cls):
+    ENGINES[name] = cls
+//- /app/engines.py
+from app.registry import register
+
+class Fast:
+    def run(self):
+        return 1
+
+class Slow:
+    def run(self):
+        return 2
+
+register("fast", Fast)
+//- /app/main.py
+from app.registry import ENGINES
+
+def make(kind):
+    e = ENGINES[kind]()
+    return e.run()
+"#;
+    let two = ONE.replace(r#"register("fast", Fast)"#, "register(\"fast\", Fast)\nregister(\"slow\", Slow)");
+    let three = two.replace("    ENGINES[name] = cls", "    ENGINES[name] = cls\n    return cls");
+    let (one, two, three) = (records(ONE), records(&two), records(&three));
+    let mut g = CallGraph::build(&one);
+    for next in [&two, &three, &one] {
+        g.update(next);
+        assert_eq!(g.edges(), CallGraph::build(next).edges());
+    }
+    // The flow is what changed: `make` calls the newly registered class's method.
+    let edges = |r| crate::support::resolved_edges(&CallGraph::build(r));
+    assert!(!edges(&one).iter().any(|e| e.contains("Slow.run")), "{:?}", edges(&one));
+    assert!(edges(&two).contains(&"app.main.make -> app.engines.Slow.run".to_string()), "{:?}", edges(&two));
+}

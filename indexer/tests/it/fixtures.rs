@@ -47,6 +47,10 @@ fn render(lang: Lang, rel: &str, source: &[u8]) -> String {
         if let Some(x) = r.alias() {
             write!(s, "  alias={x}").unwrap();
         }
+        if let Some(a) = r.arg() {
+            let call = &out.references[a.call as usize];
+            write!(s, "  arg={:?} of {}@{}:{}", a.slot, call.name, call.span.start_line, call.span.start_col).unwrap();
+        }
         writeln!(s).unwrap();
     }
     if !out.diagnostics.is_empty() {
