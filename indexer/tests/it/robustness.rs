@@ -274,3 +274,22 @@ fn code_tokens_find_camel_and_snake_parts() {
         r.symbols.search(&SearchQuery { text: "parseJSONValue".into(), limit: 10, ..Default::default() }).unwrap();
     assert_eq!(hits[0].symbol.name, "parseJSONValue");
 }
+
+/// The fuzz target `records` starts from these seeds; a seed of an older format version stops
+/// at the version check and fuzzes nothing past it. After a `FORMAT_VERSION` bump, replace them
+/// (benches/fuzz/README.md says how).
+#[test]
+fn the_records_fuzz_seeds_are_of_the_current_format() {
+    let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../benches/fuzz/seeds/records");
+    let mut n = 0;
+    for e in std::fs::read_dir(&seeds).unwrap() {
+        let seed = e.unwrap().path();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(&seed, dir.path().join("records.bin")).unwrap();
+        let records = cc_indexer::store::read_records(dir.path())
+            .unwrap_or_else(|e| panic!("{}: {e} (re-make it: benches/fuzz/README.md)", seed.display()));
+        assert!(!records.is_empty(), "{}", seed.display());
+        n += 1;
+    }
+    assert!(n >= 2, "the seeds are gone: {}", seeds.display());
+}
