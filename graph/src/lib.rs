@@ -22,6 +22,7 @@ pub use graph::{
     top_level_qualified, CallGraph, EdgeData, Follow, Hit, Limits, NodeRef, Possible, RefEdge, Site, SymbolInfo,
     UpdateStats, Walk, GRAPH_FORMAT_VERSION, TOP_LEVEL_NAME,
 };
+pub use petgraph::Direction;
 pub use resolve::{EdgeKind, Resolution, Rung, Target};
 
 use std::path::PathBuf;

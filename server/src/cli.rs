@@ -67,6 +67,9 @@ pub enum Command {
     /// else every indexed repository.
     Search(SearchArgs),
     /// Look up symbols by exact name (or qualified name) and print file:line and signature
+    ///
+    /// With --path, lists the symbols defined in that file or folder (with a NAME, only those
+    /// of that name).
     Symbol(SymbolArgs),
     /// List the indexed repositories: when they were indexed and how big they are
     Repos(ReposArgs),
@@ -79,6 +82,8 @@ pub enum Command {
     Callees(GraphArgs),
     /// What may break if a symbol changes: its transitive callers up to --depth hops
     Impact(ImpactArgs),
+    /// The call graph as data: `graph export` writes every edge (JSON lines, CSV or DOT)
+    Graph(GraphCommandArgs),
     /// Serve MCP over HTTP: Streamable HTTP at /mcp, the legacy HTTP+SSE pair at /sse + /messages
     ///
     /// Binds 127.0.0.1:9030 unless told otherwise; Host and Origin are checked on every route
@@ -476,9 +481,44 @@ pub struct GraphArgs {
     /// The repository (see `cc-server repos`)
     #[arg(long)]
     pub repo: Option<String>,
+    /// Also follow references: a function or class passed, stored or returned as a value
+    /// (`sorted(xs, key=k)`), which is not a call by the site's symbol
+    #[arg(long)]
+    pub references: bool,
+    /// Also walk the possible edges (calls the graph cannot decide: a method of a receiver of
+    /// unknown type, several symbols of that name), which are otherwise listed apart
+    #[arg(long)]
+    pub possible: bool,
     /// JSON output
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct GraphCommandArgs {
+    #[command(subcommand)]
+    pub command: GraphCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GraphCommand {
+    /// Write every edge of a repository's call graph to stdout: both ends' ids and qualified
+    /// names, the edge's kind, confidence, how it was resolved and its call sites
+    ///
+    /// jsonl: one JSON object per edge; csv: a header row, then one row per edge; dot:
+    /// Graphviz. Ids are the 16 hex digits the other commands take.
+    Export(GraphExportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct GraphExportArgs {
+    /// The repository (see `cc-server repos`) [default: the one the current directory is in,
+    /// or the only one indexed]
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// Output format
+    #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "csv", "dot"])]
+    pub format: String,
 }
 
 #[derive(Args, Debug)]
@@ -494,6 +534,14 @@ pub struct ImpactArgs {
     /// The repository (see `cc-server repos`)
     #[arg(long)]
     pub repo: Option<String>,
+    /// Also follow references: a function or class passed, stored or returned as a value
+    /// (`sorted(xs, key=k)`), which is not a call by the site's symbol
+    #[arg(long)]
+    pub references: bool,
+    /// Also walk the possible edges (calls the graph cannot decide: a method of a receiver of
+    /// unknown type, several symbols of that name), which are otherwise listed apart
+    #[arg(long)]
+    pub possible: bool,
     /// JSON output
     #[arg(long)]
     pub json: bool,
@@ -557,7 +605,12 @@ pub struct SearchArgs {
 #[derive(Args, Debug)]
 pub struct SymbolArgs {
     /// A name (`parse_json`) or a qualified name (`pkg.mod.parse_json`, `crate::a::f`)
-    pub name: String,
+    #[arg(required_unless_present = "path")]
+    pub name: Option<String>,
+    /// The symbols defined in this file or folder (relative to the repository's root; `.`:
+    /// all), in path and line order
+    #[arg(long)]
+    pub path: Option<String>,
     /// The repository to look in (see `cc-server repos`)
     #[arg(long)]
     pub repo: Option<String>,
@@ -658,13 +711,10 @@ fn dispatch(cli: Cli, extension: Option<std::sync::Arc<dyn crate::mcp::extension
         Command::Search(a) => search(&data, a),
         Command::Symbol(a) => symbol(&data, a),
         Command::Repos(a) => repos(&data, a),
-        Command::Callers(a) => {
-            graph_query(&data, GraphOp::Callers, &a.name, a.depth, a.limit, a.repo.as_deref(), a.json)
-        }
-        Command::Callees(a) => {
-            graph_query(&data, GraphOp::Callees, &a.name, a.depth, a.limit, a.repo.as_deref(), a.json)
-        }
-        Command::Impact(a) => graph_query(&data, GraphOp::Impact, &a.name, a.depth, a.limit, a.repo.as_deref(), a.json),
+        Command::Callers(a) => graph_query(&data, GraphOp::Callers, &a.into()),
+        Command::Callees(a) => graph_query(&data, GraphOp::Callees, &a.into()),
+        Command::Impact(a) => graph_query(&data, GraphOp::Impact, &a.into()),
+        Command::Graph(a) => graph_command(&data, a),
         Command::Serve(a) => crate::serve::serve(data, &setup, a, quiet),
         Command::Mcp(a) => crate::serve::mcp(data, &setup, a),
         Command::Tools(a) => crate::serve::tools(&setup, a),
@@ -815,16 +865,40 @@ fn search(data: &DataDir, a: SearchArgs) -> Result<()> {
 
 fn symbol(data: &DataDir, a: SymbolArgs) -> Result<()> {
     let repos = pick_repos(data, a.repo.as_deref())?;
+    let limit = a.limit as usize;
     let mut found = Vec::new();
-    for r in &repos {
-        for s in r.symbols.lookup(&a.name, a.limit as usize)? {
-            found.push((r.meta.name.clone(), s));
+    match (&a.path, &a.name) {
+        (Some(path), name) => {
+            for r in &repos {
+                let l = crate::engine::Loaded::open(data, &r.meta.name)?;
+                let path = if path == "." { "" } else { path.as_str() };
+                found.extend(
+                    crate::ops::symbols_in(&l.graph, path, name.as_deref())
+                        .take(limit - found.len().min(limit))
+                        .map(|s| (r.meta.name.clone(), s)),
+                );
+            }
         }
+        (None, Some(name)) => {
+            for r in &repos {
+                for s in r.symbols.lookup(name, limit)? {
+                    found.push((r.meta.name.clone(), s));
+                }
+            }
+        }
+        (None, None) => unreachable!("clap requires a name or --path"),
     }
-    found.truncate(a.limit as usize);
+    found.truncate(limit);
     output::print_symbols(&found, repos.len() > 1, a.json)?;
     if found.is_empty() {
-        anyhow::bail!("no symbol named '{}'; try `cc-server search {}`", a.name, a.name);
+        match (&a.path, &a.name) {
+            (Some(p), None) => anyhow::bail!("no symbols defined in '{p}' (a path relative to the repository's root)"),
+            (Some(p), Some(n)) => anyhow::bail!("no symbol named '{n}' in '{p}'"),
+            (None, n) => {
+                let n = n.as_deref().unwrap_or_default();
+                anyhow::bail!("no symbol named '{n}'; try `cc-server search {n}`")
+            }
+        }
     }
     Ok(())
 }
@@ -850,19 +924,58 @@ pub struct Ambiguous {
 #[error("no symbol named '{0}'; try `cc-server search {0}`")]
 pub struct NoSuchSymbol(pub String);
 
-fn graph_query(
-    data: &DataDir,
-    op: GraphOp,
-    name: &str,
+/// What `callers`, `callees` and `impact` were asked (their arguments differ only in the
+/// default depth their help states).
+struct GraphQuery {
+    name: String,
     depth: Option<u64>,
     limit: Option<u64>,
-    repo: Option<&str>,
+    repo: Option<String>,
+    follow: crate::ops::Follow,
     json: bool,
-) -> Result<()> {
-    let repos = pick_repos(data, repo)?;
+}
+
+impl From<GraphArgs> for GraphQuery {
+    fn from(a: GraphArgs) -> Self {
+        let follow = crate::ops::Follow { references: a.references, possible: a.possible };
+        GraphQuery { name: a.name, depth: a.depth, limit: a.limit, repo: a.repo, follow, json: a.json }
+    }
+}
+
+impl From<ImpactArgs> for GraphQuery {
+    fn from(a: ImpactArgs) -> Self {
+        let follow = crate::ops::Follow { references: a.references, possible: a.possible };
+        GraphQuery { name: a.name, depth: a.depth, limit: a.limit, repo: a.repo, follow, json: a.json }
+    }
+}
+
+fn graph_command(data: &DataDir, a: GraphCommandArgs) -> Result<()> {
+    match a.command {
+        GraphCommand::Export(e) => {
+            let repos = pick_repos(data, e.repo.as_deref())?;
+            if repos.len() > 1 {
+                let names: Vec<&str> = repos.iter().map(|r| r.meta.name.as_str()).collect();
+                anyhow::bail!("--repo: several repositories are indexed ({}); name one", names.join(", "));
+            }
+            let l = crate::engine::Loaded::open(data, &repos[0].meta.name)?;
+            let format = cc_graph::ExportFormat::parse(&e.format).expect("clap checked the format");
+            let stdout = std::io::stdout();
+            let mut w = std::io::BufWriter::new(stdout.lock());
+            let written = l.graph.export(&mut w, format).and_then(|()| std::io::Write::flush(&mut w));
+            match written {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                r => Ok(r?),
+            }
+        }
+    }
+}
+
+fn graph_query(data: &DataDir, op: GraphOp, q: &GraphQuery) -> Result<()> {
+    let repos = pick_repos(data, q.repo.as_deref())?;
     let loaded: Vec<crate::engine::Loaded> =
         repos.iter().map(|r| crate::engine::Loaded::open(data, &r.meta.name)).collect::<Result<_>>()?;
     let graphs: Vec<&cc_graph::CallGraph> = loaded.iter().map(|l| &l.graph).collect();
+    let name = q.name.as_str();
     let (i, start) = match crate::ops::find(&graphs, name) {
         crate::ops::Found::One(i, s) => (i, s),
         crate::ops::Found::None => return Err(NoSuchSymbol(name.to_string()).into()),
@@ -877,6 +990,15 @@ fn graph_query(
         }
     };
     let graph = graphs[i];
-    let (walk, depth) = crate::ops::walk(graph, op, start, depth.map(|d| d as usize), limit.map(|n| n as usize));
-    output::print_walk(graph, op, start, &walk, depth as u64, json)
+    let (walk, depth) =
+        crate::ops::walk(graph, op, start, q.depth.map(|d| d as usize), q.limit.map(|n| n as usize), q.follow);
+    let out = crate::mcp::tools::code::walk_out(
+        crate::store::DEFAULT_WORKSPACE,
+        &repos[i].meta.name,
+        graph,
+        start,
+        depth as u32,
+        walk,
+    );
+    output::print_walk(op, &out, q.json)
 }

@@ -266,54 +266,12 @@ pub fn print_repos(data: &DataDir, metas: &[cc_indexer::Result<RepoMeta>], json:
     Ok(())
 }
 
-fn node_label(graph: &cc_graph::CallGraph, n: &cc_graph::NodeRef) -> (String, String) {
-    match n {
-        cc_graph::NodeRef::Symbol(id) => match graph.symbol(*id) {
-            Some(s) => (format!("{}:{}", s.path, s.span.start_line), s.qualified_name.clone()),
-            None => ("?".into(), id.to_string()),
-        },
-        cc_graph::NodeRef::File(p) => (format!("{p}:1"), format!("<top level of {p}>")),
-        cc_graph::NodeRef::External(x) => ("(external)".into(), x.clone()),
-    }
-}
-
-/// Callers, callees or impact: one row per symbol with its file:line.
-pub fn print_walk(
-    graph: &cc_graph::CallGraph,
-    op: crate::cli::GraphOp,
-    start: &cc_graph::SymbolInfo,
-    walk: &cc_graph::Walk,
-    depth: u64,
-    json: bool,
-) -> Result<()> {
+/// Callers, callees or impact: one row per symbol with its file:line, then the calls the
+/// graph could not decide. `--json` prints what the MCP tools answer.
+pub fn print_walk(op: crate::cli::GraphOp, out: &crate::mcp::tools::code::GraphOut, json: bool) -> Result<()> {
     use crate::cli::GraphOp;
     if json {
-        let hits: Vec<_> = walk
-            .hits
-            .iter()
-            .map(|h| {
-                let (loc, name) = node_label(graph, &h.node);
-                let sym = match &h.node {
-                    cc_graph::NodeRef::Symbol(id) => {
-                        graph.symbol(*id).map(|s| serde_json::to_value(s).expect("symbol"))
-                    }
-                    _ => None,
-                };
-                serde_json::json!({
-                    "name": name, "location": loc, "symbol": sym,
-                    "external": matches!(h.node, cc_graph::NodeRef::External(_)),
-                    "distance": h.distance, "confidence": h.confidence, "ambiguous": h.ambiguous,
-                    "sites": h.sites.iter().map(|s| format!("{}:{}", s.path, s.line)).collect::<Vec<_>>(),
-                    "path": h.path.iter().map(|n| node_label(graph, n).1).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        let v = serde_json::json!({
-            "symbol": start, "depth": depth, "results": hits,
-            "truncated": walk.truncated_depth || walk.truncated_nodes,
-            "truncated_depth": walk.truncated_depth, "truncated_nodes": walk.truncated_nodes,
-        });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        println!("{}", serde_json::to_string_pretty(out)?);
         return Ok(());
     }
     let what = match op {
@@ -321,28 +279,69 @@ pub fn print_walk(
         GraphOp::Callees => "callees of",
         GraphOp::Impact => "impact of",
     };
-    println!("{what} {} ({}:{}), depth {depth}:", start.qualified_name, start.path, start.span.start_line);
-    if walk.hits.is_empty() {
+    let (start, depth) = (&out.symbol, out.depth);
+    println!("{what} {} ({}), depth {depth}:", start.qualified_name, start.location);
+    if out.results.is_empty() {
         println!("  none found");
     }
-    for h in &walk.hits {
-        let (loc, name) = node_label(graph, &h.node);
-        let sites: Vec<String> = h.sites.iter().take(3).map(|s| format!("{}:{}", s.path, s.line)).collect();
-        let more = if h.sites.len() > 3 { format!(" +{}", h.sites.len() - 3) } else { String::new() };
-        let amb = if h.ambiguous { " ambiguous" } else { "" };
-        let via = if h.path.len() > 2 {
-            let mid: Vec<String> = h.path[1..h.path.len() - 1].iter().map(|n| node_label(graph, n).1).collect();
-            format!(" via {}", mid.join(" > "))
-        } else {
-            String::new()
-        };
-        println!("  {:>2}  {loc}  {name}  ({:.2}{amb}) at {}{more}{via}", h.distance, h.confidence, sites.join(", "));
+    let sites = |v: &[String]| {
+        let more = if v.len() > 3 { format!(" +{}", v.len() - 3) } else { String::new() };
+        format!("{}{more}", v.iter().take(3).cloned().collect::<Vec<_>>().join(", "))
+    };
+    for h in &out.results {
+        let mut marks: Vec<&str> = Vec::new();
+        if h.kind != "call" {
+            marks.push(&h.kind);
+        }
+        if h.ambiguous {
+            marks.push("possible");
+        }
+        if h.recursive {
+            marks.push("recursive");
+        }
+        let marks = if marks.is_empty() { String::new() } else { format!(" [{}]", marks.join(", ")) };
+        let via =
+            if h.path.len() > 2 { format!(" via {}", h.path[1..h.path.len() - 1].join(" > ")) } else { String::new() };
+        println!(
+            "  {:>2}  {}  {}  ({:.2}){marks} at {}{via}",
+            h.distance,
+            h.location,
+            h.name,
+            h.confidence,
+            sites(&h.sites)
+        );
     }
-    if walk.truncated_depth {
+    if out.truncated_depth {
         println!("  (stopped at depth {depth}: there is more further out; raise --depth)");
     }
-    if walk.truncated_nodes {
+    if out.truncated_nodes {
         println!("  (stopped at the --limit of symbols: the answer is incomplete)");
+    }
+    if !out.possible.is_empty() {
+        println!("  undecided calls, not followed (--possible walks them):");
+        for p in &out.possible {
+            let ends: Vec<String> = p.symbols.iter().map(|e| format!("{} ({})", e.name, e.location)).collect();
+            match op {
+                GraphOp::Callees => {
+                    println!(
+                        "  {:>2}  {} at {}: one of {}: {}",
+                        p.distance,
+                        p.via,
+                        sites(&p.sites),
+                        p.candidates,
+                        ends.join(", ")
+                    )
+                }
+                GraphOp::Callers | GraphOp::Impact => println!(
+                    "  {:>2}  {} at {}: may call {} (one of {} candidates)",
+                    p.distance,
+                    ends.join(", "),
+                    sites(&p.sites),
+                    p.via,
+                    p.candidates
+                ),
+            }
+        }
     }
     Ok(())
 }

@@ -273,6 +273,87 @@ fn callers_callees_and_impact_print_file_and_line() {
     assert!(err.contains("no symbol named"), "{err}");
 }
 
+/// What the graph knows apart from what it guesses: a method of an unknown receiver is a
+/// possible call (listed apart, walked with --possible), a function passed as a value is a
+/// reference (walked with --references), recursion lists the start again; `graph export`
+/// writes every edge; `symbol --path` lists a file's symbols without a query.
+#[test]
+fn graph_answers_keep_guesses_and_references_apart_and_export_every_edge() {
+    let e = env();
+    std::fs::create_dir_all(e.repo.join("tools")).unwrap();
+    std::fs::write(
+        e.repo.join("tools/walker.py"),
+        "def helper(x):\n    return x\n\n\ndef walk(n):\n    if n:\n        walk(n - 1)\n\n\nclass A:\n    def run(self):\n        pass\n\n\nclass B:\n    def run(self):\n        pass\n\n\ndef go(o, xs):\n    o.run()\n    return sorted(xs, key=helper)\n",
+    )
+    .unwrap();
+    ok(&cc(&e, &["index", path(&e.repo)]));
+    let json = |args: &[&str]| -> serde_json::Value { serde_json::from_str(&ok(&cc(&e, args))).unwrap() };
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v["results"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_string()).collect()
+    };
+    let v = json(&["callees", "tools.walker.go", "--json"]);
+    let got = names(&v);
+    assert!(!got.iter().any(|n| n.ends_with(".run") || n.ends_with("helper")), "guesses or references as facts: {v}");
+    assert_eq!(v["possible"].as_array().unwrap().len(), 1, "{v}");
+    let p = &v["possible"][0];
+    assert_eq!(
+        (p["via"].as_str(), p["candidates"].as_u64(), p["sites"][0].as_str()),
+        (Some("tools.walker.go"), Some(2), Some("tools/walker.py:21"))
+    );
+    let ends: Vec<&str> = p["symbols"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(ends, ["tools.walker.A.run", "tools.walker.B.run"], "{v}");
+    assert!(p["symbols"][0]["id"].as_str().unwrap().len() == 16, "{v}");
+    let text = ok(&cc(&e, &["callees", "tools.walker.go"]));
+    assert!(text.contains("undecided calls") && text.contains("one of 2: tools.walker.A.run"), "{text}");
+    // --possible walks them, marked; --references adds the function passed as a key.
+    let v = json(&["callees", "tools.walker.go", "--possible", "--json"]);
+    let runs: Vec<&serde_json::Value> =
+        v["results"].as_array().unwrap().iter().filter(|r| r["name"].as_str().unwrap().ends_with(".run")).collect();
+    assert!(runs.len() == 2 && runs.iter().all(|r| r["ambiguous"] == true), "{v}");
+    assert!(v["possible"].as_array().unwrap().is_empty(), "{v}");
+    let v = json(&["callees", "tools.walker.go", "--references", "--json"]);
+    let helper = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "tools.walker.helper")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!((helper["kind"].as_str(), helper["external"].as_bool()), (Some("reference"), Some(false)), "{v}");
+    // Recursion: the start is listed, marked, and not walked again.
+    let v = json(&["callers", "tools.walker.walk", "--depth", "3", "--json"]);
+    assert_eq!(names(&v), ["tools.walker.walk"], "{v}");
+    assert_eq!((v["results"][0]["recursive"].as_bool(), v["results"][0]["kind"].as_str()), (Some(true), Some("call")));
+    assert!(ok(&cc(&e, &["callers", "tools.walker.walk"])).contains("[recursive]"));
+    // Export: every edge, both ends' ids in the form the commands take.
+    let jsonl = ok(&cc(&e, &["graph", "export", "--format", "jsonl"]));
+    let edges: Vec<serde_json::Value> = jsonl.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let reference = edges
+        .iter()
+        .find(|x| x["from_name"] == "tools.walker.go" && x["to_name"] == "tools.walker.helper")
+        .unwrap_or_else(|| panic!("{jsonl}"));
+    assert_eq!(reference["kind"], "reference");
+    let id = reference["to"].as_str().unwrap();
+    assert!(ok(&cc(&e, &["callers", id, "--references"])).contains("tools.walker.go"));
+    let csv = ok(&cc(&e, &["graph", "export", "--format", "csv"]));
+    assert!(csv.starts_with("from,from_name,to,to_name,kind,") && csv.lines().count() == edges.len() + 1, "{csv}");
+    assert!(ok(&cc(&e, &["graph", "export", "--format", "dot"])).starts_with("digraph"));
+    let err = fails(&cc(&e, &["graph", "export", "--format", "xml"]), 2);
+    assert!(err.contains("jsonl") && err.contains("csv"), "{err}");
+    // A file's symbols without a query; with a name, those of that name in it.
+    let out = ok(&cc(&e, &["symbol", "--path", "tools/walker.py"]));
+    let order: Vec<usize> = ["tools.walker.helper", "tools.walker.walk", "tools.walker.A.run", "tools.walker.go"]
+        .iter()
+        .map(|n| out.find(n).unwrap_or_else(|| panic!("{n} missing: {out}")))
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "not in line order: {out}");
+    assert!(!out.contains("billing"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&cc(&e, &["symbol", "run", "--path", "tools", "--json"]))).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2, "{v}");
+    let err = fails(&cc(&e, &["symbol", "--path", "tools/nope.py"]), 1);
+    assert!(err.contains("no symbols defined in 'tools/nope.py'"), "{err}");
+}
+
 #[test]
 fn a_warm_run_leaves_the_graph_file_alone_and_a_change_updates_it() {
     let e = env();

@@ -106,6 +106,17 @@ fn code_tools_answer_from_the_index_and_graph() {
     let v = ok(call(&f.app, "code_callers", json!({"workspace_id": "default", "symbol": "compute_tax"})));
     assert_eq!(v["results"][0]["name"], "billing.invoice.Invoice.total");
     assert_eq!(v["results"][0]["sites"][0], "billing/invoice.py:5");
+    assert_eq!((v["results"][0]["kind"].as_str(), v["results"][0]["recursive"].as_bool()), (Some("call"), Some(false)));
+    assert!(v["possible"].as_array().unwrap().is_empty(), "{v}");
+    // A file's symbols without a query; neither a name nor a path is an error at /name.
+    let v = ok(call(&f.app, "code_symbol", json!({"workspace_id": "default", "path": "billing/tax.py"})));
+    let names: Vec<&str> =
+        v["matches"].as_array().unwrap().iter().map(|m| m["qualified_name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["billing.tax.compute_tax"]);
+    let e = err(call(&f.app, "code_symbol", json!({"workspace_id": "default"})));
+    assert_eq!(e.pointer.as_deref(), Some("/name"), "{}", e.message);
+    let e = err(call(&f.app, "code_symbol", json!({"workspace_id": "default", "path": "../etc"})));
+    assert_eq!(e.pointer.as_deref(), Some("/path"), "{}", e.message);
     let v =
         ok(call(&f.app, "code_callees", json!({"workspace_id": "default", "symbol": "billing.invoice.Invoice.total"})));
     let names: Vec<&str> = v["results"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();

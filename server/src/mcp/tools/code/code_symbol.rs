@@ -9,7 +9,7 @@ use crate::mcp::tool::{Ctx, Decl, Hints, Modes, Scope, ToolError, ToolSet};
 pub const DECL: Decl = Decl {
     name: "code_symbol",
     title: "Look up a symbol",
-    description: "Look up symbols by exact name (or qualified name); returns file:line, the signature and a resource link for each match, and their source with include_source.",
+    description: "Look up symbols by exact name (or qualified name), or list the symbols defined in a file or folder (path); returns file:line, the signature and a resource link for each match, and their source with include_source.",
     set: ToolSet::Code,
     scope: Scope::Required,
     classes: &[],
@@ -22,8 +22,14 @@ pub const DECL: Decl = Decl {
 #[serde(deny_unknown_fields)]
 pub struct SymbolArgs {
     /// An exact name (`parse_json`) or qualified name (`pkg.mod.parse_json`, `crate::a::f`).
-    #[schemars(length(min = 1, max = 1000))]
-    pub name: String,
+    /// Required unless path is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String", length(min = 1, max = 1000))]
+    pub name: Option<String>,
+    /// The symbols defined in this file or folder (relative to the repository's root; `.`:
+    /// all), in path and line order; with name, only those of that name.
+    #[schemars(length(min = 1, max = 4096))]
+    pub path: Option<String>,
     /// Only this repository of the workspace.
     pub repo: Option<String>,
     /// Also return each match's source text.
@@ -46,11 +52,29 @@ pub async fn code_symbol(ctx: Ctx<String>, a: SymbolArgs) -> Result<SymbolResult
     let repos = repos_for(&ctx, a.repo.as_deref()).await?;
     let limit = a.limit.unwrap_or(50) as usize;
     let mut matches = Vec::new();
+    let (wanted, path) = match (a.name, a.path) {
+        (None, None) => return Err(ToolError::invalid("/name", "/name: give a name, or a path to list its symbols")),
+        (name, path) => (name, path.map(|p| if p == "." { String::new() } else { p.trim_matches('/').to_string() })),
+    };
+    if let Some(p) = &path {
+        if p.split('/').any(|c| c == "..") {
+            return Err(ToolError::invalid("/path", format!("/path: '{p}' leaves the repository")));
+        }
+    }
     for (name, l) in &repos {
-        let (l2, wanted) = (l.clone(), a.name.clone());
-        let found =
-            blocking(move || l2.repo.symbols.lookup(&wanted, limit).map_err(|e| ToolError::internal(e.to_string())))
-                .await?;
+        if matches.len() >= limit {
+            break;
+        }
+        let (l2, wanted, path) = (l.clone(), wanted.clone(), path.clone());
+        let found = blocking(move || match &path {
+            Some(p) => Ok(crate::ops::symbols_in(&l2.graph, p, wanted.as_deref()).take(limit).collect()),
+            None => l2
+                .repo
+                .symbols
+                .lookup(wanted.as_deref().unwrap_or_default(), limit)
+                .map_err(|e| ToolError::internal(e.to_string())),
+        })
+        .await?;
         for s in found {
             let mut out = symbol_out(&ws, name, &s);
             if a.include_source == Some(true) {

@@ -73,6 +73,20 @@ pub struct GraphArgs {
     /// At most this many symbols in the answer (default 500).
     #[schemars(range(min = 1, max = 5000))]
     pub limit: Option<u32>,
+    /// Also follow references: a function or class passed, stored or returned as a value
+    /// (`sorted(xs, key=k)`, `register("x", C)`), which is not a call by the site's symbol
+    /// (default false).
+    pub include_references: Option<bool>,
+    /// Also walk the possible edges: calls the graph cannot decide (a method of a receiver
+    /// of unknown type, several symbols of that name), which are otherwise listed apart in
+    /// `possible` (default false).
+    pub include_possible: Option<bool>,
+}
+
+impl GraphArgs {
+    pub fn follow(&self) -> ops::Follow {
+        ops::Follow { references: self.include_references == Some(true), possible: self.include_possible == Some(true) }
+    }
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -87,12 +101,54 @@ pub struct GraphRow {
     pub distance: u32,
     /// Product of the edge confidences along the path (0..1).
     pub confidence: f32,
-    /// The last hop had several candidates.
+    /// The last hop is a possible edge: its call had several candidates (only with
+    /// include_possible).
     pub ambiguous: bool,
+    /// What the last hop is: `call`; an implicit call (`constructor`, `raise`, `iteration`,
+    /// `context`, `property`, `operator`); `inherited` (dispatch to an implementation or a
+    /// subclass's method); `reference` (a value, not a call: only with include_references).
+    pub kind: String,
+    /// How the last hop was resolved: `receiver`, `scope`, `same-file`, `import`, `package`,
+    /// `global`, `flow` (value flow), `ambiguous`, `external`.
+    pub resolution: String,
+    /// This row is the start symbol itself, reached again: it calls itself, directly or
+    /// through the path.
+    pub recursive: bool,
     /// The call sites of the last hop, `path:line`.
     pub sites: Vec<String>,
     /// Qualified names from the start to this symbol.
     pub path: Vec<String>,
+}
+
+/// A call the graph cannot decide, not walked: its call sites and the symbols it may mean.
+#[derive(Serialize, JsonSchema)]
+pub struct PossibleRow {
+    /// The symbol the walk reached that this call hangs off (the caller, for callees; the
+    /// candidate callee, for callers and impact).
+    pub via: String,
+    /// The call sites, `path:line`.
+    pub sites: Vec<String>,
+    /// Hops from the start, this call included.
+    pub distance: u32,
+    /// As in results.
+    pub kind: String,
+    /// How many symbols the call could mean.
+    pub candidates: u32,
+    /// The other ends listed here: the candidates (callees), or the caller (callers).
+    pub symbols: Vec<PossibleEnd>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct PossibleEnd {
+    /// Qualified name.
+    pub name: String,
+    /// `path:line`, or `(external)`.
+    pub location: String,
+    /// Its id (16 hex digits); absent for external names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Product of the edge confidences along the path, this call's included.
+    pub confidence: f32,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -104,6 +160,9 @@ pub struct GraphOut {
     pub truncated: bool,
     pub truncated_depth: bool,
     pub truncated_nodes: bool,
+    /// Calls the graph cannot decide, grouped by call site, that the walk did not follow
+    /// (include_possible walks them): what the answer may be missing.
+    pub possible: Vec<PossibleRow>,
     /// An agent's run: files of its worktrees changed since the index was built.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub worktree_changes: Vec<WorktreeChanges>,
@@ -311,21 +370,7 @@ fn symbol_out(ws: &str, repo: &str, s: &SymbolDoc) -> SymbolOut {
 }
 
 fn graph_symbol_out(ws: &str, repo: &str, s: &cc_graph::SymbolInfo) -> SymbolOut {
-    symbol_out(
-        ws,
-        repo,
-        &SymbolDoc {
-            id: s.id,
-            name: s.name.clone(),
-            kind: s.kind,
-            qualified_name: s.qualified_name.clone(),
-            lang: s.lang,
-            path: s.path.clone(),
-            span: s.span,
-            signature: s.signature.clone(),
-            doc: None,
-        },
-    )
+    symbol_out(ws, repo, &ops::symbol_doc(s))
 }
 
 fn parse_filters<T>(
@@ -406,39 +451,71 @@ pub async fn read_lines(
     let body = if total == 0 { String::new() } else { lines[(start - 1) as usize..end as usize].join("\n") };
     Ok((body, start, end, total))
 }
-fn walk_out(ws: &str, repo: &str, l: &Loaded, start: &cc_graph::SymbolInfo, depth: u32, walk: Walk) -> GraphOut {
-    let label = |n: &NodeRef| -> String {
+
+/// A walk as the code tools and the CLI's `--json` give it: each node with its symbol
+/// (a file's top level is the symbol `<path>`), the possible calls grouped by call site.
+pub(crate) fn walk_out(
+    ws: &str,
+    repo: &str,
+    graph: &cc_graph::CallGraph,
+    start: &cc_graph::SymbolInfo,
+    depth: u32,
+    walk: Walk,
+) -> GraphOut {
+    let symbol_of = |n: &NodeRef| -> Option<&cc_graph::SymbolInfo> {
         match n {
-            NodeRef::Symbol(id) => l.graph.symbol(*id).map_or_else(|| id.to_string(), |s| s.qualified_name.clone()),
-            NodeRef::File(p) => format!("<top level of {p}>"),
-            NodeRef::External(x) => x.clone(),
+            NodeRef::Symbol(id) => graph.symbol(*id),
+            NodeRef::File(p) => graph.find(&cc_graph::top_level_qualified(p)).into_iter().next(),
+            NodeRef::External(_) => None,
         }
     };
+    let label = |n: &NodeRef| graph.node_id_and_name(n).1;
+    let location = |n: &NodeRef| match (n, symbol_of(n)) {
+        (_, Some(s)) => format!("{}:{}", s.path, s.span.start_line),
+        (NodeRef::File(p), None) => format!("{p}:1"),
+        _ => "(external)".to_string(),
+    };
+    let sites = |v: &[cc_graph::Site]| v.iter().map(|s| format!("{}:{}", s.path, s.line)).collect::<Vec<_>>();
     let results = walk
         .hits
         .iter()
-        .map(|h| {
-            let sym = match &h.node {
-                NodeRef::Symbol(id) => l.graph.symbol(*id).map(|s| graph_symbol_out(ws, repo, s)),
-                _ => None,
-            };
-            GraphRow {
-                name: label(&h.node),
-                location: match (&h.node, &sym) {
-                    (_, Some(s)) => s.location.clone(),
-                    (NodeRef::File(p), _) => format!("{p}:1"),
-                    _ => "(external)".into(),
-                },
-                symbol: sym,
-                external: matches!(h.node, NodeRef::External(_)),
-                distance: h.distance as u32,
-                confidence: h.confidence,
-                ambiguous: h.ambiguous,
-                sites: h.sites.iter().map(|s| format!("{}:{}", s.path, s.line)).collect(),
-                path: h.path.iter().map(label).collect(),
-            }
+        .map(|h| GraphRow {
+            name: label(&h.node),
+            location: location(&h.node),
+            symbol: symbol_of(&h.node).map(|s| graph_symbol_out(ws, repo, s)),
+            external: matches!(h.node, NodeRef::External(_)),
+            distance: h.distance as u32,
+            confidence: cc_graph::rounded(h.confidence) as f32,
+            ambiguous: h.ambiguous,
+            kind: h.kind.as_str().to_string(),
+            resolution: h.rung.as_str().to_string(),
+            recursive: h.recursive,
+            sites: sites(&h.sites),
+            path: h.path.iter().map(label).collect(),
         })
         .collect();
+    // The walk keeps a call site's candidates adjacent.
+    let mut possible: Vec<PossibleRow> = Vec::new();
+    for p in &walk.possible {
+        let end = PossibleEnd {
+            name: label(&p.node),
+            location: location(&p.node),
+            id: symbol_of(&p.node).map(|s| s.id.to_string()),
+            confidence: cc_graph::rounded(p.confidence) as f32,
+        };
+        let (via, at, kind) = (label(&p.via), sites(&p.sites), p.kind.as_str());
+        match possible.last_mut() {
+            Some(last) if last.via == via && last.sites == at && last.kind == kind => last.symbols.push(end),
+            _ => possible.push(PossibleRow {
+                via,
+                sites: at,
+                distance: p.distance as u32,
+                kind: kind.to_string(),
+                candidates: p.candidates as u32,
+                symbols: vec![end],
+            }),
+        }
+    }
     GraphOut {
         symbol: graph_symbol_out(ws, repo, start),
         depth,
@@ -446,6 +523,7 @@ fn walk_out(ws: &str, repo: &str, l: &Loaded, start: &cc_graph::SymbolInfo, dept
         truncated: walk.truncated_depth || walk.truncated_nodes,
         truncated_depth: walk.truncated_depth,
         truncated_nodes: walk.truncated_nodes,
+        possible,
         worktree_changes: Vec::new(),
     }
 }
@@ -484,8 +562,9 @@ pub(crate) async fn graph_tool(ctx: Ctx<String>, a: GraphArgs, op: GraphOp) -> R
         }
     };
     let (repo, l) = &repos[i];
-    let (walk, depth) = ops::walk(&l.graph, op, start, a.depth.map(|d| d as usize), a.limit.map(|n| n as usize));
-    let mut out = walk_out(&ws, repo, l, start, depth as u32, walk);
+    let (walk, depth) =
+        ops::walk(&l.graph, op, start, a.depth.map(|d| d as usize), a.limit.map(|n| n as usize), a.follow());
+    let mut out = walk_out(&ws, repo, &l.graph, start, depth as u32, walk);
     out.worktree_changes = worktree_changes(&ctx, &[repo.as_str()]).await;
     Ok(out)
 }
