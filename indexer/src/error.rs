@@ -17,7 +17,7 @@ pub enum Error {
          Re-index it: cc-server index {root} --name {name}"
     )]
     FormatVersion { name: String, root: String, found: u32, expected: u32 },
-    #[error("the name '{name}' is already used by {existing}; pick another with --name, or remove that index first")]
+    #[error("the name '{name}' is already used by {existing}; pick another with --name, or remove that index first (`cc-server remove {name}`)")]
     NameTaken { name: String, existing: String },
     #[error("invalid repository name '{0}': use letters, digits, '.', '-' and '_' (at most 100)")]
     BadName(String),

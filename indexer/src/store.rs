@@ -117,6 +117,26 @@ impl DataDir {
         self.repos_dir().join(name)
     }
 
+    /// Removes the index of `name` (never the repository itself): waits for an index run in
+    /// progress, moves the folder out of `repos/` in one rename (a crash leaves no half index
+    /// behind, only a folder under `trash/`), then deletes it.
+    pub fn remove(&self, name: &str) -> Result<()> {
+        let dir = self.repo_dir(name);
+        if validate_name(name).is_err() || !dir.join("meta.json").is_file() {
+            let known = self.repos()?.into_iter().filter_map(|m| m.ok()).map(|m| m.name).collect();
+            return Err(Error::UnknownRepo { name: name.to_string(), known });
+        }
+        let trash = self.root.join("trash");
+        std::fs::create_dir_all(&trash).at(&trash)?;
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let gone = trash.join(format!("{name}-{nanos}"));
+        {
+            let _run = RunLock::acquire(&dir, None)?;
+            std::fs::rename(&dir, &gone).at(&dir)?;
+        }
+        std::fs::remove_dir_all(&gone).at(&gone)
+    }
+
     /// Every indexed repository's metadata, sorted by name. Folders whose meta cannot
     /// be read are returned as errors next to the good ones.
     pub fn repos(&self) -> Result<Vec<Result<RepoMeta>>> {

@@ -31,7 +31,8 @@ pub const BENCH_SCHEMA: &str = "cc-server-bench/1";
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// The repository to measure (never modified: the bench works on a mirror of it)
+    /// The repository to measure (never modified: the bench works on a mirror of it); required
+    /// unless --schema
     #[arg(required_unless_present = "schema")]
     pub path: Option<PathBuf>,
 

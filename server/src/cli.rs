@@ -1,7 +1,6 @@
 //! Command-line interface: flags, commands, exit codes.
 
-use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -21,8 +20,11 @@ use crate::output;
 #[derive(Parser, Debug)]
 #[command(name = "cc-server", version, about, long_about, max_term_width = 100)]
 pub struct Cli {
-    /// Where indexes are kept [default: $XDG_DATA_HOME/cc-server, i.e. ~/.local/share/cc-server]
-    #[arg(long, global = true, env = "CC_DATA_DIR", value_name = "DIR")]
+    /// Where indexes are kept [env: CC_DATA_DIR] [default: $XDG_DATA_HOME/cc-server, i.e.
+    /// ~/.local/share/cc-server]
+    // CC_DATA_DIR is read by `data_dir`, not by clap: clap lists an argument an environment
+    // variable supplies in every usage line, as if the person had to type it.
+    #[arg(long, global = true, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
 
     /// Print less: no progress bar, no per-language table
@@ -58,9 +60,10 @@ pub enum Command {
     /// Walks PATH honouring .gitignore, skips binary, vendored, minified and over-size files,
     /// parses every file of the 19 supported languages in parallel and writes a symbol index
     /// under the data directory. Run it again to pick up changes: only added, changed and
-    /// deleted files are re-parsed.
+    /// deleted files are re-parsed. Progress is a bar on a terminal, else a line on stderr
+    /// every 5 s (CC_PROGRESS_EVERY=SECONDS).
     Index(IndexArgs),
-    /// Search symbols by words of their name, qualified name, signature and doc comment (BM25)
+    /// Search symbols by words of their name, signature and doc comment (BM25 and embeddings)
     ///
     /// Identifiers are split into words, so `parse json` finds `parseJSONValue` and
     /// `parse_json`. Without --repo, searches the repository the current directory is in,
@@ -84,6 +87,9 @@ pub enum Command {
     Impact(ImpactArgs),
     /// The call graph as data: `graph export` writes every edge (JSON lines, CSV or DOT)
     Graph(GraphCommandArgs),
+    /// Remove a repository's index (never the repository itself) and take it out of every
+    /// workspace
+    Remove(RemoveArgs),
     /// Serve MCP over HTTP: Streamable HTTP at /mcp, the legacy HTTP+SSE pair at /sse + /messages
     ///
     /// Binds 127.0.0.1:9030 unless told otherwise; Host and Origin are checked on every route
@@ -495,6 +501,12 @@ pub struct GraphArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct RemoveArgs {
+    /// The index's name (see `cc-server repos`)
+    pub name: String,
+}
+
+#[derive(Args, Debug)]
 pub struct GraphCommandArgs {
     #[command(subcommand)]
     pub command: GraphCommand,
@@ -671,7 +683,20 @@ pub fn run_with(extension: Option<std::sync::Arc<dyn crate::mcp::extension::Exte
 
 fn exit_code(e: &anyhow::Error) -> u8 {
     use cc_indexer::Error as E;
-    if e.downcast_ref::<Ambiguous>().is_some() || e.downcast_ref::<crate::feeds::cli::BadInput>().is_some() {
+    if e.downcast_ref::<Ambiguous>().is_some()
+        || e.downcast_ref::<BadInput>().is_some()
+        || e.downcast_ref::<NoSuchSymbol>().is_some()
+    {
+        return 2;
+    }
+    // The workspace store refuses what names nothing or is malformed (an unknown approval
+    // or agent, a decided approval, an id of the wrong shape) the same way.
+    if let Some(
+        crate::store::StoreError::NotFound { .. }
+        | crate::store::StoreError::Conflict(_)
+        | crate::store::StoreError::Invalid(_),
+    ) = e.downcast_ref::<crate::store::StoreError>()
+    {
         return 2;
     }
     if matches!(
@@ -689,7 +714,8 @@ fn exit_code(e: &anyhow::Error) -> u8 {
 }
 
 fn data_dir(cli: &Cli) -> Result<DataDir> {
-    match &cli.data_dir {
+    let from_env = std::env::var_os("CC_DATA_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
+    match cli.data_dir.clone().or(from_env) {
         Some(d) => Ok(DataDir::new(d)),
         None => dirs::data_dir()
             .map(|d| DataDir::new(d.join("cc-server")))
@@ -715,6 +741,7 @@ fn dispatch(cli: Cli, extension: Option<std::sync::Arc<dyn crate::mcp::extension
         Command::Callees(a) => graph_query(&data, GraphOp::Callees, &a.into()),
         Command::Impact(a) => graph_query(&data, GraphOp::Impact, &a.into()),
         Command::Graph(a) => graph_command(&data, a),
+        Command::Remove(a) => remove(&data, &setup, a, quiet),
         Command::Serve(a) => crate::serve::serve(data, &setup, a, quiet),
         Command::Mcp(a) => crate::serve::mcp(data, &setup, a),
         Command::Tools(a) => crate::serve::tools(&setup, a),
@@ -776,9 +803,12 @@ fn index(data: &DataDir, setup: &crate::serve::Setup, a: IndexArgs, quiet: bool)
     if let Some(t) = a.threads {
         walk.threads = t;
     }
+    if a.name.is_none() {
+        refuse_an_overlapping_index(data, &a.path)?;
+    }
     let opts = IndexOptions { root: a.path.clone(), name: a.name.clone(), walk };
     let cancel = Arc::new(AtomicBool::new(false));
-    let show_bar = !quiet && !a.json && std::io::stderr().is_terminal();
+    let show_bar = !quiet && !a.json;
     let run_once = |first: bool| -> Result<crate::engine::Indexed> {
         let bar = output::Bar::new(show_bar);
         let embed = (!a.no_embed).then(crate::embedding::global);
@@ -792,6 +822,12 @@ fn index(data: &DataDir, setup: &crate::serve::Setup, a: IndexArgs, quiet: bool)
         Ok(report)
     };
     let report = run_once(true)?;
+    if report.index.stats.files == 0 && !a.json {
+        eprintln!(
+            "warning: {} holds no file of a supported language ({} other files): nothing of it can be searched",
+            report.index.root, report.index.other_files
+        );
+    }
     crate::serve::block_on(async {
         let store = crate::serve::open_store_at(data, setup.store_url.as_deref()).await?;
         crate::serve::register_async(&store, &a.workspace, &report.index.name, quiet || a.json).await
@@ -815,6 +851,36 @@ fn index(data: &DataDir, setup: &crate::serve::Setup, a: IndexArgs, quiet: bool)
     Ok(())
 }
 
+/// Indexing a folder inside an indexed repository (or one that holds one) would make a
+/// second index of the same files under another name: refused unless --name says it is
+/// meant. Re-indexing a folder indexed before is not an overlap.
+fn refuse_an_overlapping_index(data: &DataDir, path: &Path) -> Result<()> {
+    let Ok(root) = std::fs::canonicalize(path) else { return Ok(()) };
+    let metas: Vec<_> = data.repos()?.into_iter().filter_map(|m| m.ok()).collect();
+    if metas.iter().any(|m| Path::new(&m.root) == root) {
+        return Ok(());
+    }
+    for m in &metas {
+        let other = Path::new(&m.root);
+        let how = if root.starts_with(other) {
+            "is inside"
+        } else if other.starts_with(&root) {
+            "holds"
+        } else {
+            continue;
+        };
+        return Err(BadInput(format!(
+            "{} {how} the indexed repository '{}' ({}): re-index that one (`cc-server index {}`), or give --name to make a second, overlapping index",
+            root.display(),
+            m.name,
+            m.root,
+            m.root
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 /// The repositories a query runs over: the one named, else the one the current
 /// directory is in, else all of them.
 fn pick_repos(data: &DataDir, name: Option<&str>) -> Result<Vec<Repo>> {
@@ -823,8 +889,7 @@ fn pick_repos(data: &DataDir, name: Option<&str>) -> Result<Vec<Repo>> {
     }
     let metas: Vec<_> = data.repos()?.into_iter().filter_map(|m| m.ok()).collect();
     if metas.is_empty() {
-        return Err(cc_indexer::Error::UnknownRepo { name: "(any)".into(), known: vec![] })
-            .context("nothing to search");
+        return Err(BadInput("nothing is indexed yet: run `cc-server index PATH` first".into()).into());
     }
     if let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize) {
         if let Some(m) = metas.iter().filter(|m| cwd.starts_with(&m.root)).max_by_key(|m| m.root.len()) {
@@ -835,7 +900,9 @@ fn pick_repos(data: &DataDir, name: Option<&str>) -> Result<Vec<Repo>> {
 }
 
 fn search(data: &DataDir, a: SearchArgs) -> Result<()> {
-    anyhow::ensure!(!a.query.trim().is_empty(), "the query is empty: give words to search for");
+    if a.query.trim().is_empty() {
+        return Err(BadInput("the query is empty: give words to search for".into()).into());
+    }
     let repos = pick_repos(data, a.repo.as_deref())?;
     let q = SearchQuery {
         text: a.query.clone(),
@@ -854,6 +921,22 @@ fn search(data: &DataDir, a: SearchArgs) -> Result<()> {
             (mode, semantic) = (res.mode, res.semantic);
         }
         hits.extend(res.hits.into_iter().map(|h| (r.meta.name.clone(), h)));
+    }
+    if a.mode == cc_indexer::Mode::Semantic && mode != a.mode {
+        anyhow::bail!("--mode semantic: semantic search is {semantic}");
+    }
+    if hits.is_empty() {
+        if let Some(p) = &a.path {
+            let p = p.trim_matches('/');
+            if !repos.iter().any(|r| Path::new(&r.meta.root).join(p).exists()) {
+                let names: Vec<&str> = repos.iter().map(|r| r.meta.name.as_str()).collect();
+                return Err(BadInput(format!(
+                    "--path: '{p}' is no folder or file of {} (a path relative to the repository's root)",
+                    names.join(", ")
+                ))
+                .into());
+            }
+        }
     }
     hits.sort_by(|x, y| y.1.score.total_cmp(&x.1.score).then(x.1.symbol.id.cmp(&y.1.symbol.id)));
     hits.truncate(q.limit);
@@ -892,12 +975,13 @@ fn symbol(data: &DataDir, a: SymbolArgs) -> Result<()> {
     output::print_symbols(&found, repos.len() > 1, a.json)?;
     if found.is_empty() {
         match (&a.path, &a.name) {
-            (Some(p), None) => anyhow::bail!("no symbols defined in '{p}' (a path relative to the repository's root)"),
-            (Some(p), Some(n)) => anyhow::bail!("no symbol named '{n}' in '{p}'"),
-            (None, n) => {
-                let n = n.as_deref().unwrap_or_default();
-                anyhow::bail!("no symbol named '{n}'; try `cc-server search {n}`")
+            (Some(p), None) => {
+                return Err(
+                    BadInput(format!("no symbols defined in '{p}' (a path relative to the repository's root)")).into()
+                )
             }
+            (Some(p), Some(n)) => return Err(BadInput(format!("no symbol named '{n}' in '{p}'")).into()),
+            (None, n) => return Err(NoSuchSymbol(n.clone().unwrap_or_default()).into()),
         }
     }
     Ok(())
@@ -919,10 +1003,16 @@ pub struct Ambiguous {
     pub list: String,
 }
 
-/// A name that matches no symbol.
+/// A name that matches no symbol (bad input: exit code 2).
 #[derive(Debug, thiserror::Error)]
 #[error("no symbol named '{0}'; try `cc-server search {0}`")]
 pub struct NoSuchSymbol(pub String);
+
+/// Input the person must correct (exit code 2): an empty query, a path or name that is not
+/// in the index, a bad URL, an unknown id.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadInput(pub String);
 
 /// What `callers`, `callees` and `impact` were asked (their arguments differ only in the
 /// default depth their help states).
@@ -949,13 +1039,33 @@ impl From<ImpactArgs> for GraphQuery {
     }
 }
 
+fn remove(data: &DataDir, setup: &crate::serve::Setup, a: RemoveArgs, quiet: bool) -> Result<()> {
+    let root = Repo::open(data, &a.name).map(|r| r.meta.root.clone());
+    data.remove(&a.name)?;
+    let workspaces = crate::serve::block_on(async {
+        let store = crate::serve::open_store_at(data, setup.store_url.as_deref()).await?;
+        Ok::<_, anyhow::Error>(store.workspaces().forget_repo(&a.name).await?)
+    })?;
+    if !quiet {
+        let from =
+            if workspaces.is_empty() { String::new() } else { format!("; taken out of {}", workspaces.join(", ")) };
+        let of = root.map(|r| format!(" (of {r}, which is untouched)")).unwrap_or_default();
+        println!("removed the index '{}'{of}{from}", a.name);
+    }
+    Ok(())
+}
+
 fn graph_command(data: &DataDir, a: GraphCommandArgs) -> Result<()> {
     match a.command {
         GraphCommand::Export(e) => {
             let repos = pick_repos(data, e.repo.as_deref())?;
             if repos.len() > 1 {
                 let names: Vec<&str> = repos.iter().map(|r| r.meta.name.as_str()).collect();
-                anyhow::bail!("--repo: several repositories are indexed ({}); name one", names.join(", "));
+                return Err(BadInput(format!(
+                    "--repo: several repositories are indexed ({}); name one",
+                    names.join(", ")
+                ))
+                .into());
             }
             let l = crate::engine::Loaded::open(data, &repos[0].meta.name)?;
             let format = cc_graph::ExportFormat::parse(&e.format).expect("clap checked the format");

@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use cc_graph::CallGraph;
 use cc_indexer::vectors::EmbedProgress;
 use cc_indexer::{DataDir, IndexOptions, IndexReport, Progress, Repo, VectorIndex, VectorReport};
@@ -157,7 +157,9 @@ pub struct Loaded {
 impl Loaded {
     pub fn open(data: &DataDir, name: &str) -> Result<Loaded> {
         let repo = Repo::open(data, name)?;
-        let graph = CallGraph::load(&repo.dir)?;
+        let graph = CallGraph::load(&repo.dir).with_context(|| {
+            format!("the call graph of '{name}': rebuild it with `cc-server index {} --name {name}`", repo.meta.root)
+        })?;
         let vectors = VectorIndex::read(&repo.dir).map_err(|e| e.to_string());
         Ok(Loaded { repo, graph, vectors })
     }

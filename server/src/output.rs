@@ -3,27 +3,85 @@
 use anyhow::Result;
 use cc_indexer::{DataDir, IndexReport, RepoMeta, SymbolDoc};
 use indicatif::{ProgressBar, ProgressStyle};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-/// A progress bar on stderr when it is a terminal; nothing otherwise.
-pub struct Bar(Option<ProgressBar>);
+/// Progress on stderr: a bar when it is a terminal; else (a log, CI) a line every
+/// [`LINE_EVERY`], so a long run is not silent.
+pub struct Bar {
+    bar: Option<ProgressBar>,
+    lines: Option<Lines>,
+}
+
+/// How often progress is printed as a line when stderr is no terminal (CC_PROGRESS_EVERY,
+/// in seconds, changes it).
+pub const LINE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+struct Lines {
+    started: std::time::Instant,
+    every_ms: u64,
+    /// Milliseconds after `started` of the last line printed.
+    last: AtomicU64,
+    done: AtomicU64,
+    total: AtomicU64,
+    files: AtomicU64,
+    /// 0: indexing (bytes), 1: embedding (symbols).
+    phase: AtomicU64,
+}
+
+impl Lines {
+    fn tick(&self) {
+        let now = self.started.elapsed().as_millis() as u64;
+        let last = self.last.load(Relaxed);
+        if now < last + self.every_ms || self.last.compare_exchange(last, now, Relaxed, Relaxed).is_err() {
+            return;
+        }
+        let (done, total) = (self.done.load(Relaxed), self.total.load(Relaxed).max(1));
+        let pct = (done as f64 / total as f64 * 100.0).min(100.0);
+        if self.phase.load(Relaxed) == 0 {
+            let files = self.files.load(Relaxed);
+            eprintln!(
+                "indexing: {} of {} parsed ({pct:.0}%, {files} files), {:.0} s",
+                mb(done),
+                mb(total),
+                now as f64 / 1e3
+            );
+        } else {
+            eprintln!("embedding: {done} of {total} symbols ({pct:.0}%), {:.0} s", now as f64 / 1e3);
+        }
+    }
+}
 
 impl Bar {
+    /// Progress, unless `show` is false (--quiet, --json).
     pub fn new(show: bool) -> Bar {
-        Bar(show.then(|| {
+        use std::io::IsTerminal;
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (show && terminal).then(|| {
             let b = ProgressBar::new(0);
             b.set_style(
                 ProgressStyle::with_template(
-                    "{spinner} indexing [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta} {msg}",
+                    "{spinner} indexing [{bar:30}] {decimal_bytes}/{decimal_total_bytes} {decimal_bytes_per_sec} eta {eta} {msg}",
                 )
                 .expect("template")
                 .progress_chars("=> "),
             );
             b
-        }))
+        });
+        let every = std::env::var("CC_PROGRESS_EVERY").ok().and_then(|v| v.parse::<f64>().ok()).filter(|s| *s >= 0.0);
+        let lines = (show && !terminal).then(|| Lines {
+            started: std::time::Instant::now(),
+            every_ms: every.map_or(LINE_EVERY.as_millis() as u64, |s| (s * 1000.0) as u64),
+            last: AtomicU64::new(0),
+            done: AtomicU64::new(0),
+            total: AtomicU64::new(0),
+            files: AtomicU64::new(0),
+            phase: AtomicU64::new(0),
+        });
+        Bar { bar, lines }
     }
 
     pub fn finish(&self) {
-        if let Some(b) = &self.0 {
+        if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
     }
@@ -31,22 +89,30 @@ impl Bar {
 
 impl cc_indexer::Progress for Bar {
     fn start(&self, files: u64, bytes: u64) {
-        if let Some(b) = &self.0 {
+        if let Some(b) = &self.bar {
             b.set_length(bytes);
             b.set_message(format!("{files} files"));
+        }
+        if let Some(l) = &self.lines {
+            l.total.store(bytes, Relaxed);
+            l.files.store(files, Relaxed);
         }
     }
 
     fn advance(&self, bytes: u64) {
-        if let Some(b) = &self.0 {
+        if let Some(b) = &self.bar {
             b.inc(bytes);
+        }
+        if let Some(l) = &self.lines {
+            l.done.fetch_add(bytes, Relaxed);
+            l.tick();
         }
     }
 }
 
 impl cc_indexer::vectors::EmbedProgress for Bar {
     fn embed_start(&self, texts: u64) {
-        if let Some(b) = &self.0 {
+        if let Some(b) = &self.bar {
             b.set_style(
                 ProgressStyle::with_template("{spinner} embedding [{bar:30}] {pos}/{len} symbols {per_sec} eta {eta}")
                     .expect("template")
@@ -55,11 +121,20 @@ impl cc_indexer::vectors::EmbedProgress for Bar {
             b.set_position(0);
             b.set_length(texts);
         }
+        if let Some(l) = &self.lines {
+            l.phase.store(1, Relaxed);
+            l.done.store(0, Relaxed);
+            l.total.store(texts, Relaxed);
+        }
     }
 
     fn embed_advance(&self, texts: u64) {
-        if let Some(b) = &self.0 {
+        if let Some(b) = &self.bar {
             b.inc(texts);
+        }
+        if let Some(l) = &self.lines {
+            l.done.fetch_add(texts, Relaxed);
+            l.tick();
         }
     }
 }
@@ -171,9 +246,9 @@ pub fn print_ranked(
         let v: Vec<_> = hits
             .iter()
             .map(|(repo, h)| {
-                serde_json::json!({"repo": repo, "rank": h.rank, "score": h.score, "mode": mode,
-                    "bm25_rank": h.bm25_rank, "bm25_score": h.bm25_score,
-                    "vector_rank": h.vector_rank, "vector_score": h.vector_score, "symbol": h.symbol})
+                serde_json::json!({"repo": repo, "rank": h.rank, "score": shortest(h.score), "mode": mode,
+                    "bm25_rank": h.bm25_rank, "bm25_score": h.bm25_score.map(shortest),
+                    "vector_rank": h.vector_rank, "vector_score": h.vector_score.map(shortest), "symbol": h.symbol})
             })
             .collect();
         println!("{}", serde_json::to_string_pretty(&v)?);
@@ -198,8 +273,18 @@ pub fn print_ranked(
             println!("       {}", s.signature);
         }
     }
-    eprintln!("mode: {}; semantic: {semantic}", mode.as_str());
+    if let Some(why) = semantic.strip_prefix("unavailable: ") {
+        // The reason's first clause (search_code's answer carries all of it).
+        let why = why.split_once(": ").map_or(why, |(head, _)| head);
+        eprintln!("mode: {} (semantic unavailable: {why}; see --embed-model)", mode.as_str());
+    }
     Ok(())
+}
+
+/// An f32 as the f64 of its shortest decimal form: `0.95`, not the `0.949999988079071` a
+/// plain widening gives in JSON.
+pub fn shortest(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(x as f64)
 }
 
 pub fn print_symbols(found: &[(String, SymbolDoc)], show_repo: bool, json: bool) -> Result<()> {

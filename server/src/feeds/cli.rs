@@ -56,10 +56,7 @@ pub enum FeedsCommand {
     },
 }
 
-/// Input the owner must correct (exit code 2): a bad URL, an unknown id, a URL registered twice.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct BadInput(pub String);
+use crate::cli::BadInput;
 
 fn bad(e: StoreError) -> anyhow::Error {
     match e {

@@ -66,6 +66,19 @@ impl Workspaces<'_> {
         Ok(())
     }
 
+    /// Takes an index out of every workspace (its index was removed); answers the workspaces
+    /// it was in.
+    pub async fn forget_repo(&self, repo: &str) -> Result<Vec<String>> {
+        let was: Vec<String> = sqlx::query_scalar("DELETE FROM workspace_repos WHERE repo = $1 RETURNING workspace_id")
+            .bind(repo)
+            .fetch_all(self.store.writer())
+            .await
+            .map_err(|e| self.store.err(e))?;
+        let mut was = was;
+        was.sort();
+        Ok(was)
+    }
+
     /// The repositories registered in `workspace`, by name.
     pub async fn repos(&self, workspace: &str) -> Result<Vec<String>> {
         sqlx::query_scalar("SELECT repo FROM workspace_repos WHERE workspace_id = $1 ORDER BY repo")

@@ -134,7 +134,7 @@ fn errors_say_what_to_do_and_exit_non_zero() {
     assert!(err.contains("unknown language 'cobol'"), "{err}");
     let err = fails(&cc(&e, &["index", path(&e.repo), "--name", "bad/name"]), 2);
     assert!(err.contains("invalid repository name"), "{err}");
-    let err = fails(&cc(&e, &["symbol", "no_such_symbol"]), 1);
+    let err = fails(&cc(&e, &["symbol", "no_such_symbol"]), 2);
     assert!(err.contains("no symbol named"), "{err}");
 
     // Another format version: refused with the command that fixes it, then fixed by it.
@@ -269,7 +269,7 @@ fn callers_callees_and_impact_print_file_and_line() {
             && err.contains("billing/invoice.py:6"),
         "{err}"
     );
-    let err = fails(&cc(&e, &["callers", "nothing_like_this"]), 1);
+    let err = fails(&cc(&e, &["callers", "nothing_like_this"]), 2);
     assert!(err.contains("no symbol named"), "{err}");
 }
 
@@ -350,8 +350,67 @@ fn graph_answers_keep_guesses_and_references_apart_and_export_every_edge() {
     let v: serde_json::Value =
         serde_json::from_str(&ok(&cc(&e, &["symbol", "run", "--path", "tools", "--json"]))).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 2, "{v}");
-    let err = fails(&cc(&e, &["symbol", "--path", "tools/nope.py"]), 1);
+    let err = fails(&cc(&e, &["symbol", "--path", "tools/nope.py"]), 2);
     assert!(err.contains("no symbols defined in 'tools/nope.py'"), "{err}");
+}
+
+/// What a new user runs into in the first hour, each answered with what is going on.
+#[test]
+fn a_first_hour_is_told_what_is_going_on() {
+    let e = env();
+    // Nothing indexed: said, with what to run (bad input: exit 2).
+    let err = fails(&cc(&e, &["search", "cart"]), 2);
+    assert!(err.contains("nothing is indexed yet: run `cc-server index PATH`") && !err.contains("(any)"), "{err}");
+    // CC_DATA_DIR set: no usage line asks for --data-dir.
+    let err = fails(&cc(&e, &["search"]), 2);
+    assert!(err.contains("Usage: cc-server search") && !err.contains("--data-dir <DIR>"), "{err}");
+    // A folder without a supported file: indexed, with a warning.
+    let empty = e.data.parent().unwrap().join("notes");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("todo.txt"), "buy milk\n").unwrap();
+    let out = cc(&e, &["index", path(&empty)]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("holds no file of a supported language (1 other files)"), "{err}");
+    // No terminal: progress is a line every CC_PROGRESS_EVERY seconds, in MB as the summary.
+    let out = Command::new(env!("CARGO_BIN_EXE_cc-server"))
+        .args(["index", path(&e.repo)])
+        .env("CC_DATA_DIR", &e.data)
+        .env("CC_PROGRESS_EVERY", "0")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.lines().any(|l| l.starts_with("indexing: ") && l.contains(" kB of ")), "{err}");
+    // A subfolder of an indexed repository: a second, overlapping index only with --name.
+    let err = fails(&cc(&e, &["index", path(&e.repo.join("billing"))]), 2);
+    assert!(err.contains("is inside the indexed repository 'shop'") && err.contains("--name"), "{err}");
+    ok(&cc(&e, &["index", path(&e.repo.join("billing")), "--name", "billing-only"]));
+    ok(&cc(&e, &["index", path(&e.repo.join("billing"))]));
+    // A --path that is not in the repository, and an explicit semantic search without a model.
+    let err = fails(&cc(&e, &["search", "cart", "--repo", "shop", "--path", "no/such/dir"]), 2);
+    assert!(err.contains("'no/such/dir' is no folder or file of shop"), "{err}");
+    let out = cc(&e, &["search", "cart", "--repo", "shop", "--path", "web"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.lines().count() == 1 && err.len() < 120, "{err}");
+    let err = fails(&cc(&e, &["search", "cart", "--repo", "shop", "--mode", "semantic"]), 1);
+    assert!(err.contains("--mode semantic: semantic search is unavailable"), "{err}");
+    // Scores in JSON without float noise.
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&cc(&e, &["search", "cart", "--repo", "shop", "--json"]))).unwrap();
+    let score = v[0]["score"].to_string();
+    assert!(score.len() <= 12, "{score}");
+    // remove: the index goes (the repository stays), and so does its name from every list.
+    let out = ok(&cc(&e, &["remove", "billing-only"]));
+    assert!(out.contains("removed the index 'billing-only'") && out.contains("untouched"), "{out}");
+    assert!(e.repo.join("billing/invoice.py").is_file());
+    assert!(!ok(&cc(&e, &["repos"])).contains("billing-only"));
+    let err = fails(&cc(&e, &["remove", "billing-only"]), 2);
+    assert!(err.contains("no repository named 'billing-only'") && err.contains("shop"), "{err}");
+    // The name-taken error names the command that frees the name.
+    let other = e.data.parent().unwrap().join("other/shop");
+    std::fs::create_dir_all(&other).unwrap();
+    let err = fails(&cc(&e, &["index", path(&other)]), 2);
+    assert!(err.contains("`cc-server remove shop`"), "{err}");
 }
 
 #[test]
@@ -471,7 +530,7 @@ fn hybrid_search_with_a_model_and_without() {
     let out = cc(&e, &["--embed-model", model, "search", q, "--mode", "semantic", "--limit", "1"]);
     let text = ok(&out);
     assert!(text.contains("add_line_item") && text.contains("vector #1"), "{text}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("mode: semantic; semantic: available"));
+    assert!(String::from_utf8_lossy(&out.stderr).is_empty(), "a search that got what it asked for prints no note");
     let json: serde_json::Value =
         serde_json::from_str(&ok(&cc(&e, &["--embed-model", model, "search", "compute total", "--json"]))).unwrap();
     assert_eq!(json[0]["symbol"]["name"], "compute_total");
@@ -479,11 +538,17 @@ fn hybrid_search_with_a_model_and_without() {
     assert_eq!(json[0]["bm25_rank"], 1);
     assert!(json[0]["vector_rank"].as_u64().is_some() && json[0]["score"].as_f64().unwrap() > 0.0, "{json}");
 
-    // No model: keyword ranking, and the reason.
-    let out = cc(&e, &["search", "compute total", "--mode", "semantic"]);
+    // No model: keyword ranking, and the reason in one short line; semantic asked for by
+    // name is an error.
+    let out = cc(&e, &["search", "compute total"]);
     assert!(ok(&out).contains("compute_total"));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("mode: keyword; semantic: unavailable: no embedding model is configured"), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "mode: keyword (semantic unavailable: no embedding model is configured; see --embed-model)"
+    );
+    let err = fails(&cc(&e, &["search", "compute total", "--mode", "semantic"]), 1);
+    assert!(err.contains("--mode semantic: semantic search is unavailable: no embedding model is configured"), "{err}");
 
     // A model that cannot be loaded: the index is still built, and says why.
     let out = ok(&cc(&e, &["--embed-model", path(&e.repo), "index", path(&e.repo)]));
