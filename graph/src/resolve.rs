@@ -543,7 +543,9 @@ pub(crate) fn implicit_this(lang: Lang) -> bool {
     matches!(lang, Lang::Java | Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart | Lang::Cpp | Lang::Ruby)
 }
 
-fn constructor_names(class: &str) -> [&str; 7] {
+/// The names of the methods a call or instantiation of the type `class` runs, in the order
+/// they are looked for.
+pub fn constructor_names(class: &str) -> [&str; 7] {
     ["__init__", "constructor", "init", "initialize", "new", "__construct", class]
 }
 
@@ -642,7 +644,7 @@ impl<'a> Tables<'a> {
             }
             // Rust: module paths of files and items.
             if f.lang == Lang::Rust {
-                let m = cc_indexer::extract::module_path(Lang::Rust, &f.path);
+                let m = f.module.clone();
                 let mut prefix = String::new();
                 for (i, seg) in m.split("::").enumerate() {
                     if i > 0 {
@@ -2098,10 +2100,26 @@ impl<'a> Tables<'a> {
                 return found;
             }
         }
-        match self.rust_mod_files.get(abs) {
-            Some(files) => self.exported(files, name, ok, 1),
-            None => Vec::new(),
+        if let Some(files) = self.rust_mod_files.get(abs) {
+            return self.exported(files, name, ok, 1);
         }
+        // A type its module re-exports (`pub use store::DataDir;` in lib.rs: `cc_a::DataDir::new`).
+        if let Some((module, ty)) = abs.rsplit_once("::") {
+            for &t in self
+                .rust_mod_files
+                .get(module)
+                .map(|files| self.exported(files, ty, &|s| s.kind.is_type_like(), 1))
+                .iter()
+                .flatten()
+            {
+                let found: Vec<u32> =
+                    self.member(t, name, true).into_iter().filter(|&i| ok(&self.syms[i as usize])).collect();
+                if !found.is_empty() {
+                    return found;
+                }
+            }
+        }
+        Vec::new()
     }
 
     #[allow(clippy::too_many_arguments)]

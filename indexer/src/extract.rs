@@ -82,6 +82,12 @@ impl Extractor {
     /// Parses `source` as `lang` and extracts its symbols and references. `path` is the
     /// repository-relative path, used for ids, qualified names and diagnostics.
     pub fn extract(&mut self, lang: Lang, path: &str, source: &[u8]) -> Extracted {
+        self.extract_in(lang, path, &module_path(lang, path), source)
+    }
+
+    /// [`Extractor::extract`] with the module prefix of the file's qualified names given
+    /// (what [`crate::modules`] reads from the repository's manifests).
+    pub fn extract_in(&mut self, lang: Lang, path: &str, module: &str, source: &[u8]) -> Extracted {
         let mut out = Extracted::default();
         if self.current != Some(lang) {
             if let Err(e) = self.parser.set_language(&lang.grammar()) {
@@ -302,7 +308,7 @@ impl Extractor {
         }
 
         // Qualified names, then ids of the definitions that are symbols.
-        let prefix = module_path(lang, path);
+        let prefix = module;
         let sep = lang.spec().qualifier;
         let mut qualified: Vec<String> = Vec::with_capacity(defs.len());
         for (i, d) in defs.iter().enumerate() {

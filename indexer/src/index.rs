@@ -165,6 +165,7 @@ pub fn index_repository_records(
     std::fs::create_dir_all(&dir).at(&dir)?;
 
     let walked = walk::walk(&root, &opts.walk);
+    let modules = crate::modules::modules_of(&root, &walked.files);
     phase(started, "walked");
     let total_bytes: u64 = walked.files.iter().map(|f| f.size).sum();
     progress.start(walked.files.len() as u64, total_bytes);
@@ -179,7 +180,7 @@ pub fn index_repository_records(
     if full {
         search.open()?;
     }
-    let outcomes = parse_all(&walked.files, &old, progress, cancel, &mut search)?;
+    let outcomes = parse_all(&walked.files, &modules, &old, progress, cancel, &mut search)?;
     phase(started, "parsed");
 
     // Merge. Reused records move out of `old`; what remains there afterwards was changed or deleted.
@@ -414,6 +415,7 @@ impl SearchSink {
 /// per file (a channel to a feeding thread cost spring-framework 16k context switches).
 fn parse_all(
     files: &[walk::WalkedFile],
+    modules: &[String],
     old: &HashMap<String, FileRecord>,
     progress: &dyn Progress,
     cancel: Option<&AtomicBool>,
@@ -426,11 +428,12 @@ fn parse_all(
         // starve the pool, so parse first and feed afterwards.
         let outcomes = files
             .par_iter()
-            .map_init(Worker::new, |w, f| {
+            .zip(modules)
+            .map_init(Worker::new, |w, (f, m)| {
                 if is_cancelled() {
                     return None;
                 }
-                let out = process(w, f, prev(f));
+                let out = process(w, f, m, prev(f));
                 progress.advance(f.size);
                 Some(out)
             })
@@ -453,7 +456,7 @@ fn parse_all(
                 while !is_cancelled() {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(f) = files.get(i) else { break };
-                    let _ = slots[i].set(process(&mut w, f, prev(f)));
+                    let _ = slots[i].set(process(&mut w, f, &modules[i], prev(f)));
                     progress.advance(f.size);
                     feeder.feed_ready();
                 }
@@ -532,7 +535,10 @@ fn read_into(path: &Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
     Ok(())
 }
 
-fn process(w: &mut Worker, f: &walk::WalkedFile, prev: Option<&FileRecord>) -> Outcome {
+fn process(w: &mut Worker, f: &walk::WalkedFile, module: &str, prev: Option<&FileRecord>) -> Outcome {
+    // A file whose module changed (its crate renamed, a pyproject.toml added) has other
+    // qualified names: parsed again even when its bytes are the same.
+    let prev = prev.filter(|p| p.module == module);
     if let Some(p) = prev {
         if p.size == f.size && p.mtime_ns == f.mtime_ns && f.mtime_ns != 0 {
             return Outcome::Reused { retimed: None };
@@ -557,7 +563,7 @@ fn process(w: &mut Worker, f: &walk::WalkedFile, prev: Option<&FileRecord>) -> O
     if let Some(reason) = walk::classify_content(&f.rel, bytes) {
         return Outcome::Skipped(reason, None);
     }
-    let mut out = ex.extract(f.lang, &f.rel, bytes);
+    let mut out = ex.extract_in(f.lang, &f.rel, module, bytes);
     if std::str::from_utf8(bytes).is_err() {
         out.diagnostics.push(Diagnostic {
             path: f.rel.clone(),
@@ -571,6 +577,7 @@ fn process(w: &mut Worker, f: &walk::WalkedFile, prev: Option<&FileRecord>) -> O
         hash,
         size: bytes.len() as u64,
         mtime_ns: f.mtime_ns,
+        module: module.to_string(),
         symbols: out.symbols,
         references: out.references,
         diagnostics: out.diagnostics,
@@ -620,7 +627,8 @@ mod tests {
         assert_eq!(walked.files.len(), 240);
         let dir = tmp.path().join("tantivy");
         let mut sink = SearchSink { dir: dir.clone(), full: true, writer: None, error: None };
-        let outcomes = parse_all(&walked.files, &HashMap::new(), &NoProgress, None, &mut sink).unwrap();
+        let modules = crate::modules::modules_of(&root, &walked.files);
+        let outcomes = parse_all(&walked.files, &modules, &HashMap::new(), &NoProgress, None, &mut sink).unwrap();
         assert!(outcomes.iter().all(|o| matches!(o, Outcome::Parsed(_))));
         sink.commit(1, || Ok(())).unwrap();
 

@@ -23,6 +23,7 @@ pub mod fixture;
 pub mod hybrid;
 pub mod index;
 pub mod memory;
+pub mod modules;
 pub mod record;
 pub mod relevance;
 pub mod search;

@@ -317,6 +317,10 @@ pub struct FileRecord {
     /// Modification time in nanoseconds since the epoch, used to skip re-hashing files
     /// whose size and mtime did not change.
     pub mtime_ns: u128,
+    /// The module its qualified names start with (`cc_indexer::store`, `flask.app`; empty
+    /// where a language's names start at their outermost container), as
+    /// [`crate::modules`] reads it from the repository's manifests.
+    pub module: String,
     pub symbols: Vec<Symbol>,
     pub references: Vec<Reference>,
     pub diagnostics: Vec<Diagnostic>,

@@ -54,7 +54,9 @@ use crate::walk::SkipReason;
 /// indexed with frequencies (a query's clauses are then ranked by block-max WAND).
 /// 10: references carry an argument's call and slot, and value / iteration / context /
 /// raise references and anonymous functions are extracted (the call graph's value flow).
-pub const FORMAT_VERSION: u32 = 10;
+/// 11: a file's module is read from the manifests (a Rust crate's name from its Cargo.toml,
+/// a Python src layout's root), recorded with it, and starts its qualified names.
+pub const FORMAT_VERSION: u32 = 11;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
@@ -461,7 +463,8 @@ fn decode_symbol(path: &Path, file: &str, entry: &[u8]) -> Result<Symbol> {
 }
 
 #[derive(Serialize, Deserialize)]
-struct Rest<R, D> {
+struct Rest<M, R, D> {
+    module: M,
     references: R,
     diagnostics: D,
 }
@@ -530,8 +533,12 @@ pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord], generation
                         debug_assert_eq!(s.path, f.path, "a symbol is in its file's record");
                         push_entry(heads, &s.id.0.to_le_bytes(), &symbol_body(s)).map_err(|e| corrupt(&path, e))?;
                     }
-                    push_entry(rest, &[], &Rest { references: &f.references, diagnostics: &f.diagnostics })
-                        .map_err(|e| corrupt(&path, e))?;
+                    push_entry(
+                        rest,
+                        &[],
+                        &Rest { module: &f.module, references: &f.references, diagnostics: &f.diagnostics },
+                    )
+                    .map_err(|e| corrupt(&path, e))?;
                 }
                 let mut frame = |raw: &Vec<u8>| compressor.compress(raw).map(|z| (z, raw.len() as u64)).at(&tmp);
                 Ok([frame(heads)?, frame(rest)?])
@@ -669,13 +676,14 @@ fn decode_group(
             })
             .collect::<Result<Vec<Symbol>>>()?;
         let Some(rest) = rests.next() else { break };
-        let rest: Rest<Vec<Reference>, Vec<Diagnostic>> = decode(path, rest?)?;
+        let rest: Rest<String, Vec<Reference>, Vec<Diagnostic>> = decode(path, rest?)?;
         files.push(FileRecord {
             path: head.path,
             lang: head.lang,
             hash: head.hash,
             size: head.size,
             mtime_ns: head.mtime_ns,
+            module: rest.module,
             symbols,
             references: rest.references,
             diagnostics: rest.diagnostics,
@@ -900,6 +908,7 @@ mod tests {
                     hash: [i as u8; 32],
                     size,
                     mtime_ns: i as u128,
+                    module: String::new(),
                     symbols,
                     references,
                     diagnostics: Vec::new(),

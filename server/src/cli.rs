@@ -964,8 +964,14 @@ fn symbol(data: &DataDir, a: SymbolArgs) -> Result<()> {
         }
         (None, Some(name)) => {
             for r in &repos {
-                for s in r.symbols.lookup(name, limit)? {
-                    found.push((r.meta.name.clone(), s));
+                found.extend(crate::ops::lookup_indexed(r, name, limit)?.into_iter().map(|s| (r.meta.name.clone(), s)));
+            }
+            if found.is_empty() {
+                // A qualified suffix, a file's top level: the graph knows those.
+                for r in &repos {
+                    let graph = cc_graph::CallGraph::load(&r.dir)?;
+                    let docs = crate::ops::lookup_in_graph(r, &graph, name, limit)?;
+                    found.extend(docs.into_iter().map(|s| (r.meta.name.clone(), s)));
                 }
             }
         }

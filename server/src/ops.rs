@@ -46,12 +46,23 @@ pub enum Found<'a> {
     Many(Vec<(usize, &'a SymbolInfo)>),
 }
 
-/// Finds `name` (an id, a qualified name, a qualified suffix or a plain name) in each of
-/// `graphs`, in order.
+/// Finds `name` in each of `graphs`, in order, read as every command and tool reads a name:
+/// an id, a qualified name, a plain name, a file's top level, a qualified suffix
+/// (`Class.method`, `mod::f`), and when none of those matches, a name in another case.
 pub fn find<'a>(graphs: &[&'a CallGraph], name: &str) -> Found<'a> {
     let mut all: Vec<(usize, &SymbolInfo)> = Vec::new();
     for (i, g) in graphs.iter().enumerate() {
         all.extend(g.find(name).into_iter().map(|s| (i, s)));
+    }
+    if all.is_empty() {
+        let name = name.trim();
+        for (i, g) in graphs.iter().enumerate() {
+            all.extend(
+                g.symbols()
+                    .filter(|s| s.name.eq_ignore_ascii_case(name) || s.qualified_name.eq_ignore_ascii_case(name))
+                    .map(|s| (i, s)),
+            );
+        }
     }
     match all.len() {
         0 => Found::None,
@@ -77,12 +88,78 @@ pub fn walk(
     use cc_graph::Direction;
     let depth = depth.unwrap_or(op.default_depth());
     let limits = Limits { depth, nodes: limit.unwrap_or(DEFAULT_LIMIT) };
-    let w = match op {
-        GraphOp::Callers => graph.walk(start.id, Direction::Incoming, limits, follow),
-        GraphOp::Callees => graph.walk(start.id, Direction::Outgoing, limits, follow),
-        GraphOp::Impact => graph.impact_with(start.id, limits, follow),
+    let from = |id| match op {
+        GraphOp::Callers => graph.walk(id, Direction::Incoming, limits, follow),
+        GraphOp::Callees => graph.walk(id, Direction::Outgoing, limits, follow),
+        GraphOp::Impact => graph.impact_with(id, limits, follow),
     };
+    let mut w = from(start.id);
+    // Who calls a class calls its constructor: `Flask(...)` is an edge to `Flask.__init__`.
+    // Those callers are the class's too, reached through the constructor.
+    if op != GraphOp::Callees && start.kind.is_type_like() {
+        let start_node = cc_graph::NodeRef::Symbol(start.id);
+        for ctor in constructors(graph, start) {
+            let more = from(ctor.id);
+            let ctor_node = cc_graph::NodeRef::Symbol(ctor.id);
+            for mut h in more.hits {
+                if h.node == start_node || w.hits.iter().any(|x| x.node == h.node) || w.hits.len() >= limits.nodes {
+                    w.truncated_nodes |= w.hits.len() >= limits.nodes;
+                    continue;
+                }
+                h.path.insert(0, start_node.clone());
+                debug_assert_eq!(h.path.get(1), Some(&ctor_node));
+                w.hits.push(h);
+            }
+            w.possible.extend(more.possible);
+            w.truncated_depth |= more.truncated_depth;
+            w.truncated_nodes |= more.truncated_nodes;
+        }
+        w.hits.sort_by(|a, b| a.distance.cmp(&b.distance).then(b.confidence.total_cmp(&a.confidence)));
+    }
     (w, depth)
+}
+
+/// The constructors a type defines (`__init__`, `constructor`, `new`, a method of the type's
+/// own name), as the graph resolves constructor calls to them.
+fn constructors<'a>(graph: &'a CallGraph, class: &'a SymbolInfo) -> impl Iterator<Item = &'a SymbolInfo> + 'a {
+    let names = cc_graph::resolve::constructor_names(&class.name);
+    graph.symbols_in(&class.path).into_iter().filter(move |s| {
+        s.kind.is_callable()
+            && names.contains(&s.name.as_str())
+            && s.span.start_line >= class.span.start_line
+            && s.span.end_line <= class.span.end_line
+            && s.id != class.id
+            && (s.qualified_name.strip_suffix(s.name.as_str()).is_some_and(|q| {
+                q.strip_suffix('.').or_else(|| q.strip_suffix("::")) == Some(class.qualified_name.as_str())
+            }))
+    })
+}
+
+/// The symbols `name` means in `repo`, from its symbol index alone: an id, a plain name, a
+/// qualified name, a plain name in another case. When this finds nothing,
+/// [`lookup_in_graph`] reads the forms only the graph knows (the same as [`find`]'s).
+pub fn lookup_indexed(repo: &cc_indexer::Repo, name: &str, limit: usize) -> cc_indexer::Result<Vec<SymbolDoc>> {
+    if let Some(id) = cc_indexer::SymbolId::parse(name.trim()) {
+        if let Some(doc) = repo.symbols.get(id)? {
+            return Ok(vec![doc]);
+        }
+    }
+    repo.symbols.lookup(name, limit)
+}
+
+/// What [`find`] finds in `graph` for `name`, with each symbol's doc from the symbol index.
+pub fn lookup_in_graph(
+    repo: &cc_indexer::Repo,
+    graph: &CallGraph,
+    name: &str,
+    limit: usize,
+) -> cc_indexer::Result<Vec<SymbolDoc>> {
+    let found = match find(&[graph], name) {
+        Found::None => Vec::new(),
+        Found::One(_, s) => vec![s],
+        Found::Many(v) => v.into_iter().map(|(_, s)| s).collect(),
+    };
+    found.into_iter().take(limit).map(|s| Ok(repo.symbols.get(s.id)?.unwrap_or_else(|| symbol_doc(s)))).collect()
 }
 
 /// A graph symbol as the symbol index gives one (the graph keeps no doc comments).

@@ -16,6 +16,7 @@ pub fn records(fixture: &str) -> Vec<FileRecord> {
             let out = ex.extract(lang, &path, text.as_bytes());
             assert!(out.diagnostics.is_empty(), "{path}: {:?}", out.diagnostics);
             FileRecord {
+                module: cc_indexer::extract::module_path(lang, &path),
                 path,
                 lang,
                 hash: *blake3_hash(text.as_bytes()),

@@ -413,6 +413,49 @@ fn a_first_hour_is_told_what_is_going_on() {
     assert!(err.contains("`cc-server remove shop`"), "{err}");
 }
 
+/// Names are what the languages call them: a Rust crate by its Cargo.toml name (calls
+/// between a workspace's crates are found, through the crate root's re-exports too), a
+/// Python module from its src layout's root; and `symbol` reads a name as `callers` does.
+#[test]
+fn names_follow_the_manifests_and_calls_cross_a_workspaces_crates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, ws) = (tmp.path().join("data"), tmp.path().join("ws"));
+    for (p, text) in [
+        ("Cargo.toml", "[workspace]\nmembers = [\"store\", \"app\"]\n"),
+        ("store/Cargo.toml", "[package]\nname = \"cc-store\"\n"),
+        ("store/src/lib.rs", "pub mod dir;\npub use dir::DataDir;\n"),
+        ("store/src/dir.rs", "pub struct DataDir;\nimpl DataDir {\n    pub fn new() -> DataDir {\n        DataDir\n    }\n}\n"),
+        ("app/Cargo.toml", "[package]\nname = \"app\"\n"),
+        ("app/src/main.rs", "use cc_store::DataDir;\n\nfn main() {\n    let _d = DataDir::new();\n}\n"),
+        ("py/pyproject.toml", "[project]\nname = \"flask\"\n"),
+        ("py/src/flask/__init__.py", "from .app import Flask\n"),
+        ("py/src/flask/app.py", "class Flask:\n    def __init__(self, name):\n        self.name = name\n\n    def run(self):\n        pass\n\n\ndef make():\n    return Flask(\"x\")\n"),
+    ] {
+        let f = ws.join(p);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, text).unwrap();
+    }
+    let cc = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cc-server")).args(args).env("CC_DATA_DIR", &data).output().unwrap()
+    };
+    ok(&cc(&["index", path(&ws)]));
+    let out = ok(&cc(&["callers", "DataDir::new"]));
+    assert!(out.contains("callers of cc_store::dir::DataDir::new") && out.contains("app::main"), "{out}");
+    let out = ok(&cc(&["symbol", "flask.app.Flask"]));
+    assert!(out.contains("py/src/flask/app.py:1") && !out.contains("src.flask"), "{out}");
+    // The forms callers takes, symbol takes too: a qualified suffix, another case.
+    for name in ["Flask.run", "app.Flask.run", "FLASK"] {
+        let out = ok(&cc(&["symbol", name]));
+        assert!(out.contains("py/src/flask/app.py"), "{name}: {out}");
+    }
+    // Who calls a class calls its constructor: answered, through it.
+    let out = ok(&cc(&["callers", "flask.app.Flask"]));
+    assert!(
+        out.contains("flask.app.make") && out.contains("[constructor]") && out.contains("via flask.app.Flask.__init__"),
+        "{out}"
+    );
+}
+
 #[test]
 fn a_warm_run_leaves_the_graph_file_alone_and_a_change_updates_it() {
     let e = env();

@@ -416,7 +416,7 @@ step callers3 "$bin" callers big_3_4 --repo fx --json
     assert_eq!(ok("old")[0]["symbol"]["name"], "small_3_4");
     assert!(ok("search").as_array().is_some_and(|h| !h.is_empty()));
     let (rc, _, err) = step("new");
-    assert_eq!(rc, 1, "{err}");
+    assert_eq!(rc, 2, "an unknown symbol is bad input: {err}");
     assert!(err.contains("no symbol named 'big_3_4'"), "{err}");
 
     // With room, the next run indexes everything.

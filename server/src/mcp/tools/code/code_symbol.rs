@@ -68,11 +68,15 @@ pub async fn code_symbol(ctx: Ctx<String>, a: SymbolArgs) -> Result<SymbolResult
         let (l2, wanted, path) = (l.clone(), wanted.clone(), path.clone());
         let found = blocking(move || match &path {
             Some(p) => Ok(crate::ops::symbols_in(&l2.graph, p, wanted.as_deref()).take(limit).collect()),
-            None => l2
-                .repo
-                .symbols
-                .lookup(wanted.as_deref().unwrap_or_default(), limit)
-                .map_err(|e| ToolError::internal(e.to_string())),
+            None => {
+                let name = wanted.as_deref().unwrap_or_default();
+                let internal = |e: cc_indexer::Error| ToolError::internal(e.to_string());
+                let mut v = crate::ops::lookup_indexed(&l2.repo, name, limit).map_err(internal)?;
+                if v.is_empty() {
+                    v = crate::ops::lookup_in_graph(&l2.repo, &l2.graph, name, limit).map_err(internal)?;
+                }
+                Ok(v)
+            }
         })
         .await?;
         for s in found {
