@@ -211,6 +211,12 @@ fn every_tool_has_a_description_and_object_schemas() {
             "{} declares no object output schema",
             t.decl.name
         );
+        // Every argument says what it is: its description is what a model reads.
+        let props = t.input_schema.get("properties").and_then(|p| p.as_object());
+        for (name, schema) in props.into_iter().flatten() {
+            let described = schema.get("description").and_then(|d| d.as_str()).is_some_and(|d| !d.trim().is_empty());
+            assert!(described, "{}: the argument `{name}` has no description", t.decl.name);
+        }
     }
 }
 

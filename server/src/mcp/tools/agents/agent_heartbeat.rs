@@ -42,6 +42,7 @@ impl BeatStatus {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HeartbeatArgs {
+    /// active (working), idle (waiting for work) or stuck (unable to go on without help).
     pub status: BeatStatus,
     /// What it is doing, or what it is stuck on.
     #[schemars(length(max = 2000))]

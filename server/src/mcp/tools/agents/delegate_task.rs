@@ -42,6 +42,7 @@ pub struct DelegateTaskArgs {
     /// The child's budget, drawn from the parent's (required when the parent has one).
     #[schemars(range(min = 0))]
     pub budget: Option<i64>,
+    /// The child ticket's priority: none, low, medium, high or urgent.
     pub priority: Option<Priority>,
 }
 

@@ -23,8 +23,10 @@ pub const DECL: Decl = Decl {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CommentApprovalArgs {
+    /// The board item to comment on (from create_approval or list_approvals).
     #[schemars(length(min = 1, max = 100))]
     pub approval_id: String,
+    /// The comment, markdown.
     #[schemars(length(min = 1, max = 10000))]
     pub text: String,
 }

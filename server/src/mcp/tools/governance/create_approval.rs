@@ -22,7 +22,9 @@ pub const DECL: Decl = Decl {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateApprovalArgs {
+    /// What is to be decided: plan_exit, merge, publish, hire or custom.
     pub kind: BoardKind,
+    /// One line the operator sees on the board.
     #[schemars(length(min = 1, max = 500))]
     pub title: String,
     /// What is to be approved (any JSON: a plan, a PR, a candidate).

@@ -22,7 +22,9 @@ pub const DECL: Decl = Decl {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateGoalArgs {
+    /// Where the goal sits: company, team, agent or task.
     pub level: GoalLevel,
+    /// The goal, in one line.
     #[schemars(length(min = 1, max = 500))]
     pub title: String,
     /// The goal it serves.

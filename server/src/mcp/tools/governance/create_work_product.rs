@@ -28,6 +28,7 @@ pub struct CreateWorkProductArgs {
     /// What it is, in a word (document, code, design, report, …).
     #[schemars(length(min = 1, max = 50), regex(pattern = r"^[a-z][a-z0-9_-]*$"))]
     pub kind: String,
+    /// The work product's title.
     #[schemars(length(min = 1, max = 500))]
     pub title: String,
     /// The first revision's content.

@@ -23,6 +23,7 @@ pub const DECL: Decl = Decl {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DecideApprovalArgs {
+    /// The board item to decide (from create_approval or list_approvals).
     #[schemars(length(min = 1, max = 100))]
     pub approval_id: String,
     pub decision: Decision,

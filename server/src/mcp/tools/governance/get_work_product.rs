@@ -22,6 +22,7 @@ pub const DECL: Decl = Decl {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GetWorkProductArgs {
+    /// The work product (from create_work_product or a ticket's work products).
     #[schemars(length(min = 1, max = 100))]
     pub work_product_id: String,
 }

@@ -21,7 +21,9 @@ pub const DECL: Decl = Decl {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListApprovalsArgs {
+    /// Only items in this state (default: every state).
     pub status: Option<BoardStatus>,
+    /// At most this many items, newest first (default 50).
     #[schemars(range(min = 1, max = 200))]
     pub limit: Option<u32>,
 }

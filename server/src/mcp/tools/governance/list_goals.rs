@@ -22,7 +22,9 @@ pub const DECL: Decl = Decl {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListGoalsArgs {
+    /// Only goals of this level.
     pub level: Option<GoalLevel>,
+    /// Only goals in this state.
     pub status: Option<GoalStatus>,
 }
 

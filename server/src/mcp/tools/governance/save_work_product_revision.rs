@@ -23,6 +23,7 @@ pub const DECL: Decl = Decl {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SaveWorkProductRevisionArgs {
+    /// The work product to revise.
     #[schemars(length(min = 1, max = 100))]
     pub work_product_id: String,
     /// The revision this content was written on.

@@ -21,8 +21,10 @@ pub const DECL: Decl = Decl {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateGoalProgressArgs {
+    /// The goal (from create_goal or list_goals).
     #[schemars(length(min = 1, max = 100))]
     pub goal_id: String,
+    /// Percent done, 0 to 100.
     #[schemars(range(min = 0, max = 100))]
     pub progress: u8,
 }

@@ -130,6 +130,7 @@ pub struct BrowserUseArgs {
     /// click: a point of the latest viewport screenshot, in its (scaled) pixels.
     #[schemars(range(min = 0.0, max = 100000.0))]
     pub x: Option<f64>,
+    /// click: the point's vertical coordinate, with x.
     #[schemars(range(min = 0.0, max = 100000.0))]
     pub y: Option<f64>,
     /// scroll: pixels right (negative: left).

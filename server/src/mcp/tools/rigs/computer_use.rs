@@ -63,11 +63,13 @@ pub struct ComputerUseArgs {
     /// the display).
     #[schemars(range(min = 0, max = 100000))]
     pub x: Option<i64>,
+    /// move, click, drag, scroll: the point's vertical coordinate, with x.
     #[schemars(range(min = 0, max = 100000))]
     pub y: Option<i64>,
     /// drag: where to release, in screenshot pixels.
     #[schemars(range(min = 0, max = 100000))]
     pub to_x: Option<i64>,
+    /// drag: where it ends, vertically (with to_x).
     #[schemars(range(min = 0, max = 100000))]
     pub to_y: Option<i64>,
     /// click, drag: the mouse button (default left).
@@ -89,6 +91,7 @@ pub struct ComputerUseArgs {
     /// resize: the new display size in real pixels (320x240 to 3840x2160).
     #[schemars(range(min = 1, max = 100000))]
     pub width: Option<u32>,
+    /// resize: the screen's new height in pixels, with width.
     #[schemars(range(min = 1, max = 100000))]
     pub height: Option<u32>,
     /// wait: seconds (at most 60).

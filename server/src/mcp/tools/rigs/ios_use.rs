@@ -76,10 +76,13 @@ pub struct IosUseArgs {
     /// tap, swipe: a point of the latest screenshot, in its (scaled) pixels.
     #[schemars(range(min = 0.0, max = 100000.0))]
     pub x: Option<f64>,
+    /// tap, swipe: the point's vertical coordinate, with x.
     #[schemars(range(min = 0.0, max = 100000.0))]
     pub y: Option<f64>,
+    /// swipe: where it ends, horizontally (with to_y).
     #[schemars(range(min = 0.0, max = 100000.0))]
     pub to_x: Option<f64>,
+    /// swipe: where it ends, vertically (with to_x).
     #[schemars(range(min = 0.0, max = 100000.0))]
     pub to_y: Option<f64>,
     /// swipe: milliseconds (default 300).

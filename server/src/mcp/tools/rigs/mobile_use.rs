@@ -65,11 +65,13 @@ pub struct MobileUseArgs {
     /// tap, swipe, long_press: a point of the latest screenshot, in its (scaled) pixels.
     #[schemars(range(min = 0.0, max = 100000.0))]
     pub x: Option<f64>,
+    /// tap, swipe, long_press: the point's vertical coordinate, with x.
     #[schemars(range(min = 0.0, max = 100000.0))]
     pub y: Option<f64>,
     /// swipe: where it ends, in the latest screenshot's pixels.
     #[schemars(range(min = 0.0, max = 100000.0))]
     pub to_x: Option<f64>,
+    /// swipe: where it ends, vertically (with to_x).
     #[schemars(range(min = 0.0, max = 100000.0))]
     pub to_y: Option<f64>,
     /// swipe (default 300), long_press (default 1000): milliseconds.

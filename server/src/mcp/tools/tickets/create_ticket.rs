@@ -34,6 +34,7 @@ pub struct CreateTicketArgs {
     /// open, in_progress, blocked, in_review, done, failed, cancelled (or an alias).
     #[schemars(length(min = 1, max = 50))]
     pub status: Option<String>,
+    /// none, low, medium, high or urgent (default none).
     pub priority: Option<Priority>,
     /// Labels (each once).
     #[schemars(length(max = 50), inner(length(min = 1, max = 100)))]

@@ -30,6 +30,7 @@ pub enum LinkAction {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TicketPrLinkArgs {
+    /// link or unlink the pull request.
     pub action: LinkAction,
     /// The ticket: its id or its key (T-12).
     #[schemars(length(min = 1, max = 100))]

@@ -30,6 +30,7 @@ pub enum Action {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TicketRelationArgs {
+    /// add or remove the relation.
     pub action: Action,
     /// The ticket: its id or its key (T-12).
     #[schemars(length(min = 1, max = 100))]

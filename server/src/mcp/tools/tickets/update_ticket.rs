@@ -29,10 +29,13 @@ pub struct UpdateTicketArgs {
     /// open, in_progress, blocked, in_review, done, failed, cancelled (or an alias).
     #[schemars(length(min = 1, max = 50))]
     pub status: Option<String>,
+    /// The new title.
     #[schemars(length(min = 1, max = 500))]
     pub title: Option<String>,
+    /// The new description, markdown (replaces the old one).
     #[schemars(length(max = 100000))]
     pub description: Option<String>,
+    /// The new priority: none, low, medium, high or urgent.
     pub priority: Option<Priority>,
     /// The labels it has from now on.
     #[schemars(length(max = 50), inner(length(min = 1, max = 100)))]
