@@ -1181,7 +1181,13 @@ impl<'a> Tables<'a> {
     /// ones, or (strict languages) what it re-exports (`export {f} from`, `pub use`,
     /// `from .core import f` in a package's `__init__`, `export * from`).
     fn exported(&self, files: &[u32], name: &str, ok: &dyn Fn(&Sym<'_>) -> bool, depth: u8) -> Vec<u32> {
-        let found = self.top_level_in(files, name, ok);
+        let mut found = self.top_level_in(files, name, ok);
+        // An ES module exports its top-level declarations only: `import { defineProperty }`
+        // is never the method of an object literal (`traps = { defineProperty() {} }`).
+        found.retain(|&i| {
+            let s = &self.syms[i as usize];
+            !matches!(s.lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript) || s.parent.is_none()
+        });
         if !found.is_empty() || depth >= 3 {
             return found;
         }
