@@ -8,7 +8,8 @@
 // method around it, one in a field initialiser or an initialiser block to its class. The
 // target of a virtual call is the method the static type declares; a call whose target is
 // abstract or an interface's method is left unresolved (which implementation runs is the
-// runtime's choice), and so are calls of methods the compilation cannot find.
+// runtime's choice), and so are calls of methods the compilation cannot find. What javac
+// adds itself (default constructors, their `super()`) is left out.
 import com.sun.source.tree.*;
 import com.sun.source.util.*;
 import com.sun.tools.javac.tree.JCTree;
@@ -118,8 +119,14 @@ public class RefJava {
                 return null;
             }
 
+            boolean synthetic(Tree t) {
+                // what javac adds (a default constructor, its `super()`) has no end position
+                return trees.getSourcePositions().getEndPosition(u, t) == Diagnostic.NOPOS;
+            }
+
             @Override
             public Void visitMethod(MethodTree t, Void v) {
+                if (synthetic(t)) return null;
                 boolean ctor = t.getName().contentEquals("<init>");
                 String name = ctor ? u.getLineMap() == null ? "" : enclosingClassName() : t.getName().toString();
                 def(t, name, t.getBody() == null ? "abstract" : "function", ctor, null);
@@ -173,6 +180,7 @@ public class RefJava {
 
             @Override
             public Void visitMethodInvocation(MethodInvocationTree t, Void v) {
+                if (synthetic(t)) return super.visitMethodInvocation(t, v);
                 Element e = trees.getElement(getCurrentPath());
                 ExpressionTree sel = t.getMethodSelect();
                 String n = sel instanceof MemberSelectTree ? ((MemberSelectTree) sel).getIdentifier().toString()

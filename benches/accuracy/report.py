@@ -50,6 +50,14 @@ print("|---|---|---|---|---|---|---|")
 for lang, c in per_lang.items():
     b, a = c["before"], c["after"]
     print(f"| {lang} | {cell(b['callers'])} | {cell(b['callees'])} | {cell(a['callers'])} | {cell(a['callees'])} | {cell(b['all'])} | {cell(a['all'])} |")
+print()
+print("| language | misses (after) by what the export has at the site |")
+print("|---|---|")
+causes = defaultdict(Counter)
+for name, (lang, s) in scores.items():
+    causes[lang].update(s["after"].get("misses_by_cause", {}))
+for lang, c in causes.items():
+    print(f"| {lang} | " + "; ".join(f"{k}: {v}" for k, v in c.most_common() if v) + " |")
 for table in ("per_kind", "per_rung"):
     print()
     agg = defaultdict(lambda: defaultdict(Counter))
@@ -59,12 +67,13 @@ for table in ("per_kind", "per_rung"):
             agg[k]["all"].update(v)
     langs = sorted({l for _, (l, _) in scores.items()})
     head = "kind" if table == "per_kind" else "rung"
-    print(f"| {head} | " + " | ".join(f"{l}: precision (right / wrong, left out)" for l in langs + ["all"]) + " |")
-    print("|---|" + "---|" * (len(langs) + 1))
+    print(f"| {head} | " + " | ".join(f"{l}: precision (right / wrong, left out)" for l in langs + ["all"]) + " | mean of languages |")
+    print("|---|" + "---|" * (len(langs) + 2))
     for k in sorted(agg, key=lambda k: -sum(agg[k]["all"].values())):
         cells = []
         for l in langs + ["all"]:
             c = agg[k][l]
             tp, fp, lo = c["tp"], c["fp"], c["left_out"]
             cells.append(f"{f(tp / (tp + fp)) if tp + fp else '—'} ({tp} / {fp}, {lo})")
-        print(f"| {k} | " + " | ".join(cells) + " |")
+        ps = [agg[k][l]["tp"] / (agg[k][l]["tp"] + agg[k][l]["fp"]) for l in langs if agg[k][l]["tp"] + agg[k][l]["fp"]]
+        print(f"| {k} | " + " | ".join(cells) + f" | {f(sum(ps) / len(ps)) if ps else '—'} |")

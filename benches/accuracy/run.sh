@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Accuracy of cc-server's call graph against compilers' and language servers' call graphs.
 # See README.md. Usage: benches/accuracy/run.sh [NAME...]   (default: every row of repos.tsv)
+# Steps whose output exists in $ACC_WORK are not redone: remove $ACC_WORK/out/NAME (and
+# $ACC_WORK/data) to start over, e.g. after rebuilding a binary.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 : "${ACC_WORK:?set ACC_WORK: a scratch folder outside the repository}"
@@ -22,9 +24,10 @@ for name in "${names[@]}"; do
   mkdir -p "$out"
   if [ ! -d "$src" ]; then
     mkdir -p "$src"
+    strip=$(echo "$folder" | tr / '\n' | wc -l); [ "$folder" = . ] && strip=0
     git --git-dir="$ACC_MIRROR/${repo/\//+}/repo" archive "$commit" "$folder" \
-      | tar -x -C "$src" --strip-components=$(echo "$folder" | tr / '\n' | wc -l) \
-          --exclude=tests --exclude=__tests__ --exclude='*.test.ts' --exclude='*.spec.ts' --exclude='*.d.ts'  # sources, not their tests
+      | tar -x -C "$src" --strip-components=$strip --exclude=tests --exclude=__tests__ --exclude=testdata \
+          --exclude='*.test.ts' --exclude='*.spec.ts' --exclude='*.d.ts' --exclude='*_test.go'  # sources, not their tests
   fi
   echo "== $name ($lang, $repo@${commit:0:12}, $folder)" >&2
   if [ ! -s "$out/ref.json" ]; then
@@ -32,6 +35,7 @@ for name in "${names[@]}"; do
       python) "$PYTHON" "$HERE/ref_python.py" "$src" > "$out/ref.json" ;;
       typescript) node "$HERE/ref_ts.js" "$src" > "$out/ref.json" ;;
       java) "$HERE/ref_java.sh" "$src" > "$out/ref.json" ;;
+      go) (cd "$HERE/ref_go" && go run . "$src") > "$out/ref.json" ;;
     esac
   fi
   mkdir -p "$HERE/samples"
@@ -40,10 +44,12 @@ for name in "${names[@]}"; do
     bin=BEFORE_BIN; [ $side = after ] && bin=AFTER_BIN
     data=$ACC_WORK/data/$side
     [ -d "$data/repos/$name" ] || "${!bin}" --data-dir "$data" -q index "$src" >&2
-    CC_BIN=${!bin} CC_DATA=$data python3 "$HERE/ccquery.py" "$out/ref.json" "$HERE/samples/$name.txt" "$name" > "$out/answers-$side.json"
+    [ -s "$out/answers-$side.json" ] || CC_BIN=${!bin} CC_DATA=$data python3 "$HERE/ccquery.py" "$out/ref.json" "$HERE/samples/$name.txt" "$name" > "$out/answers-$side.json"
   done
+  [ -s "$out/symbols-after.json" ] || {
   $GRAPH_EXPORT --data "$ACC_WORK/data/after" --repo "$name" > "$out/export-after.jsonl"
   CC_BIN=$AFTER_BIN CC_DATA=$ACC_WORK/data/after python3 "$HERE/ccsymbols.py" "$out/export-after.jsonl" "$name" > "$out/symbols-after.json"
+  }
   python3 "$HERE/score.py" "$out/ref.json" "$HERE/samples/$name.txt" "$out/answers-before.json" > "$out/score-before.json"
   python3 "$HERE/score.py" "$out/ref.json" "$HERE/samples/$name.txt" "$out/answers-after.json" \
     "$out/export-after.jsonl" "$out/symbols-after.json" > "$out/score-after.json"

@@ -52,11 +52,22 @@ def norm(k):
     return eff(k) if d["kind"] == "class" else k
 
 
-def map_sym(path, name, qname, span):
+CALLABLE = {"function", "method", "constructor", "class", "struct", "interface", "enum", "trait", "module"}
+
+
+def map_sym(path, name, qname, span, kind=None):
     if qname and qname.startswith("<") and qname.endswith(">"):
         return qname
     if name and name.startswith("<lambda"):
         return "LAMBDA"
+    if kind and kind not in CALLABLE:
+        # a field, constant or variable whose initialiser calls: the references give such a
+        # call to the def around it (the class for a field, the top level for a module's)
+        best = None
+        for line, n, k in by_path.get(path, []):
+            if line <= span["start_line"] <= defs[k]["end"] and (best is None or line > best[0]):
+                best = (line, k)
+        return best[1] if best else f"<{path}>"
     best = None
     for line, n, k in by_path.get(path, []):
         if n == name and span["start_line"] <= line <= span["end_line"]:
@@ -69,7 +80,7 @@ def map_hit(h):
     n = h.get("name") or ""
     if h["span"] is None and n.startswith("<top level of ") and n.endswith(">"):
         return "<" + n[len("<top level of "):]  # main's name for a file's top level
-    return map_sym(h["path"], h["sym_name"], h["qualified_name"], h["span"])
+    return map_sym(h["path"], h["sym_name"], h["qualified_name"], h["span"], h.get("kind"))
 
 
 ref_edges = defaultdict(set)  # (caller, norm callee) -> sites
@@ -82,11 +93,14 @@ for u in ref["unresolved"]:
 # kinds per (from id, to id) and per site line, from the export
 pair_kinds = defaultdict(set)
 exp_edges = []
+site_candidates = Counter()
 if export:
     for line in open(export):
         e = json.loads(line)
         exp_edges.append(e)
         pair_kinds[(e["from"], e["to"])].add(e["kind"])
+        if e.get("possible"):
+            site_candidates[(e["from"], e["path"], e["line"], e.get("column"))] += 1
 
 
 def unknown_sites(sites):
@@ -97,13 +111,18 @@ tot = {d: Counter() for d in ("callers", "callees")}
 left_out = Counter()
 fps, fns = [], []
 missing = 0
+nf_edges = 0
 for key in sample:
     a = ans.get(key) or {}
-    if not a.get("found"):
-        missing += 1
-        continue
     d = defs[key]
     me = norm(key) if d.get("ctor") else key
+    if not a.get("found"):
+        # no cc-server symbol for it (an object literal's method, ...): all its edges missed
+        missing += 1
+        tot["callees"]["fn"] += len({c for (f, c) in ref_edges if f == key})
+        tot["callers"]["fn"] += len({f for (f, c) in ref_edges if c == me})
+        nf_edges += len({c for (f, c) in ref_edges if f == key}) + len({f for (f, c) in ref_edges if c == me})
+        continue
     ids = {a["id"], a.get("class_id")}
     r_callees = {c for (f, c) in ref_edges if f == key}
     r_callers = {f for (f, c) in ref_edges if c == me}
@@ -144,8 +163,8 @@ for key in sample:
             if t not in got:
                 tot[direction]["fn"] += 1
                 site = sorted(ref_edges[(key, t)] if direction == "callees" else ref_edges[(t, me)])
-                fns.append({"symbol": a["qualified_name"], "direction": direction,
-                            "other": t, "sites": site[:3]})
+                fns.append({"symbol": a["qualified_name"], "key": me if direction == "callers" else key,
+                            "direction": direction, "other": t, "sites": site})
 
 
 def pr(c):
@@ -170,11 +189,15 @@ if export and symbols:
             continue  # not calls: the rung table is over what callers/callees walk
         f, t = symbols.get(e["from"]), symbols.get(e["to"])
         fk = e["from_name"] if e["from_name"].startswith("<") else (
-            map_sym(f["path"], f["name"], f["qualified_name"], f["span"]) if f else None)
+            map_sym(f["path"], f["name"], f["qualified_name"], f["span"], f["kind"]) if f else None)
         if t is None or fk is None or fk not in known_callers:
             continue
-        tk = norm(map_sym(t["path"], t["name"], t["qualified_name"], t["span"]))
-        rung = e["rung"] + (" (possible)" if e.get("possible") else "")
+        tk = norm(map_sym(t["path"], t["name"], t["qualified_name"], t["span"], t["kind"]))
+        rung = e["rung"]
+        if e.get("possible"):
+            # bucketed by the number of candidates of their call site
+            k = site_candidates[(e["from"], e["path"], e["line"], e.get("column"))]
+            rung += f" (possible, {k if k < 4 else '4+'} candidates)"
         ident = (fk, tk, e["kind"], rung)
         if ident in seen:
             continue
@@ -194,6 +217,41 @@ if export and symbols:
             rung_fps.append((rung, e["kind"], e["from_name"], e["to_name"], site))
         per["kind"][e["kind"] + (" (possible)" if e.get("possible") else "")][verdict] += 1
         per["rung"][rung][verdict] += 1
+    # what the export has at the site of each miss
+    key_ids = defaultdict(set)
+    for i, sy in symbols.items():
+        key_ids[map_sym(sy["path"], sy["name"], sy["qualified_name"], sy["span"], sy["kind"])].add(i)
+    at_site = defaultdict(list)
+    for e in exp_edges:
+        at_site[(e["from"], f'{e["path"]}:{e["line"]}')].append(e)
+    why = Counter()
+    for m in fns:
+        caller, callee = (m["key"], m["other"]) if m["direction"] == "callees" else (m["other"], m["key"])
+        ids = key_ids.get(caller, set()) | ({caller} if caller.startswith("<") else set())
+        es = [e for i in ids for st in m["sites"] for e in at_site.get((i, st), [])]
+        if caller.startswith("<"):
+            es = [e for st in m["sites"] for (f, s2), l in at_site.items() if s2 == st for e in l
+                  if e["from_name"] == caller]
+        def hits_callee(e):
+            t = symbols.get(e["to"])
+            return t is not None and norm(map_sym(t["path"], t["name"], t["qualified_name"], t["span"], t["kind"])) == callee
+        if not ids and not caller.startswith("<"):
+            c = "caller is no cc-server symbol"
+        elif any(hits_callee(e) and e.get("possible") for e in es):
+            c = "only a possible edge (candidates of an unknown receiver or overloads)"
+        elif any(hits_callee(e) and e["kind"] == "reference" for e in es):
+            c = "only a reference edge"
+        elif any(not e.get("possible") and not e.get("external") and e["kind"] != "reference" for e in es):
+            c = "an edge to another symbol"
+        elif any(e.get("external") for e in es):
+            c = "left external"
+        else:
+            c = "no edge at the site"
+        m["why"] = c
+        why[c] += 1
+    if nf_edges:
+        why["the sampled symbol is no cc-server symbol"] += nf_edges
+    out["misses_by_cause"] = dict(why.most_common())
     out["per_kind"] = {k: dict(v) for k, v in per["kind"].items()}
     out["per_rung"] = {k: dict(v) for k, v in per["rung"].items()}
     out["rung_false_edges"] = rung_fps
