@@ -1819,6 +1819,28 @@ impl<'a> Tables<'a> {
         }
     }
 
+    /// Go: the one package-level binding of `alias` in the other files of `file`'s
+    /// directory (its package), with the file it is in.
+    fn package_binding(&self, file: u32, alias: &str) -> Option<(u32, &Binding<'a>)> {
+        let path = &self.files[file as usize].path;
+        let mut found = None;
+        for &f in self.dir_files.get(dir_of(path)).into_iter().flatten() {
+            if f == file || self.lang_of(f) != Lang::Go {
+                continue;
+            }
+            for &i in self.binding_index[f as usize].get(alias).into_iter().flatten() {
+                let b = &self.bindings[f as usize][i];
+                if b.enclosing.is_none() {
+                    if found.is_some() {
+                        return None; // declared twice (build tags): unknown
+                    }
+                    found = Some((f, b));
+                }
+            }
+        }
+        found
+    }
+
     /// The type a binding gives its variable.
     fn type_from_binding(&self, file: u32, b: &Binding<'a>, depth: u8) -> Option<Vec<u32>> {
         if depth > 8 {
@@ -2041,9 +2063,15 @@ impl<'a> Tables<'a> {
         let head = segs[0];
         let mut cur: Vec<u32> = if self_word(head) {
             vec![enclosing.and_then(|e| self.class_of(e))?]
-        } else {
-            let b = self.binding(file, enclosing, head, line, lang == Lang::Java)?;
+        } else if let Some(b) = self.binding(file, enclosing, head, line, lang == Lang::Java) {
             self.type_from_binding(file, b, depth + 1)?
+        } else if lang == Lang::Go && !self.shadowed(file, enclosing, head) {
+            // A package-level variable that another file of the package declares
+            // (`var CommandLine = NewFlagSet(…)` in flag.go, `CommandLine.VarP(…)` here).
+            let (f, b) = self.package_binding(file, head)?;
+            self.type_from_binding(f, b, depth + 1)?
+        } else {
+            return None;
         };
         for seg in &segs[1..] {
             if cur.len() != 1 {
