@@ -7,7 +7,8 @@ sampled symbol, through its CLI, the same way for every build compared.
 The binary and data dir come from $CC_BIN and $CC_DATA. A sampled key is "path:line" of a
 reference def; its cc-server symbol is the innermost symbol of that name and path whose span
 holds the line. A sampled `__init__`/constructor also asks for its class (a class called is
-its constructor called), and the answers are merged.
+its constructor called) and for the class's other constructors (overloads), and the answers
+are merged.
 """
 import json
 import os
@@ -53,6 +54,8 @@ def find(d):
         sp = s["span"]
         if s["path"] != d["path"] or not (sp["start_line"] <= d["line"] <= sp["end_line"]):
             continue
+        if (s["kind"] in ("class", "struct", "interface", "enum", "trait")) != (d["kind"] == "class"):
+            continue  # a Java class and its constructors share a name
         if best is None or sp["start_line"] >= best["span"]["start_line"]:
             best = s
     return best
@@ -98,5 +101,12 @@ for key in sample:
         if c is not None:
             a["class_id"] = sym_id(c)
             a["callers"] = (a["callers"] or []) + (hits("callers", c) or [])
+        # the class's other constructors (Java overloads): the reference merges them too
+        for k2, d2 in sorted(ref["defs"].items()):
+            if k2 != key and d2.get("ctor") and d2.get("class") == d["class"]:
+                o = find(d2)
+                if o is not None and sym_id(o) != a["id"]:
+                    a.setdefault("other_ctor_ids", []).append(sym_id(o))
+                    a["callers"] = (a["callers"] or []) + (hits("callers", o) or [])
     answers[key] = a
 json.dump(answers, sys.stdout)

@@ -52,7 +52,8 @@ def norm(k):
     return eff(k) if d["kind"] == "class" else k
 
 
-CALLABLE = {"function", "method", "constructor", "class", "struct", "interface", "enum", "trait", "module"}
+TYPES = {"class", "struct", "interface", "enum", "trait"}
+CALLABLE = {"function", "method", "constructor", "module"} | TYPES
 
 
 def map_sym(path, name, qname, span, kind=None):
@@ -69,7 +70,10 @@ def map_sym(path, name, qname, span, kind=None):
                 best = (line, k)
         return best[1] if best else f"<{path}>"
     best = None
+    want_class = kind in TYPES if kind else None
     for line, n, k in by_path.get(path, []):
+        if want_class is not None and want_class != (defs[k]["kind"] == "class"):
+            continue  # a Java class and its constructors share a name and a span
         if n == name and span["start_line"] <= line <= span["end_line"]:
             if best is None or line > best[0]:
                 best = (line, k)
@@ -123,7 +127,7 @@ for key in sample:
         tot["callers"]["fn"] += len({f for (f, c) in ref_edges if c == me})
         nf_edges += len({c for (f, c) in ref_edges if f == key}) + len({f for (f, c) in ref_edges if c == me})
         continue
-    ids = {a["id"], a.get("class_id")}
+    ids = {a["id"], a.get("class_id"), *a.get("other_ctor_ids", [])}
     r_callees = {c for (f, c) in ref_edges if f == key}
     r_callers = {f for (f, c) in ref_edges if c == me}
     for direction, rset in (("callees", r_callees), ("callers", r_callers)):
