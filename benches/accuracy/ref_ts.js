@@ -6,7 +6,8 @@
 //
 // Output: the same JSON as ref_python.py. Defs are the named functions: function
 // declarations, methods, constructors, accessors, classes, and arrow functions or function
-// expressions bound to a variable or a property; a call inside an anonymous function belongs to
+// expressions bound to a variable or a property (`const f = () => …`, `{ f: () => … }`,
+// `obj.f = () => …`); a call inside an anonymous function belongs to
 // the innermost named def around it. A def's key is "path:line" with the line of its name.
 const ts = require("typescript");
 const fs = require("fs");
@@ -49,6 +50,10 @@ function defName(n) {
     const p = n.parent;
     if ((ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) && p.initializer === n && !ts.isBindingPattern(p.name))
       return p.name;
+    // `inst._zod.check = (payload) => {…}`, `obj.run = function () {…}`: named by the property
+    if (ts.isBinaryExpression(p) && p.right === n && p.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+        ts.isPropertyAccessExpression(p.left))
+      return p.left.name;
     if (ts.isFunctionExpression(n) && n.name) return n.name;
   }
   return undefined;

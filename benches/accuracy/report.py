@@ -42,7 +42,8 @@ for name, (lang, s) in scores.items():
         for d in ("callers", "callees", "all"):
             per_lang[lang][side][d].update({k: s[side][d][k] for k in ("tp", "fp", "fn")})
     lo = ", ".join(f"{k}: {v}" for k, v in sorted(s["after"]["left_out"].items()))
-    print(f"| {name} | {lang} | {s['after']['sample'] - s['after']['not_found']} | {cell(s['before']['callers'])} | {cell(s['before']['callees'])} "
+    nf = s['after']['not_found']
+    print(f"| {name} | {lang} | {s['after']['sample']}{f' ({nf} no cc-server symbol)' if nf else ''} | {cell(s['before']['callers'])} | {cell(s['before']['callees'])} "
           f"| {cell(s['after']['callers'])} | {cell(s['after']['callees'])} | {cell(s['before']['all'])} | {cell(s['after']['all'])} | {lo} |")
 print()
 print("| language | before callers P / R | before callees P / R | after callers P / R | after callees P / R | before all | after all |")

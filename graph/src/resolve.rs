@@ -64,23 +64,23 @@ impl Rung {
     ///
     /// | rung | right / wrong | precision | confidence |
     /// |---|---|---|---|
-    /// | same-file | 945 / 1 | 0.999 | 0.99 |
+    /// | same-file | 978 / 1 | 0.999 | 0.99 |
     /// | receiver | 4901 / 37 | 0.993 | 0.99 |
     /// | package | 33 / 0 (Go only) | 1.000 | 0.99 |
-    /// | import | 1838 / 31 | 0.983 | 0.98 |
+    /// | import | 1876 / 31 | 0.984 | 0.98 |
     /// | scope | 319 / 15 | 0.955 | 0.96 |
     /// | flow (Python only) | 25 / 6 | 0.806 | 0.81 |
     /// | global | not reached: only the non-strict languages use it | — | 0.7 (unchanged) |
-    /// | ambiguous, 2 candidates | 1005 / 1422 | 0.414 | 0.41 |
+    /// | ambiguous, 2 candidates | 1005 / 1426 | 0.413 | 0.41 |
     /// | ambiguous, 3 candidates | 281 / 649 | 0.302 | 0.30 |
-    /// | ambiguous, 1 candidate | 94 / 497 | 0.159 | 0.16 |
-    /// | ambiguous, 4 or more | 239 / 3290 | 0.068 | 0.07 |
+    /// | ambiguous, 1 candidate | 94 / 509 | 0.156 | 0.16 |
+    /// | ambiguous, 4 or more | 239 / 3297 | 0.068 | 0.07 |
     ///
     /// An ambiguous edge is one candidate of a call the graph cannot decide (a possible
     /// edge): its precision does not fall as 1/candidates. A single candidate is mostly a
     /// method of an unknown receiver that is not the repository's (Java 0.12, Python 0.22,
-    /// TypeScript 0.15, Go 0.57); two are often a Java method's overloads (Java 0.44,
-    /// Python 0.16, TypeScript 0.21, Go 0.11).
+    /// TypeScript 0.13, Go 0.57); two are often a Java method's overloads (Java 0.44,
+    /// Python 0.16, TypeScript 0.20, Go 0.11).
     /// `benches/accuracy/run.sh` reproduces the figures (README there).
     pub fn confidence(self, candidates: usize) -> f32 {
         match self {
