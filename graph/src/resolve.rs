@@ -56,16 +56,45 @@ pub enum Rung {
 }
 
 impl Rung {
-    /// Confidence of an edge found on this rung.
+    /// Confidence of an edge found on this rung: the precision measured for the rung
+    /// against compilers' and language servers' call graphs (benches/accuracy: jedi,
+    /// the TypeScript checker, javac and go/types on click, httpx, zod, mobx, jsoup, gson,
+    /// pflag and toml at pinned commits; every exported edge whose caller the reference
+    /// knows, right / wrong), rounded to two decimals and capped at 0.99:
+    ///
+    /// | rung | right / wrong | precision | confidence |
+    /// |---|---|---|---|
+    /// | same-file | 978 / 1 | 0.999 | 0.99 |
+    /// | receiver | 4901 / 37 | 0.993 | 0.99 |
+    /// | package | 33 / 0 (Go only) | 1.000 | 0.99 |
+    /// | import | 1876 / 31 | 0.984 | 0.98 |
+    /// | scope | 319 / 15 | 0.955 | 0.96 |
+    /// | flow (Python only) | 25 / 6 | 0.806 | 0.81 |
+    /// | global | not reached: only the non-strict languages use it | — | 0.7 (unchanged) |
+    /// | ambiguous, 2 candidates | 1005 / 1426 | 0.413 | 0.41 |
+    /// | ambiguous, 3 candidates | 281 / 649 | 0.302 | 0.30 |
+    /// | ambiguous, 1 candidate | 94 / 509 | 0.156 | 0.16 |
+    /// | ambiguous, 4 or more | 239 / 3297 | 0.068 | 0.07 |
+    ///
+    /// An ambiguous edge is one candidate of a call the graph cannot decide (a possible
+    /// edge): its precision does not fall as 1/candidates. A single candidate is mostly a
+    /// method of an unknown receiver that is not the repository's (Java 0.12, Python 0.22,
+    /// TypeScript 0.13, Go 0.57); two are often a Java method's overloads (Java 0.44,
+    /// Python 0.16, TypeScript 0.20, Go 0.11).
+    /// `benches/accuracy/run.sh` reproduces the figures (README there).
     pub fn confidence(self, candidates: usize) -> f32 {
         match self {
-            Rung::Receiver | Rung::Scope => 0.95,
-            Rung::SameFile => 0.95,
-            Rung::Import => 0.9,
-            Rung::Package => 0.8,
+            Rung::SameFile | Rung::Receiver | Rung::Package => 0.99,
+            Rung::Import => 0.98,
+            Rung::Scope => 0.96,
+            Rung::Flow => 0.81,
             Rung::Global => 0.7,
-            Rung::Flow => 0.85,
-            Rung::Ambiguous => 0.5 / candidates.max(1) as f32,
+            Rung::Ambiguous => match candidates {
+                0 | 1 => 0.16,
+                2 => 0.41,
+                3 => 0.30,
+                _ => 0.07,
+            },
             Rung::External => 0.0,
         }
     }
@@ -1183,7 +1212,13 @@ impl<'a> Tables<'a> {
     /// ones, or (strict languages) what it re-exports (`export {f} from`, `pub use`,
     /// `from .core import f` in a package's `__init__`, `export * from`).
     fn exported(&self, files: &[u32], name: &str, ok: &dyn Fn(&Sym<'_>) -> bool, depth: u8) -> Vec<u32> {
-        let found = self.top_level_in(files, name, ok);
+        let mut found = self.top_level_in(files, name, ok);
+        // An ES module exports its top-level declarations only: `import { defineProperty }`
+        // is never the method of an object literal (`traps = { defineProperty() {} }`).
+        found.retain(|&i| {
+            let s = &self.syms[i as usize];
+            !matches!(s.lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript) || s.parent.is_none()
+        });
         if !found.is_empty() || depth >= 3 {
             return found;
         }
@@ -1786,6 +1821,28 @@ impl<'a> Tables<'a> {
         }
     }
 
+    /// Go: the one package-level binding of `alias` in the other files of `file`'s
+    /// directory (its package), with the file it is in.
+    fn package_binding(&self, file: u32, alias: &str) -> Option<(u32, &Binding<'a>)> {
+        let path = &self.files[file as usize].path;
+        let mut found = None;
+        for &f in self.dir_files.get(dir_of(path)).into_iter().flatten() {
+            if f == file || self.lang_of(f) != Lang::Go {
+                continue;
+            }
+            for &i in self.binding_index[f as usize].get(alias).into_iter().flatten() {
+                let b = &self.bindings[f as usize][i];
+                if b.enclosing.is_none() {
+                    if found.is_some() {
+                        return None; // declared twice (build tags): unknown
+                    }
+                    found = Some((f, b));
+                }
+            }
+        }
+        found
+    }
+
     /// The type a binding gives its variable.
     fn type_from_binding(&self, file: u32, b: &Binding<'a>, depth: u8) -> Option<Vec<u32>> {
         if depth > 8 {
@@ -2008,9 +2065,15 @@ impl<'a> Tables<'a> {
         let head = segs[0];
         let mut cur: Vec<u32> = if self_word(head) {
             vec![enclosing.and_then(|e| self.class_of(e))?]
-        } else {
-            let b = self.binding(file, enclosing, head, line, lang == Lang::Java)?;
+        } else if let Some(b) = self.binding(file, enclosing, head, line, lang == Lang::Java) {
             self.type_from_binding(file, b, depth + 1)?
+        } else if lang == Lang::Go && !self.shadowed(file, enclosing, head) {
+            // A package-level variable that another file of the package declares
+            // (`var CommandLine = NewFlagSet(…)` in flag.go, `CommandLine.VarP(…)` here).
+            let (f, b) = self.package_binding(file, head)?;
+            self.type_from_binding(f, b, depth + 1)?
+        } else {
+            return None;
         };
         for seg in &segs[1..] {
             if cur.len() != 1 {

@@ -53,12 +53,12 @@ fn csv_has_a_row_per_edge_and_site() {
         ExportFormat::Csv,
         r#"
         from,from_name,to,to_name,kind,family,confidence,rung,possible,path,line,column,external
-        #<shop/service.py>,<shop/service.py>,#shop.service.place,shop.service.place,call,call,0.95,same-file,false,shop/service.py,11,1,false
-        #shop.service.persist,shop.service.persist,#shop.models.Order.save,shop.models.Order.save,call,call,0.25,ambiguous,true,shop/service.py,4,11,false
-        #shop.service.persist,shop.service.persist,#shop.models.User.save,shop.models.User.save,call,call,0.25,ambiguous,true,shop/service.py,4,11,false
-        #shop.service.place,shop.service.place,#shop.models.Order.__init__,shop.models.Order.__init__,constructor,implicit,0.9,import,false,shop/service.py,7,9,false
-        #shop.service.place,shop.service.place,#shop.models.Order.save,shop.models.Order.save,call,call,0.95,receiver,false,shop/service.py,8,7,false
-        #shop.service.place,shop.service.place,#shop.service.persist,shop.service.persist,reference,reference,0.95,same-file,false,shop/service.py,9,28,false
+        #<shop/service.py>,<shop/service.py>,#shop.service.place,shop.service.place,call,call,0.99,same-file,false,shop/service.py,11,1,false
+        #shop.service.persist,shop.service.persist,#shop.models.Order.save,shop.models.Order.save,call,call,0.41,ambiguous,true,shop/service.py,4,11,false
+        #shop.service.persist,shop.service.persist,#shop.models.User.save,shop.models.User.save,call,call,0.41,ambiguous,true,shop/service.py,4,11,false
+        #shop.service.place,shop.service.place,#shop.models.Order.__init__,shop.models.Order.__init__,constructor,implicit,0.98,import,false,shop/service.py,7,9,false
+        #shop.service.place,shop.service.place,#shop.models.Order.save,shop.models.Order.save,call,call,0.99,receiver,false,shop/service.py,8,7,false
+        #shop.service.place,shop.service.place,#shop.service.persist,shop.service.persist,reference,reference,0.99,same-file,false,shop/service.py,9,28,false
         #shop.service.place,shop.service.place,,sorted,call,call,0,external,false,shop/service.py,9,12,true
         "#,
     );
@@ -69,12 +69,12 @@ fn jsonl_has_an_object_per_edge_and_site() {
     check(
         ExportFormat::Jsonl,
         r##"
-        {"column":1,"confidence":0.95,"external":false,"family":"call","from":"#<shop/service.py>","from_name":"<shop/service.py>","kind":"call","line":11,"path":"shop/service.py","possible":false,"rung":"same-file","to":"#shop.service.place","to_name":"shop.service.place"}
-        {"column":11,"confidence":0.25,"external":false,"family":"call","from":"#shop.service.persist","from_name":"shop.service.persist","kind":"call","line":4,"path":"shop/service.py","possible":true,"rung":"ambiguous","to":"#shop.models.Order.save","to_name":"shop.models.Order.save"}
-        {"column":11,"confidence":0.25,"external":false,"family":"call","from":"#shop.service.persist","from_name":"shop.service.persist","kind":"call","line":4,"path":"shop/service.py","possible":true,"rung":"ambiguous","to":"#shop.models.User.save","to_name":"shop.models.User.save"}
-        {"column":9,"confidence":0.9,"external":false,"family":"implicit","from":"#shop.service.place","from_name":"shop.service.place","kind":"constructor","line":7,"path":"shop/service.py","possible":false,"rung":"import","to":"#shop.models.Order.__init__","to_name":"shop.models.Order.__init__"}
-        {"column":7,"confidence":0.95,"external":false,"family":"call","from":"#shop.service.place","from_name":"shop.service.place","kind":"call","line":8,"path":"shop/service.py","possible":false,"rung":"receiver","to":"#shop.models.Order.save","to_name":"shop.models.Order.save"}
-        {"column":28,"confidence":0.95,"external":false,"family":"reference","from":"#shop.service.place","from_name":"shop.service.place","kind":"reference","line":9,"path":"shop/service.py","possible":false,"rung":"same-file","to":"#shop.service.persist","to_name":"shop.service.persist"}
+        {"column":1,"confidence":0.99,"external":false,"family":"call","from":"#<shop/service.py>","from_name":"<shop/service.py>","kind":"call","line":11,"path":"shop/service.py","possible":false,"rung":"same-file","to":"#shop.service.place","to_name":"shop.service.place"}
+        {"column":11,"confidence":0.41,"external":false,"family":"call","from":"#shop.service.persist","from_name":"shop.service.persist","kind":"call","line":4,"path":"shop/service.py","possible":true,"rung":"ambiguous","to":"#shop.models.Order.save","to_name":"shop.models.Order.save"}
+        {"column":11,"confidence":0.41,"external":false,"family":"call","from":"#shop.service.persist","from_name":"shop.service.persist","kind":"call","line":4,"path":"shop/service.py","possible":true,"rung":"ambiguous","to":"#shop.models.User.save","to_name":"shop.models.User.save"}
+        {"column":9,"confidence":0.98,"external":false,"family":"implicit","from":"#shop.service.place","from_name":"shop.service.place","kind":"constructor","line":7,"path":"shop/service.py","possible":false,"rung":"import","to":"#shop.models.Order.__init__","to_name":"shop.models.Order.__init__"}
+        {"column":7,"confidence":0.99,"external":false,"family":"call","from":"#shop.service.place","from_name":"shop.service.place","kind":"call","line":8,"path":"shop/service.py","possible":false,"rung":"receiver","to":"#shop.models.Order.save","to_name":"shop.models.Order.save"}
+        {"column":28,"confidence":0.99,"external":false,"family":"reference","from":"#shop.service.place","from_name":"shop.service.place","kind":"reference","line":9,"path":"shop/service.py","possible":false,"rung":"same-file","to":"#shop.service.persist","to_name":"shop.service.persist"}
         {"column":12,"confidence":0.0,"external":true,"family":"call","from":"#shop.service.place","from_name":"shop.service.place","kind":"call","line":9,"path":"shop/service.py","possible":false,"rung":"external","to":"","to_name":"sorted"}
         "##,
     );

@@ -1,0 +1,3 @@
+module ccaccuracy/refgo
+
+go 1.19

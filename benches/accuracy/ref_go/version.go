@@ -1,0 +1,5 @@
+package main
+
+import "runtime"
+
+func goVersion() string { return runtime.Version() }

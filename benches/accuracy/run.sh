@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Accuracy of cc-server's call graph against compilers' and language servers' call graphs.
+# See README.md. Usage: benches/accuracy/run.sh [NAME...]   (default: every row of repos.tsv)
+# Steps whose output exists in $ACC_WORK are not redone: remove $ACC_WORK/out/NAME (and
+# $ACC_WORK/data) to start over, e.g. after rebuilding a binary.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+: "${ACC_WORK:?set ACC_WORK: a scratch folder outside the repository}"
+: "${ACC_MIRROR:?set ACC_MIRROR: a folder holding OWNER+NAME/repo bare git dirs of repos.tsv}"
+: "${BEFORE_BIN:?set BEFORE_BIN: the cc-server binary built from the base commit}"
+: "${AFTER_BIN:?set AFTER_BIN: the cc-server binary built from this branch}"
+# Every edge of an index as JSON lines; soon `$AFTER_BIN graph export --repo R --format jsonl`.
+GRAPH_EXPORT=${GRAPH_EXPORT:-graph_export --format jsonl}
+PYTHON=${PYTHON:-python3}          # with jedi (requirements.txt)
+SEED=${SEED:-25}
+N=${N:-300}
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+  mapfile -t names < <(grep -v '^#' "$HERE/repos.tsv" | cut -f1)
+fi
+for name in "${names[@]}"; do
+  IFS=$'\t' read -r _ lang repo commit folder < <(grep -P "^$name\t" "$HERE/repos.tsv")
+  src=$ACC_WORK/src/$name out=$ACC_WORK/out/$name
+  mkdir -p "$out"
+  if [ ! -d "$src" ]; then
+    mkdir -p "$src"
+    strip=$(echo "$folder" | tr / '\n' | wc -l); [ "$folder" = . ] && strip=0
+    git --git-dir="$ACC_MIRROR/${repo/\//+}/repo" archive "$commit" "$folder" \
+      | tar -x -C "$src" --strip-components=$strip --exclude=tests --exclude=__tests__ --exclude=testdata \
+          --exclude='*.test.ts' --exclude='*.spec.ts' --exclude='*.d.ts' --exclude='*_test.go'  # sources, not their tests
+  fi
+  echo "== $name ($lang, $repo@${commit:0:12}, $folder)" >&2
+  if [ ! -s "$out/ref.json" ]; then
+    case $lang in
+      python) "$PYTHON" "$HERE/ref_python.py" "$src" > "$out/ref.json" ;;
+      typescript) node "$HERE/ref_ts.js" "$src" > "$out/ref.json" ;;
+      java) "$HERE/ref_java.sh" "$src" > "$out/ref.json" ;;
+      go) (cd "$HERE/ref_go" && go run . "$src") > "$out/ref.json" ;;
+    esac
+  fi
+  mkdir -p "$HERE/samples"
+  [ -s "$HERE/samples/$name.txt" ] || python3 "$HERE/sample.py" "$out/ref.json" "$SEED" "$N" > "$HERE/samples/$name.txt"
+  for side in before after; do
+    bin=BEFORE_BIN; [ $side = after ] && bin=AFTER_BIN
+    data=$ACC_WORK/data/$side
+    [ -d "$data/repos/$name" ] || "${!bin}" --data-dir "$data" -q index "$src" >&2
+    [ -s "$out/answers-$side.json" ] || CC_BIN=${!bin} CC_DATA=$data python3 "$HERE/ccquery.py" "$out/ref.json" "$HERE/samples/$name.txt" "$name" > "$out/answers-$side.json"
+  done
+  [ -s "$out/symbols-after.json" ] || {
+  $GRAPH_EXPORT --data "$ACC_WORK/data/after" --repo "$name" > "$out/export-after.jsonl"
+  CC_BIN=$AFTER_BIN CC_DATA=$ACC_WORK/data/after python3 "$HERE/ccsymbols.py" "$out/export-after.jsonl" "$name" > "$out/symbols-after.json"
+  }
+  python3 "$HERE/score.py" "$out/ref.json" "$HERE/samples/$name.txt" "$out/answers-before.json" > "$out/score-before.json"
+  python3 "$HERE/score.py" "$out/ref.json" "$HERE/samples/$name.txt" "$out/answers-after.json" \
+    "$out/export-after.jsonl" "$out/symbols-after.json" > "$out/score-after.json"
+done
+python3 "$HERE/report.py" "$ACC_WORK/out" "$HERE/repos.tsv"
