@@ -81,7 +81,8 @@ def hits(direction, s):
             "sym_name": sy.get("name"),
             "qualified_name": sy.get("qualified_name"),
             "kind": sy.get("kind"),
-            "span": sy.get("span"),
+            # The walk's symbol gives line / end_line (a graph symbol's span before).
+            "span": sy.get("span") or ({"start_line": sy["line"], "end_line": sy["end_line"]} if "line" in sy else None),
         })
     return res
 

@@ -9,8 +9,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${ACC_MIRROR:?set ACC_MIRROR: a folder holding OWNER+NAME/repo bare git dirs of repos.tsv}"
 : "${BEFORE_BIN:?set BEFORE_BIN: the cc-server binary built from the base commit}"
 : "${AFTER_BIN:?set AFTER_BIN: the cc-server binary built from this branch}"
-# Every edge of an index as JSON lines; soon `$AFTER_BIN graph export --repo R --format jsonl`.
-GRAPH_EXPORT=${GRAPH_EXPORT:-graph_export --format jsonl}
 PYTHON=${PYTHON:-python3}          # with jedi (requirements.txt)
 SEED=${SEED:-25}
 N=${N:-300}
@@ -47,7 +45,7 @@ for name in "${names[@]}"; do
     [ -s "$out/answers-$side.json" ] || CC_BIN=${!bin} CC_DATA=$data python3 "$HERE/ccquery.py" "$out/ref.json" "$HERE/samples/$name.txt" "$name" > "$out/answers-$side.json"
   done
   [ -s "$out/symbols-after.json" ] || {
-  $GRAPH_EXPORT --data "$ACC_WORK/data/after" --repo "$name" > "$out/export-after.jsonl"
+  "$AFTER_BIN" --data-dir "$ACC_WORK/data/after" graph export --repo "$name" --format jsonl > "$out/export-after.jsonl"
   CC_BIN=$AFTER_BIN CC_DATA=$ACC_WORK/data/after python3 "$HERE/ccsymbols.py" "$out/export-after.jsonl" "$name" > "$out/symbols-after.json"
   }
   python3 "$HERE/score.py" "$out/ref.json" "$HERE/samples/$name.txt" "$out/answers-before.json" > "$out/score-before.json"
