@@ -295,6 +295,26 @@ impl Skills {
             .collect())
     }
 
+    /// Writes the skills agents may load into `dest` (one folder per verified skill: its
+    /// files read, hashed against the lock in memory, and written from those same bytes, so
+    /// a change between the check and the copy is never offered); their slugs. A run's
+    /// folder gets them at its start (`CC_SKILLS_DIR`).
+    pub fn materialize(&self, dest: &Path) -> Result<Vec<String>, SkillError> {
+        let lock = self.read_lock()?;
+        std::fs::create_dir_all(dest).map_err(io(format!("creating {}", dest.display())))?;
+        let mut out = Vec::new();
+        for (slug, l) in &lock.skills {
+            let Some(entries) = self.read_skill(slug)? else { continue };
+            if lock::content_hash(&entries) != l.hash || entries.iter().any(|e| e.kind != EntryKind::File) {
+                continue;
+            }
+            let to = dest.join(slug);
+            write_folder(&to, &entries).map_err(io(format!("writing {}", to.display())))?;
+            out.push(slug.clone());
+        }
+        Ok(out)
+    }
+
     /// Writes scanned `entries` as skill `slug` and locks them as `locked` (whose hashes are
     /// computed here). `replace`: the skill must exist (update, pin) — else it must not
     /// (create, install). The files are written into a staging folder, checked, then renamed

@@ -423,8 +423,14 @@ fn install_update_verify_and_pin_over_git_daemon_on_each_backend() {
         );
         let list = ok_value(call(app, "list_skills", json!({"workspace_id": "default"})).await);
         assert_eq!(status_of(&list, "review"), "drifted");
-        let offered = cc_server::skills::Skills::of(&app.services.data.root, "default").unwrap().offered().unwrap();
+        let skills = cc_server::skills::Skills::of(&app.services.data.root, "default").unwrap();
+        let offered = skills.offered().unwrap();
         assert_eq!(offered.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>(), ["review-main"]);
+        // What a run's folder gets: the verified skills only.
+        let run = tempfile::tempdir().unwrap();
+        assert_eq!(skills.materialize(&run.path().join("skills")).unwrap(), ["review-main"]);
+        assert!(run.path().join("skills/review-main/SKILL.md").is_file());
+        assert!(!run.path().join("skills/review").exists());
         // pin_skill scans first: the executable SKILL.md is refused.
         let e = err(call(app, "pin_skill", json!({"workspace_id": "default", "slug": "review"})).await);
         assert_eq!(e.data.as_ref().unwrap()["refusals"][0]["rule"], "file.executable");
@@ -681,4 +687,63 @@ fn bad_arguments_name_their_json_pointer_and_a_commit_id_pins_itself() {
         let list = ok_value(call(app, "list_skills", json!({"workspace_id": "team"})).await);
         assert_eq!(list["skills"], json!([]));
     });
+}
+
+#[test]
+fn a_run_is_offered_the_verified_skills_only() {
+    use cc_server::agents::admin::{self, AgentSpec};
+    use cc_server::agents::Brief;
+    use cc_server::config::Config;
+    use cc_server::store::{Family, RunStatus, RuntimeProfile};
+    let tmp = tempfile::tempdir().unwrap();
+    let data = DataDir::new(tmp.path().join("data"));
+    std::fs::create_dir_all(&data.root).unwrap();
+    let store = cc_server::serve::open_store(&data).unwrap();
+    let mut config = Config::default();
+    config.runtimes.allow = vec!["python3".into()];
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let agent = rt.block_on(async {
+        let p = RuntimeProfile {
+            id: RuntimeProfile::new_id(),
+            workspace_id: "default".into(),
+            name: "list".into(),
+            family: Family::McpCli,
+            command: String::new(),
+            args: Vec::new(),
+            wake_on_message: false,
+            timeout_secs: 60,
+            created_by: "operator".into(),
+            created_at: 0,
+        };
+        let script = "import os; d = os.environ['CC_SKILLS_DIR']; print('offered=' + ','.join(sorted(os.listdir(d))))";
+        let argv: Vec<String> = ["python3", "-c", script].map(String::from).to_vec();
+        admin::add_profile(&store, &config, p, &argv).await.unwrap();
+        let spec = AgentSpec { runtime: Some("list".into()), ..AgentSpec::default() };
+        admin::add(&store, &config, "default", "lister", spec).await.unwrap().0
+    });
+    let services = cc_server::services::Services::with_config(data, store, None, config);
+    let app = Arc::new(App::new(services, cc_server::mcp::tools::registry(), None));
+    app.services.runtime.set_endpoint("http://127.0.0.1:9/mcp".into());
+    let run = rt.block_on(async {
+        for slug in ["kept", "changed"] {
+            let content = format!("---\nname: {slug}\ndescription: d\n---\n# {slug}\n");
+            ok_value(
+                call(&app, "create_skill", json!({"workspace_id": "default", "slug": slug, "content": content})).await,
+            );
+        }
+        std::fs::write(skills_folder(&app).join("changed/SKILL.md"), "---\nname: changed\ndescription: edited\n---\n")
+            .unwrap();
+        let brief = Brief { reason: "manual", text: "list".into(), space_id: None, message_id: None, ticket_id: None };
+        app.services.runtime.dispatch(&agent, brief).await.unwrap()
+    });
+    for _ in 0..300 {
+        let r = rt.block_on(app.services.store.agents().run(&run.id)).unwrap().unwrap();
+        if !matches!(r.status, RunStatus::Queued | RunStatus::Running) {
+            assert_eq!(r.status, RunStatus::Done, "{r:?}");
+            assert!(r.log_tail.as_deref().unwrap_or("").contains("offered=kept\n"), "{:?}", r.log_tail);
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("the run did not end");
 }
