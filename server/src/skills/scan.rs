@@ -564,6 +564,32 @@ fn scan_text(path: &str, text: &str, out: &mut Findings) {
     }
 }
 
+/// Runs `inner` under `catch_unwind`: a panic is a [`Rule::ScannerError`] finding.
+fn guarded(entries: &[Entry], inner: impl Fn(&[Entry]) -> Vec<Refusal>) -> Result<(), Vec<Refusal>> {
+    let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner(entries)));
+    let found = match found {
+        Ok(f) => f,
+        Err(p) => {
+            let why = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            vec![Refusal {
+                file: String::new(),
+                line: None,
+                rule: Rule::ScannerError,
+                message: format!("the scanner failed ({why}): refused, since an unscanned skill is never accepted"),
+            }]
+        }
+    };
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(found)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -626,31 +652,5 @@ mod tests {
     /// [`scan`] with another inner scanner (to make it fail).
     fn scan_with(entries: &[Entry], inner: impl Fn(&[Entry]) -> Vec<Refusal>) -> Result<(), Vec<Refusal>> {
         super::guarded(entries, inner)
-    }
-}
-
-/// Runs `inner` under `catch_unwind`: a panic is a [`Rule::ScannerError`] finding.
-fn guarded(entries: &[Entry], inner: impl Fn(&[Entry]) -> Vec<Refusal>) -> Result<(), Vec<Refusal>> {
-    let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner(entries)));
-    let found = match found {
-        Ok(f) => f,
-        Err(p) => {
-            let why = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic".into());
-            vec![Refusal {
-                file: String::new(),
-                line: None,
-                rule: Rule::ScannerError,
-                message: format!("the scanner failed ({why}): refused, since an unscanned skill is never accepted"),
-            }]
-        }
-    };
-    if found.is_empty() {
-        Ok(())
-    } else {
-        Err(found)
     }
 }

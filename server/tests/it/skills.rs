@@ -163,7 +163,7 @@ impl Daemon {
         // git-daemon itself, not `git daemon`: git would run it as a child of its own, which
         // killing git leaves listening.
         let exec_path = git(base, &["--exec-path"], None);
-        let child = Command::new(Path::new(&exec_path).join("git-daemon"))
+        let mut child = Command::new(Path::new(&exec_path).join("git-daemon"))
             .args([
                 "--reuseaddr",
                 "--export-all",
@@ -184,6 +184,8 @@ impl Daemon {
             }
             std::thread::sleep(std::time::Duration::from_millis(25));
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("git daemon did not listen on 127.0.0.1:{port}");
     }
 
