@@ -130,8 +130,6 @@ async fn git(
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_PROTOCOL_FROM_USER", "0")
-        .env("GIT_ASKPASS", "/bin/false")
-        .env("GIT_SSH_COMMAND", "/bin/false")
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
