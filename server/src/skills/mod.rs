@@ -354,10 +354,18 @@ impl Skills {
         }
         std::fs::create_dir_all(self.folder()).map_err(io(format!("creating {}", self.folder().display())))?;
         if std::fs::symlink_metadata(&target).is_ok() {
-            let old = tmp.path().join(".old");
-            std::fs::rename(&target, &old).map_err(io(format!("moving {} aside", target.display())))?;
+            // One step: the old folder and the new swap places (the old one then goes with
+            // the temporary folder), so no moment has no skill there. Where the file system
+            // cannot exchange, aside and then into place.
+            let cwd = rustix::fs::CWD;
+            if rustix::fs::renameat_with(cwd, &new, cwd, &target, rustix::fs::RenameFlags::EXCHANGE).is_err() {
+                let old = tmp.path().join(".old");
+                std::fs::rename(&target, &old).map_err(io(format!("moving {} aside", target.display())))?;
+                std::fs::rename(&new, &target).map_err(io(format!("moving {} into place", target.display())))?;
+            }
+        } else {
+            std::fs::rename(&new, &target).map_err(io(format!("moving {} into place", target.display())))?;
         }
-        std::fs::rename(&new, &target).map_err(io(format!("moving {} into place", target.display())))?;
         lock.skills.insert(slug.to_string(), locked.clone());
         lock.version = lock::LOCK_VERSION;
         lock.write(&self.lock_path())?;
