@@ -35,6 +35,9 @@ use self::lock::{LockError, LockFile, Locked, Source};
 use self::manifest::Manifest;
 use self::scan::{Entry, EntryKind, Refusal, MAX_FILES, MAX_FILE_BYTES};
 
+/// A staging folder this old is a leftover (a git command times out after two minutes).
+pub const STALE_STAGING: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// Why a skills operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SkillError {
@@ -173,10 +176,19 @@ impl Skills {
         self.root.join(lock::LOCK_FILE)
     }
 
-    /// Where fetches and writes in progress live (created).
+    /// Where fetches and writes in progress live (created). What a killed server left there
+    /// (older than [`STALE_STAGING`]: no fetch or write takes that long) is removed.
     pub fn staging(&self) -> Result<PathBuf, SkillError> {
         let s = self.root.join(".staging");
         std::fs::create_dir_all(&s).map_err(io(format!("creating {}", s.display())))?;
+        if let Ok(rd) = std::fs::read_dir(&s) {
+            for e in rd.flatten() {
+                let old = e.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
+                if old.is_some_and(|age| age > STALE_STAGING) {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
         Ok(s)
     }
 
@@ -589,4 +601,25 @@ pub async fn check_update(work: &Path, slug: &str, l: &Locked) -> Option<UpdateC
         }
     }
     Some(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn staging_leftovers_of_a_killed_server_are_removed_and_fresh_ones_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = Skills::of(tmp.path(), "default").unwrap();
+        let staging = s.staging().unwrap();
+        let (old, fresh) = (staging.join("fetch-old"), staging.join("fetch-fresh"));
+        for d in [&old, &fresh] {
+            std::fs::create_dir_all(d.join("repo.git")).unwrap();
+        }
+        let then = std::time::SystemTime::now() - STALE_STAGING - std::time::Duration::from_secs(60);
+        std::fs::File::open(&old).unwrap().set_modified(then).unwrap();
+        s.staging().unwrap();
+        assert!(!old.exists() && fresh.exists());
+        assert!(Skills::of(tmp.path(), "..").is_err() && Skills::of(tmp.path(), "a/b").is_err());
+    }
 }
