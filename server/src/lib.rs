@@ -19,4 +19,5 @@ pub mod rank;
 pub mod serve;
 pub mod services;
 pub mod signals;
+pub mod skills;
 pub mod store;

@@ -294,7 +294,19 @@ impl Runtime {
         let endpoint = self.endpoint().ok_or("no endpoint")?;
         let (token, token_hash) = new_token("ccr");
         let dir = self.run_dir(&run.id);
-        let spec = launch::Launch::new(&profile, agent, run, &endpoint, &token, &dir, &self.config);
+        let mut spec = launch::Launch::new(&profile, agent, run, &endpoint, &token, &dir, &self.config);
+        // The workspace's verified skills, copied into the run's folder: a drifted or unlocked
+        // skill is left out, and a failure offers none (the run starts without skills).
+        let skills_dir = dir.join("skills");
+        let (data, ws, to) = (self.data.root.clone(), agent.workspace_id.clone(), skills_dir.clone());
+        let offered =
+            tokio::task::spawn_blocking(move || crate::skills::Skills::of(&data, &ws).and_then(|s| s.materialize(&to)))
+                .await;
+        match offered {
+            Ok(Ok(_)) => spec.env.push(("CC_SKILLS_DIR".into(), skills_dir.display().to_string())),
+            Ok(Err(e)) => tracing::warn!(run = %run.id, "the workspace's skills are not offered to this run: {e}"),
+            Err(e) => tracing::warn!(run = %run.id, "the workspace's skills are not offered to this run: {e}"),
+        }
         let mut child = proc::spawn(&spec, &dir, self.config.runtimes.log_bytes).map_err(|e| e.to_string())?;
         let pid = child.pid();
         let started = Started {

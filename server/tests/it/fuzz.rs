@@ -134,6 +134,14 @@ const TOOLS: &[&str] = &[
     "test_action_class_prompt",
     "rig_list",
     "rig_close",
+    // skills (install_skill and update_skill ask an approval nobody gives here)
+    "list_skills",
+    "create_skill",
+    "install_skill",
+    "update_skill",
+    "list_skill_updates",
+    "verify_skills",
+    "pin_skill",
     "run_script",
     "no_such_tool",
 ];
@@ -155,6 +163,11 @@ fn arguments() -> impl Strategy<Value = Map<String, Value>> {
 }
 
 const PROPERTIES: &[&str] = &[
+    "slug",
+    "content",
+    "repository",
+    "ref",
+    "all",
     "query",
     "limit",
     "kind",

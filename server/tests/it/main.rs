@@ -14,6 +14,7 @@ mod hardening;
 mod mobile;
 mod policy;
 mod rigs;
+mod skills;
 mod store;
 mod surface;
 mod tickets;

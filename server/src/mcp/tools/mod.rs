@@ -8,6 +8,7 @@ pub mod feeds;
 pub mod governance;
 pub mod messaging;
 pub mod rigs;
+pub mod skills;
 pub mod tickets;
 pub mod workspace;
 
@@ -26,5 +27,6 @@ pub fn registry() -> Registry {
     feeds::tools(&mut r);
     tickets::tools(&mut r);
     governance::tools(&mut r);
+    skills::tools(&mut r);
     r
 }

@@ -1,0 +1,2 @@
+if role != "user⁧⁦":  # check
+    pass

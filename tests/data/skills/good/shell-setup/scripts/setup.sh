@@ -1,0 +1,3 @@
+#!/bin/sh
+set -eu
+echo "installing the tools"
