@@ -53,6 +53,8 @@ pub enum ToolSet {
     Tickets,
     /// Goals, the approvals board and work products.
     Governance,
+    /// Facts, policies, working memory and their reconciliation.
+    Memory,
     /// A set an extension adds (the conformance fixtures; bridged servers), by name.
     Extra(&'static str),
 }
@@ -64,7 +66,7 @@ impl Serialize for ToolSet {
 }
 
 impl ToolSet {
-    pub const ALL: [ToolSet; 10] = [
+    pub const ALL: [ToolSet; 11] = [
         ToolSet::Discovery,
         ToolSet::Conversation,
         ToolSet::Workspace,
@@ -75,6 +77,7 @@ impl ToolSet {
         ToolSet::Feeds,
         ToolSet::Tickets,
         ToolSet::Governance,
+        ToolSet::Memory,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -89,6 +92,7 @@ impl ToolSet {
             ToolSet::Feeds => "feeds",
             ToolSet::Tickets => "tickets",
             ToolSet::Governance => "governance",
+            ToolSet::Memory => "memory",
             ToolSet::Extra(name) => name,
         }
     }

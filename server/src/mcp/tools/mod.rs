@@ -6,6 +6,7 @@ pub mod conversation;
 pub mod discovery;
 pub mod feeds;
 pub mod governance;
+pub mod memory;
 pub mod messaging;
 pub mod rigs;
 pub mod tickets;
@@ -26,5 +27,6 @@ pub fn registry() -> Registry {
     feeds::tools(&mut r);
     tickets::tools(&mut r);
     governance::tools(&mut r);
+    memory::tools(&mut r);
     r
 }
