@@ -47,9 +47,11 @@ const EMBED_BATCH: usize = cc_indexer::embed::BATCH;
 /// without it hybrid ranked 2 of 32 answers one place lower than semantic ranking alone
 /// (MRR 0.920 against 0.951); docs/performance.md has the figures.
 pub const MIN_SHOULD_MATCH: f32 = 0.5;
-/// Harmonization compares two facts only when they share a word that at most this many facts
-/// of the domain have (a word every fact has says nothing about a shared subject).
-pub const MAX_DF: usize = 64;
+/// Harmonization compares two facts only when their content words overlap at least this much
+/// (Jaccard): the candidates of a similarity join by prefix filtering (AllPairs), exact for
+/// this threshold, so no pair above it is missed and most pairs are never looked at. Every
+/// conflicting pair of `tests/data/memory/conflicts.json` overlaps by 0.38 or more.
+pub const CANDIDATE_JACCARD: f32 = 0.3;
 
 /// Why a memory operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -129,7 +131,7 @@ pub struct Answer {
 pub struct Harmony {
     /// Active facts compared.
     pub facts: usize,
-    /// Pairs of facts of different authors sharing a rare word, compared.
+    /// Pairs of facts of different authors whose words overlap enough to be compared.
     pub pairs_compared: usize,
     /// How they were compared.
     pub similarity: Similarity,
@@ -320,6 +322,44 @@ fn decode(s: &str) -> Option<Vec<f32>> {
     let bytes = base64::engine::general_purpose::STANDARD.decode(s).ok()?;
     (bytes.len() % 4 == 0)
         .then(|| bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// The pairs of `rows` (facts of one domain) by different authors whose words overlap at
+/// least [`CANDIDATE_JACCARD`]: each fact's words ordered rarest first, and two facts compared
+/// only when they share a word of their prefixes (a set of n words overlapping another by t
+/// or more shares one of its first n - ceil(t n) + 1 words with it).
+fn candidate_pairs(idx: &WsIndex, rows: &[usize]) -> Vec<(usize, usize)> {
+    let mut df: HashMap<&str, usize> = HashMap::new();
+    for &r in rows {
+        for w in &idx.rows[r].features.words {
+            *df.entry(w.as_str()).or_default() += 1;
+        }
+    }
+    let mut index: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut pairs = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for &x in rows {
+        let row = &idx.rows[x];
+        let mut words: Vec<&str> = row.features.words.iter().map(String::as_str).collect();
+        words.sort_by_key(|w| (df[w], *w));
+        let n = words.len();
+        let prefix = (n + 1).saturating_sub((CANDIDATE_JACCARD * n as f32).ceil() as usize).clamp(1, n.max(1));
+        seen.clear();
+        for w in words.iter().take(prefix) {
+            let list = index.entry(w).or_default();
+            for &y in list.iter() {
+                if seen.insert(y) && idx.rows[y].entry.author_key != row.entry.author_key {
+                    let (a, b) = (&idx.rows[y].features.words, &row.features.words);
+                    if conflict::jaccard(a, b) >= CANDIDATE_JACCARD {
+                        pairs.push((y.min(x), y.max(x)));
+                    }
+                }
+            }
+            list.push(x);
+        }
+    }
+    pairs.sort_unstable();
+    pairs
 }
 
 fn cosine(a: &Row, b: &Row) -> Option<f32> {
@@ -534,25 +574,7 @@ impl Memory {
         let mut n_facts = 0;
         for (domain, rows) in &facts {
             n_facts += rows.len();
-            // Candidate pairs: sharing a word no more than MAX_DF facts of the domain have.
-            let mut postings: HashMap<&str, Vec<usize>> = HashMap::new();
-            for &r in rows {
-                for word in &idx.rows[r].features.words {
-                    postings.entry(word.as_str()).or_default().push(r);
-                }
-            }
-            let mut pairs: Vec<(usize, usize)> = Vec::new();
-            for list in postings.values().filter(|l| l.len() <= MAX_DF) {
-                for (i, &a) in list.iter().enumerate() {
-                    for &b in &list[i + 1..] {
-                        if idx.rows[a].entry.author_key != idx.rows[b].entry.author_key {
-                            pairs.push((a.min(b), a.max(b)));
-                        }
-                    }
-                }
-            }
-            pairs.sort_unstable();
-            pairs.dedup();
+            let pairs = candidate_pairs(idx, rows);
             pairs_compared += pairs.len();
             let pols = policies.get(domain).map_or(&[][..], Vec::as_slice);
             for (a, b) in pairs {
