@@ -583,3 +583,55 @@ fn labelled_conflict_pairs_precision_and_recall_stay_above_their_floors() {
     assert!(p_e >= 0.9 && r_e >= 0.9, "embedding: precision {p_e:.3}, recall {r_e:.3}");
     assert!(p_w >= 0.9 && r_w >= 0.9, "words: precision {p_w:.3}, recall {r_w:.3}");
 }
+
+#[test]
+fn the_operator_adds_lists_and_grants_domains_from_the_command_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let cc = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_cc-server"))
+            .args(args)
+            .env("CC_DATA_DIR", &data)
+            .output()
+            .unwrap()
+    };
+    let text = |o: &std::process::Output| {
+        format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    };
+    let help = cc(&["memory", "domains", "--help"]);
+    assert!(help.status.success() && text(&help).contains("policies"), "{}", text(&help));
+    let help = cc(&["memory", "domains", "grant", "--help"]);
+    assert!(text(&help).contains("--agent <NAME>") && text(&help).contains("--principal <NAME>"), "{}", text(&help));
+    let add = cc(&["memory", "domains", "add", "backend", "--description", "services and APIs", "--agent", "alice"]);
+    assert!(add.status.success(), "{}", text(&add));
+    assert!(String::from_utf8_lossy(&add.stdout).starts_with("md-"), "{}", text(&add));
+    let again = cc(&["memory", "domains", "add", "backend"]);
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again));
+    assert!(text(&again).contains("already"), "{}", text(&again));
+    for bad in [
+        &["memory", "domains", "add", "Bad Name"][..],
+        &["memory", "domains", "add", "ops", "--workspace", "nowhere"],
+        &["memory", "domains", "grant", "nowhere", "--agent", "bob"],
+        &["memory", "domains", "grant", "backend"],
+    ] {
+        let o = cc(bad);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", text(&o));
+    }
+    let grant = cc(&["memory", "domains", "grant", "backend", "--agent", "bob", "--principal", "ci"]);
+    assert!(grant.status.success(), "{}", text(&grant));
+    assert_eq!(
+        String::from_utf8_lossy(&grant.stdout),
+        "agent:bob may now write to backend\nprincipal:ci may now write to backend\n"
+    );
+    let list = cc(&["memory", "domains", "list"]);
+    assert!(
+        String::from_utf8_lossy(&list.stdout)
+            .contains("backend  0 facts, 0 policies  writers: agent:alice, agent:bob, principal:ci"),
+        "{}",
+        text(&list)
+    );
+    let list = cc(&["memory", "domains", "list", "--json"]);
+    let v: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(v["domains"][0]["description"], "services and APIs");
+    assert_eq!(v["domains"][0]["writers"], json!(["agent:alice", "agent:bob", "principal:ci"]));
+}
