@@ -12,6 +12,9 @@
 //! - `entity`: each side names something the other does not (capitalised or code-like words:
 //!   PostgreSQL for MySQL).
 //!
+//! — and nothing else is substituted: two facts each with a plain word the other lacks are
+//! about two subjects ([`other_subject`]), whatever their numbers.
+//!
 //! The thresholds were set on the labelled pairs in `tests/data/memory/conflicts.json`
 //! (precision and recall in docs/performance.md).
 
@@ -247,10 +250,35 @@ fn near(a: &Features, b: &Features, cosine: Option<f32>) -> (bool, f32) {
     }
 }
 
+/// The words of a text that are not what a cue compares (numbers, dates, names, negations,
+/// opposite words): what says which subject and attribute it is about.
+fn plain(f: &Features) -> BTreeSet<&str> {
+    f.words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| {
+            !(f.numbers.contains(*w)
+                || f.dates.contains(*w)
+                || f.entities.contains(*w)
+                || f.polar.contains(*w)
+                || NEGATIONS.contains(w))
+        })
+        .collect()
+}
+
+/// Whether the two are about different subjects: each has a plain word the other lacks ("the
+/// timeout of project *amber*" and "the timeout of project *cobalt*" differ in their numbers
+/// because they are about two things, not because they disagree).
+pub fn other_subject(a: &Features, b: &Features) -> bool {
+    let only_a = plain(a).into_iter().any(|w| !b.lower.contains(w));
+    let only_b = plain(b).into_iter().any(|w| !a.lower.contains(w));
+    only_a && only_b
+}
+
 /// Whether two facts conflict; `cosine` is their embeddings' cosine when both have one.
 pub fn detect(a: &Features, b: &Features, cosine: Option<f32>) -> Option<Detection> {
     let (near, sim) = near(a, b, cosine);
-    if !near {
+    if !near || other_subject(a, b) {
         return None;
     }
     let cues = cues(a, b);
@@ -289,6 +317,12 @@ mod tests {
         assert!(detect(&a, &b, None).is_some());
         let c = features("Lunch is served at noon in the cafeteria");
         assert!(detect(&a, &c, None).is_none());
+        // The same frame about two subjects is no conflict.
+        let (x, y) = (
+            features("The timeout of project amber is 30 seconds"),
+            features("The timeout of project cobalt is 45 seconds"),
+        );
+        assert!(other_subject(&x, &y) && detect(&x, &y, Some(0.95)).is_none());
         assert!(agrees(&a, &features("The API timeout is 30 seconds."), None));
     }
 }
