@@ -336,23 +336,35 @@ impl MemoryStore<'_> {
 
     // ---- domains
 
-    /// The domain `name` of `workspace`.
+    /// The domain `name` of `workspace`, with its writers; its entries are not counted
+    /// (`facts` and `policies` are 0: [`MemoryStore::domains`] counts them). Every write looks
+    /// its domain up: counting a domain of 10,000 entries on each made propose_fact 7 ms on
+    /// PostgreSQL.
     pub async fn domain(&self, workspace: &str, name: &str) -> Result<Option<Domain>> {
-        Ok(self.domains_where(workspace, Some(name)).await?.pop())
+        Ok(self.domains_where(workspace, Some(name), false).await?.pop())
     }
 
     /// The workspace's domains by name, with their writers and counts.
     pub async fn domains(&self, workspace: &str) -> Result<Vec<Domain>> {
-        self.domains_where(workspace, None).await
+        self.domains_where(workspace, None, true).await
     }
 
-    async fn domains_where(&self, workspace: &str, name: Option<&str>) -> Result<Vec<Domain>> {
-        let rows: Vec<(String, String, String, String, i64, i64, i64)> = sqlx::query_as(
-            "SELECT d.id, d.name, d.description, d.created_by, d.created_at, \
-             (SELECT COUNT(*) FROM memory_entries e WHERE e.domain_id = d.id AND e.kind = 'fact' AND e.status = 'active'), \
-             (SELECT COUNT(*) FROM memory_entries e WHERE e.domain_id = d.id AND e.kind = 'policy' AND e.status = 'active') \
+    async fn domains_where(&self, workspace: &str, name: Option<&str>, counts: bool) -> Result<Vec<Domain>> {
+        let count = |kind: &str| {
+            if counts {
+                format!(
+                    "(SELECT COUNT(*) FROM memory_entries e WHERE e.domain_id = d.id AND e.kind = '{kind}' AND e.status = 'active')"
+                )
+            } else {
+                "CAST(0 AS BIGINT)".to_string()
+            }
+        };
+        let rows: Vec<(String, String, String, String, i64, i64, i64)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT d.id, d.name, d.description, d.created_by, d.created_at, {}, {} \
              FROM memory_domains d WHERE d.workspace_id = $1 AND ($2 IS NULL OR d.name = $2) ORDER BY d.name",
-        )
+            count("fact"),
+            count("policy")
+        )))
         .bind(workspace)
         .bind(name)
         .fetch_all(self.store.reader())
@@ -360,9 +372,10 @@ impl MemoryStore<'_> {
         .map_err(|e| self.err(e))?;
         let writers: Vec<(String, String)> = sqlx::query_as(
             "SELECT w.domain_id, w.writer FROM memory_writers w JOIN memory_domains d ON d.id = w.domain_id \
-             WHERE d.workspace_id = $1 ORDER BY w.writer",
+             WHERE d.workspace_id = $1 AND ($2 IS NULL OR d.name = $2) ORDER BY w.writer",
         )
         .bind(workspace)
+        .bind(name)
         .fetch_all(self.store.reader())
         .await
         .map_err(|e| self.err(e))?;
