@@ -144,6 +144,12 @@ pub enum Command {
     /// feeds every --feed-refresh-secs; `feeds refresh` (or the refresh_feeds tool) does it
     /// now. Works on the data directory's store, or --store's.
     Feeds(crate::feeds::cli::FeedsArgs),
+    /// Memory: the operator's memory domains (`memory domains add|list|grant`)
+    ///
+    /// Facts and policies live in named domains of a workspace. Anyone of the workspace may
+    /// propose a fact; a policy needs write access to its domain, which only this command
+    /// grants. Works on the data directory's store, or --store's.
+    Memory(crate::memory::cli::MemoryArgs),
 }
 
 #[derive(Args, Debug)]
@@ -752,6 +758,7 @@ fn dispatch(cli: Cli, extension: Option<std::sync::Arc<dyn crate::mcp::extension
         Command::Agents(a) => crate::serve::agents(&data, &setup, a),
         Command::Profiles(a) => crate::serve::profiles(&data, &setup, a),
         Command::Feeds(a) => crate::feeds::cli::run(&data, &setup, a),
+        Command::Memory(a) => crate::memory::cli::run(&data, &setup, a),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod embedding;
 pub mod engine;
 pub mod feeds;
 pub mod mcp;
+pub mod memory;
 pub mod ops;
 pub mod output;
 pub mod providers;

@@ -30,6 +30,8 @@ pub struct Services {
     pub runtime: Arc<crate::agents::Runtime>,
     /// The GitHub mirror of tickets, when `[tickets.github]` configures one.
     pub mirror: Option<Arc<crate::providers::Mirror>>,
+    /// The memory indexes (built from the store, per workspace).
+    pub memory: crate::memory::Memory,
 }
 
 /// How this server decides: approvals, modes, what a client may read, how feeds are fetched.
@@ -100,6 +102,7 @@ impl Services {
             bus,
             runtime,
             mirror: None,
+            memory: crate::memory::Memory::new(crate::embedding::global()),
         }
     }
 }

@@ -55,6 +55,8 @@ pub enum ToolSet {
     Governance,
     /// Skills: installed from git behind the scan gate, locked by content hash.
     Skills,
+    /// Facts, policies, working memory and their reconciliation.
+    Memory,
     /// A set an extension adds (the conformance fixtures; bridged servers), by name.
     Extra(&'static str),
 }
@@ -66,7 +68,7 @@ impl Serialize for ToolSet {
 }
 
 impl ToolSet {
-    pub const ALL: [ToolSet; 11] = [
+    pub const ALL: [ToolSet; 12] = [
         ToolSet::Discovery,
         ToolSet::Conversation,
         ToolSet::Workspace,
@@ -78,6 +80,7 @@ impl ToolSet {
         ToolSet::Tickets,
         ToolSet::Governance,
         ToolSet::Skills,
+        ToolSet::Memory,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -93,6 +96,7 @@ impl ToolSet {
             ToolSet::Tickets => "tickets",
             ToolSet::Governance => "governance",
             ToolSet::Skills => "skills",
+            ToolSet::Memory => "memory",
             ToolSet::Extra(name) => name,
         }
     }

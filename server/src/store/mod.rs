@@ -1,7 +1,7 @@
 //! The workspace store: "keep this workspace's data, for one server or for several".
 //!
 //! One area of the registry, one module here ([`workspaces`], [`approvals`], [`agents`],
-//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`], [`goals`], [`skills`]; each later area adds its own), with its numbered migrations in
+//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`], [`goals`], [`skills`], [`memory`]; each later area adds its own), with its numbered migrations in
 //! `server/migrations/<area>/` (embedded by build.rs; [`AREAS`] orders them) and every query
 //! written once, in SQL both backends run, over sqlx's Any driver:
 //!
@@ -22,6 +22,7 @@ pub mod approvals;
 pub mod board;
 pub mod feeds;
 pub mod goals;
+pub mod memory;
 pub mod skills;
 pub mod spaces;
 pub mod tickets;
@@ -39,6 +40,7 @@ pub use approvals::{Approval, ApprovalStatus, Approvals};
 pub use board::{Actor, Board, BoardApproval, BoardKind, BoardStatus};
 pub use feeds::Feeds;
 pub use goals::{Goal, GoalLevel, GoalStatus, Goals, NewGoal};
+pub use memory::{Domain, Entry, EntryKind, EntryStatus, MemoryStore};
 pub use skills::{NewSkillEvent, SkillAction, SkillEvent, Skills};
 pub use spaces::{Member, Message, Notes, Sender, Space, SpaceKind, Spaces, Todo, TodoStatus};
 pub use tickets::{
@@ -50,8 +52,19 @@ pub use workspaces::{Workspace, Workspaces, DEFAULT_WORKSPACE};
 
 /// The areas, in the order their migrations run (a later area may refer to an earlier one's
 /// tables). A migration folder not listed here is refused (a test checks).
-pub const AREAS: &[&str] =
-    &["workspaces", "approvals", "agents", "spaces", "feeds", "tickets", "work_products", "board", "goals", "skills"];
+pub const AREAS: &[&str] = &[
+    "workspaces",
+    "approvals",
+    "agents",
+    "spaces",
+    "feeds",
+    "tickets",
+    "work_products",
+    "board",
+    "goals",
+    "skills",
+    "memory",
+];
 
 /// How long SQLite waits for another process's write before it gives up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -209,6 +222,12 @@ impl Store {
         let store = Store { backend, url: url.to_string(), location, read, write };
         store.migrate().await?;
         store.workspaces().ensure(DEFAULT_WORKSPACE, "Default").await?;
+        if backend == Backend::Sqlite {
+            // The migrations of a new store are a megabyte of WAL (every area's tables and
+            // indexes): written back into the database now instead of kept beside it until
+            // SQLite's automatic checkpoint.
+            sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&store.write).await.map_err(|e| store.err(e))?;
+        }
         Ok(store)
     }
 
@@ -357,6 +376,10 @@ impl Store {
 
     pub fn work_products(&self) -> WorkProducts<'_> {
         WorkProducts { store: self }
+    }
+
+    pub fn memory(&self) -> MemoryStore<'_> {
+        MemoryStore { store: self }
     }
 }
 

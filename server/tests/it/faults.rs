@@ -347,9 +347,10 @@ fn python_files(root: &Path, prefix: &str, n: usize, defs: usize) {
     }
 }
 
-/// The data directory on a 1 MB tmpfs: a small repository is indexed, then it grows past
-/// what fits. The run must fail saying the disk is full and where, leave the previous
-/// index answering and no file behind; once there is room, a run succeeds.
+/// The data directory on a 3 MB tmpfs (the workspace store and a small index fit): a small
+/// repository is indexed, then it grows past what fits. The run must fail saying the disk is
+/// full and where, leave the previous index answering and no file behind; once there is room,
+/// a run succeeds.
 #[test]
 fn a_full_disk_fails_the_run_clearly_and_keeps_the_previous_index() {
     unshare_works().unwrap();
@@ -357,7 +358,7 @@ fn a_full_disk_fails_the_run_clearly_and_keeps_the_previous_index() {
     let (repo, extra, data, out) =
         (tmp.path().join("fx"), tmp.path().join("extra"), tmp.path().join("data"), tmp.path().join("out"));
     python_files(&repo, "small", 20, 20);
-    python_files(&extra, "big", 600, 30);
+    python_files(&extra, "big", 1500, 30);
     for d in [&data, &out] {
         std::fs::create_dir_all(d).unwrap();
     }
@@ -366,7 +367,7 @@ fn a_full_disk_fails_the_run_clearly_and_keeps_the_previous_index() {
     let script = r#"
 set -u
 out=$1 data=$2 repo=$3 extra=$4 bin=$5
-mount -t tmpfs -o size=1024k tmpfs "$data" || exit 97
+mount -t tmpfs -o size=3072k tmpfs "$data" || exit 97
 export CC_DATA_DIR="$data"
 step() { name=$1; shift; "$@" >"$out/$name.out" 2>"$out/$name.err"; echo $? >"$out/$name.rc"; }
 files() { (cd "$data" && find . -type f | sort) >"$out/$1.files"; }

@@ -11,6 +11,7 @@ mod fuzz;
 mod github;
 mod governance;
 mod hardening;
+mod memory;
 mod mobile;
 mod policy;
 mod rigs;

@@ -6,6 +6,7 @@ pub mod conversation;
 pub mod discovery;
 pub mod feeds;
 pub mod governance;
+pub mod memory;
 pub mod messaging;
 pub mod rigs;
 pub mod skills;
@@ -28,5 +29,6 @@ pub fn registry() -> Registry {
     tickets::tools(&mut r);
     governance::tools(&mut r);
     skills::tools(&mut r);
+    memory::tools(&mut r);
     r
 }
