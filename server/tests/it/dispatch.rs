@@ -113,6 +113,11 @@ fn code_tools_answer_from_the_index_and_graph() {
     let names: Vec<&str> =
         v["matches"].as_array().unwrap().iter().map(|m| m["qualified_name"].as_str().unwrap()).collect();
     assert_eq!(names, ["billing.tax.compute_tax"]);
+    // `symbol`, as the graph tools call it, is the same argument.
+    let v = ok(call(&f.app, "code_symbol", json!({"workspace_id": "default", "symbol": "compute_tax"})));
+    assert_eq!(v["matches"][0]["qualified_name"], "billing.tax.compute_tax");
+    let e = err(call(&f.app, "code_symbol", json!({"workspace_id": "default", "symbol": "a", "name": "b"})));
+    assert_eq!(e.pointer.as_deref(), Some("/symbol"), "{}", e.message);
     let e = err(call(&f.app, "code_symbol", json!({"workspace_id": "default"})));
     assert_eq!(e.pointer.as_deref(), Some("/name"), "{}", e.message);
     let e = err(call(&f.app, "code_symbol", json!({"workspace_id": "default", "path": "../etc"})));

@@ -203,8 +203,12 @@ fn ios_use_drives_webdriveragent_with_one_session() {
     let list = ok(call(app, &alice, "rig_list", &json!({"workspace_id": "default"}))).value;
     assert_eq!(list["rigs"][0]["surface"], "ios");
     assert_eq!(list["rigs"][0]["display_width"], 1170);
-    ok(confirmed(app, &alice, "rig_close", json!({"workspace_id": "default", "rig_id": rig})));
+    // The conversation controls one rig: rig_close needs no id for it.
+    let closed = ok(confirmed(app, &alice, "rig_close", json!({"workspace_id": "default"}))).value;
+    assert_eq!(closed["closed"]["id"], rig, "{closed}");
     assert!(wda.state().sessions.is_empty(), "rig_close deleted the session");
+    let e = err(confirmed(app, &alice, "rig_close", json!({"workspace_id": "default"})));
+    assert!(e.pointer.as_deref() == Some("/rig_id") && e.message.contains("controls no rig"), "{e:?}");
     assert!(ok(call(app, &alice, "rig_list", &json!({"workspace_id": "default"}))).value["rigs"]
         .as_array()
         .unwrap()

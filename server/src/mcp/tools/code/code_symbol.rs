@@ -26,6 +26,10 @@ pub struct SymbolArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String", length(min = 1, max = 1000))]
     pub name: Option<String>,
+    /// The same as name: the word code_callers, code_callees and code_impact use (an id, a
+    /// qualified name, a suffix or a plain name).
+    #[schemars(length(min = 1, max = 1000))]
+    pub symbol: Option<String>,
     /// The symbols defined in this file or folder (relative to the repository's root; `.`:
     /// all), in path and line order; with name, only those of that name.
     #[schemars(length(min = 1, max = 4096))]
@@ -52,7 +56,16 @@ pub async fn code_symbol(ctx: Ctx<String>, a: SymbolArgs) -> Result<SymbolResult
     let repos = repos_for(&ctx, a.repo.as_deref()).await?;
     let limit = a.limit.unwrap_or(50) as usize;
     let mut matches = Vec::new();
-    let (wanted, path) = match (a.name, a.path) {
+    let name = match (a.name, a.symbol) {
+        (Some(n), Some(s)) if n != s => {
+            return Err(ToolError::invalid(
+                "/symbol",
+                "/symbol: give name or symbol (they are the same argument), not both",
+            ))
+        }
+        (n, s) => n.or(s),
+    };
+    let (wanted, path) = match (name, a.path) {
         (None, None) => return Err(ToolError::invalid("/name", "/name: give a name, or a path to list its symbols")),
         (name, path) => (name, path.map(|p| if p == "." { String::new() } else { p.trim_matches('/').to_string() })),
     };

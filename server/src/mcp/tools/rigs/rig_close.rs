@@ -21,9 +21,10 @@ pub const DECL: Decl = Decl {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RigCloseArgs {
-    /// The rig to destroy (see rig_list).
-    #[schemars(length(min = 1, max = 100))]
-    pub rig_id: String,
+    /// The rig to destroy (see rig_list); without it, the one rig this conversation controls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String", length(min = 1, max = 100))]
+    pub rig_id: Option<String>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -33,6 +34,34 @@ pub struct RigCloseOut {
 
 pub async fn rig_close(ctx: Ctx<String>, a: RigCloseArgs) -> Result<RigCloseOut, ToolError> {
     let pool = ctx.services.rigs.pool().map_err(rig_error)?;
-    let info = pool.close(&ctx.workspace, &a.rig_id).await.map_err(rig_error)?;
+    let id = match a.rig_id {
+        Some(id) => id,
+        None => {
+            let mine: Vec<String> = pool
+                .list(Some(&ctx.workspace))
+                .into_iter()
+                .filter(|r| r.controller == ctx.conversation.id)
+                .map(|r| r.id)
+                .collect();
+            match mine.as_slice() {
+                [one] => one.clone(),
+                [] => {
+                    return Err(ToolError::invalid(
+                        "/rig_id",
+                        "/rig_id: this conversation controls no rig; name one of the workspace's (rig_list)",
+                    ))
+                }
+                many => {
+                    let message = format!(
+                        "/rig_id: this conversation controls {} rigs ({}); name one",
+                        many.len(),
+                        many.join(", ")
+                    );
+                    return Err(ToolError::invalid("/rig_id", message));
+                }
+            }
+        }
+    };
+    let info = pool.close(&ctx.workspace, &id).await.map_err(rig_error)?;
     Ok(RigCloseOut { closed: rig_out(info) })
 }
