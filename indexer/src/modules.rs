@@ -23,6 +23,9 @@ pub fn modules_of(root: &Path, files: &[WalkedFile]) -> Vec<String> {
     files.iter().map(|f| roots.module(f.lang, &f.rel)).collect()
 }
 
+/// The files that make a folder a Python project's root.
+const PYTHON_PROJECT_FILES: [&str; 3] = ["pyproject.toml", "setup.py", "setup.cfg"];
+
 struct Roots<'a> {
     root: &'a Path,
     /// A folder (repository-relative, no trailing `/`) → the crate whose `src/` holds it:
@@ -107,30 +110,32 @@ impl Roots<'_> {
     }
 
     /// The Python source root of `dir`: the nearest folder above with a project file
-    /// (its `src/` when the file is below that and `src` is no package itself), else the
-    /// repository's `src/` under the same rule, else the repository's root.
+    /// (`pyproject.toml`, `setup.py`, `setup.cfg`), or its `src/` when the file is below that
+    /// and `src` is no package itself (the src layout); else the repository's root (with no
+    /// project file, nothing says `src/` is not a name the code imports by).
     fn python_root(&mut self, dir: &str) -> Option<String> {
+        let project = self.python_project(dir)?;
+        if !PYTHON_PROJECT_FILES.iter().any(|f| self.root.join(&*join(&project, f)).is_file()) {
+            return Some(project);
+        }
+        let src = join(&project, "src").into_owned();
+        let below_src = dir == src || dir.starts_with(&format!("{src}/"));
+        Some(if below_src && !self.root.join(&src).join("__init__.py").is_file() { src } else { project })
+    }
+
+    /// The nearest folder at or above `dir` with a Python project file, else the root.
+    fn python_project(&mut self, dir: &str) -> Option<String> {
         if let Some(hit) = self.python.get(dir) {
             return hit.clone();
         }
-        let is_project =
-            ["pyproject.toml", "setup.py", "setup.cfg"].iter().any(|f| self.root.join(&*join(dir, f)).is_file());
+        let is_project = PYTHON_PROJECT_FILES.iter().any(|f| self.root.join(&*join(dir, f)).is_file());
         let found = if is_project || dir.is_empty() {
             Some(dir.to_string())
         } else {
-            parent(dir).and_then(|p| self.python_root(p))
+            parent(dir).and_then(|p| self.python_project(p))
         };
         self.python.insert(dir.to_string(), found.clone());
-        // The src layout: `<project>/src/<package>/…`, `src` itself no package.
-        found.map(|project| {
-            let src = join(&project, "src").into_owned();
-            let below_src = dir == src || dir.starts_with(&format!("{src}/"));
-            if below_src && !self.root.join(&src).join("__init__.py").is_file() {
-                src
-            } else {
-                project
-            }
-        })
+        found
     }
 }
 
@@ -243,5 +248,9 @@ mod tests {
         let got = modules_of(tmp.path(), &walked);
         // `pkg/src` is a package of its own (it has __init__.py), so it keeps its name.
         assert_eq!(got, ["flask", "flask.app", "tests.test_app", "setup", "extra.core", "pkg.src", "pkg.src.mod"]);
+        // No project file: `src/` may be how the code imports it (`from src.m import f`).
+        let bare = tempfile::tempdir().unwrap();
+        let walked = files(bare.path(), &[("src/m.py", ""), ("lib/n.py", "")]);
+        assert_eq!(modules_of(bare.path(), &walked), ["src.m", "lib.n"]);
     }
 }

@@ -209,6 +209,10 @@ fn first_use_of_a_bound_repository_indexes_it_with_progress() {
     cc_server::serve::block_on(store.workspaces().add_repo("default", "proj")).unwrap();
     let app = cc_server::serve::build_app(data, Some("proj".into())).unwrap();
     app.services.repos.set_bound_root(repo.canonicalize().unwrap(), "proj".into());
+    // Asked first, list_repos says the bound repository will be indexed, not that it is missing.
+    let listed = ok(call(&app, "list_repos", json!({"workspace_id": "default"})));
+    let problem = listed["repos"][0]["problem"].as_str().unwrap_or_default().to_string();
+    assert!(problem.starts_with("not indexed yet: the first code tool call"), "{listed}");
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let progress: cc_server::mcp::dispatch::ProgressFn = {
         let seen = seen.clone();

@@ -80,15 +80,24 @@ pub async fn list_repos(ctx: Ctx<String>, _: NoArgs) -> Result<ReposOut, ToolErr
                     worktree,
                 }
             }
-            Err(e) => RepoOut {
-                name,
-                root: None,
-                files: 0,
-                symbols: 0,
-                indexed_at: 0,
-                problem: Some(e.to_string()),
-                worktree: None,
-            },
+            Err(e) => {
+                // The repository a stdio session is bound to is indexed by the first code tool
+                // call, not missing.
+                let problem = if ctx.services.repos.bound.as_deref() == Some(name.as_str()) {
+                    format!("not indexed yet: the first code tool call (search_code, code_symbol, code_callers, …) indexes '{name}', with progress")
+                } else {
+                    e.to_string()
+                };
+                RepoOut {
+                    name,
+                    root: None,
+                    files: 0,
+                    symbols: 0,
+                    indexed_at: 0,
+                    problem: Some(problem),
+                    worktree: None,
+                }
+            }
         };
         if out.problem.is_none() && ctx.principal.agent.is_some() && run.is_none() {
             out.problem = Some(
