@@ -823,8 +823,10 @@ fn index(data: &DataDir, setup: &crate::serve::Setup, a: IndexArgs, quiet: bool)
         bar.finish();
         if a.json {
             println!("{}", serde_json::to_string_pretty(&report)?);
-        } else if first || !quiet {
-            output::print_report(&report, quiet || !first);
+        } else if first {
+            output::print_report(&report, quiet);
+        } else if !quiet {
+            output::print_change(&report);
         }
         Ok(report)
     };

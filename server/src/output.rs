@@ -148,6 +148,22 @@ pub fn mb(bytes: u64) -> String {
 }
 
 /// The closing summary of an index run.
+/// One line for a `--watch` run after the first: what changed, how long it took.
+pub fn print_change(run: &crate::engine::Indexed) {
+    let r: &IndexReport = &run.index;
+    println!(
+        "re-indexed '{}' in {:.2} s: {} added, {} changed, {} deleted; {} symbols; call graph {} edges ({})",
+        r.name,
+        r.seconds,
+        r.added,
+        r.changed,
+        r.deleted,
+        r.stats.symbols,
+        run.graph.edges,
+        if run.graph.full { "full build" } else { "incremental" }
+    );
+}
+
 pub fn print_report(run: &crate::engine::Indexed, short: bool) {
     let r: &IndexReport = &run.index;
     let s = &r.stats;

@@ -215,10 +215,11 @@ fn unreadable_files_are_reported_not_fatal() {
 #[test]
 fn watch_reindexes_when_a_file_changes() {
     let e = env();
+    let log = e.data.parent().unwrap().join("watch.out");
     let mut child = Command::new(env!("CARGO_BIN_EXE_cc-server"))
-        .args(["index", path(&e.repo), "--watch", "--quiet"])
+        .args(["index", path(&e.repo), "--watch"])
         .env("CC_DATA_DIR", &e.data)
-        .stdout(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&log).unwrap())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -236,9 +237,15 @@ fn watch_reindexes_when_a_file_changes() {
     std::thread::sleep(std::time::Duration::from_millis(300));
     std::fs::write(e.repo.join("billing/refund.py"), "def issue_refund():\n    pass\n").unwrap();
     let appeared = wait(&|| found("issue_refund"));
+    let said = wait(&|| std::fs::read_to_string(&log).unwrap_or_default().contains("re-indexed"));
     child.kill().unwrap();
     child.wait().unwrap();
-    assert!(appeared, "--watch did not pick up the new file");
+    assert!(appeared && said, "--watch did not pick up the new file");
+    // The first run's report, then one line per change (not the whole report again).
+    let out = std::fs::read_to_string(&log).unwrap();
+    let after: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("re-indexed")).collect();
+    assert!(!after.is_empty() && after.iter().all(|l| l.starts_with("re-indexed 'shop'")), "{out}");
+    assert!(after[0].contains("1 added"), "{out}");
 }
 
 #[test]
