@@ -1011,7 +1011,7 @@ pub use crate::ops::GraphOp;
 
 /// A name that matches several symbols: the candidates, for the person to pick from.
 #[derive(Debug, thiserror::Error)]
-#[error("'{name}' matches {count} symbols; name one by qualified name or id:\n{list}")]
+#[error("'{name}' matches {count} symbols; name one by qualified name, by its parameters (`name(int, str)`) or by id:\n{list}")]
 pub struct Ambiguous {
     pub name: String,
     pub count: usize,
@@ -1108,7 +1108,15 @@ fn graph_query(data: &DataDir, op: GraphOp, q: &GraphQuery) -> Result<()> {
             let list: Vec<String> = matches
                 .iter()
                 .map(|(_, s)| {
-                    format!("  {}  {}:{}  [{}]  id {}", s.qualified_name, s.path, s.span.start_line, s.kind, s.id)
+                    format!(
+                        "  {}  {}:{}  [{}]  {}  id {}",
+                        s.qualified_name,
+                        s.path,
+                        s.span.start_line,
+                        s.kind,
+                        s.signature.trim(),
+                        s.id
+                    )
                 })
                 .collect();
             return Err(Ambiguous { name: name.to_string(), count: matches.len(), list: list.join("\n") }.into());

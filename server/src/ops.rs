@@ -50,6 +50,25 @@ pub enum Found<'a> {
 /// an id, a qualified name, a plain name, a file's top level, a qualified suffix
 /// (`Class.method`, `mod::f`), and when none of those matches, a name in another case.
 pub fn find<'a>(graphs: &[&'a CallGraph], name: &str) -> Found<'a> {
+    // `name(params)`: the overload whose parameters these are (`toJson(Object)`, `f(self, x)`).
+    if let Some((base, wanted)) = name.trim().strip_suffix(')').and_then(|n| n.split_once('(')) {
+        let wanted = split_params(wanted);
+        return match find(graphs, base) {
+            Found::One(i, s) if params_match(s, &wanted) => Found::One(i, s),
+            Found::One(..) | Found::None => Found::None,
+            Found::Many(v) => {
+                let mut v: Vec<_> = v.into_iter().filter(|(_, s)| params_match(s, &wanted)).collect();
+                match v.len() {
+                    0 => Found::None,
+                    1 => {
+                        let (i, s) = v.remove(0);
+                        Found::One(i, s)
+                    }
+                    _ => Found::Many(v),
+                }
+            }
+        };
+    }
     let mut all: Vec<(usize, &SymbolInfo)> = Vec::new();
     for (i, g) in graphs.iter().enumerate() {
         all.extend(g.find(name).into_iter().map(|s| (i, s)));
@@ -72,6 +91,47 @@ pub fn find<'a>(graphs: &[&'a CallGraph], name: &str) -> Found<'a> {
         }
         _ => Found::Many(all),
     }
+}
+
+/// The comma-separated parts of a parameter list, outside any brackets, trimmed.
+fn split_params(list: &str) -> Vec<String> {
+    let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0i32);
+    for c in list.chars() {
+        match c {
+            '(' | '[' | '<' | '{' => depth += 1,
+            ')' | ']' | '>' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur).trim().to_string());
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() || !out.is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// Whether `s`'s signature has as many parameters as `wanted`, each containing the text asked
+/// for (a type, a name, or both: `Object`, `src`, `Object src`).
+fn params_match(s: &SymbolInfo, wanted: &[String]) -> bool {
+    let sig = &s.signature;
+    let Some(open) = sig.find('(') else { return false };
+    let mut depth = 0;
+    let Some(close) = sig[open..].char_indices().find_map(|(i, c)| {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        (depth == 0).then_some(open + i)
+    }) else {
+        return false;
+    };
+    let have = split_params(&sig[open + 1..close]);
+    have.len() == wanted.len() && have.iter().zip(wanted).all(|(h, w)| h.contains(w.as_str()))
 }
 
 /// Walks `op` from `start`, `depth` hops (default: the op's) and at most `limit` symbols

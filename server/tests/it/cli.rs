@@ -463,6 +463,34 @@ fn names_follow_the_manifests_and_calls_cross_a_workspaces_crates() {
     );
 }
 
+/// Overloads share a qualified name: the ambiguity lists their signatures, and the parameters
+/// pick one (`toJson(Object)`), in every command that takes a name.
+#[test]
+fn overloads_are_told_apart_by_their_parameters() {
+    let e = env();
+    std::fs::create_dir_all(e.repo.join("gson")).unwrap();
+    std::fs::write(
+        e.repo.join("gson/Gson.java"),
+        "class Gson {\n  String toJson(Object src) {\n    return \"\";\n  }\n\n  String toJson(Object src, Class<?> type) {\n    return toJson(src);\n  }\n\n  void main() {\n    toJson(null, null);\n  }\n}\n",
+    )
+    .unwrap();
+    ok(&cc(&e, &["index", path(&e.repo)]));
+    let err = fails(&cc(&e, &["callers", "Gson.toJson"]), 2);
+    assert!(err.contains("toJson(Object src)") && err.contains("toJson(Object src, Class<?> type)"), "{err}");
+    assert!(err.contains("by its parameters"), "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&cc(&e, &["callers", "Gson.toJson(Object)", "--json", "--possible"]))).unwrap();
+    assert_eq!(v["symbol"]["line"], 2, "{v}");
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&cc(&e, &["callers", "Gson.toJson(Object, Class<?>)", "--json", "--possible"])))
+            .unwrap();
+    assert_eq!(v["symbol"]["line"], 6, "{v}");
+    let out = ok(&cc(&e, &["symbol", "Gson.toJson(Object src, Class<?> type)"]));
+    assert!(out.contains("gson/Gson.java:6") && !out.contains("gson/Gson.java:2"), "{out}");
+    let err = fails(&cc(&e, &["callers", "Gson.toJson(int)"]), 2);
+    assert!(err.contains("no symbol named"), "{err}");
+}
+
 #[test]
 fn a_warm_run_leaves_the_graph_file_alone_and_a_change_updates_it() {
     let e = env();
