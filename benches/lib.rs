@@ -10,7 +10,7 @@
 //!   build time, memory and query latency percentiles).
 //!
 //! This library holds what they share: fixtures, a seeded RNG, percentiles, RSS, the store of
-//! a run on SQLite or PostgreSQL.
+//! a run on SQLite or PostgreSQL, a tool call through the dispatcher.
 
 use std::path::PathBuf;
 
@@ -173,5 +173,35 @@ mod tests {
         let a: Vec<u64> = (0..4).scan(Rng::new(7), |r, _| Some(r.next_u64())).collect();
         let b: Vec<u64> = (0..4).scan(Rng::new(7), |r, _| Some(r.next_u64())).collect();
         assert_eq!(a, b);
+    }
+}
+
+/// A tool call through `app`'s dispatcher, as a client of the default surface makes it.
+pub async fn call_tool(
+    app: &std::sync::Arc<cc_server::app::App>,
+    caller: &cc_server::mcp::dispatch::Caller,
+    name: &str,
+    args: &serde_json::Value,
+) -> cc_server::mcp::dispatch::CallOutcome {
+    app.dispatcher
+        .call(
+            app.services.clone(),
+            &cc_server::mcp::surface::Surface::parse(None, false).expect("the surface"),
+            caller,
+            name,
+            args.as_object().cloned(),
+            tokio_util::sync::CancellationToken::new(),
+            None,
+        )
+        .await
+}
+
+/// A call's answer; an error or an unknown tool stops the bench.
+pub fn tool_value(name: &str, o: cc_server::mcp::dispatch::CallOutcome) -> serde_json::Value {
+    use cc_server::mcp::dispatch::CallOutcome;
+    match o {
+        CallOutcome::Ok(o) => o.value,
+        CallOutcome::Err(e) => panic!("{name}: {e:?}"),
+        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
     }
 }

@@ -24,13 +24,11 @@ use cc_benches::{percentile, BenchStore, Rng};
 use cc_indexer::DataDir;
 use cc_server::app::App;
 use cc_server::feeds::FeedPolicy;
-use cc_server::mcp::dispatch::{CallOutcome, Caller};
+use cc_server::mcp::dispatch::Caller;
 use cc_server::mcp::policy::Mode;
-use cc_server::mcp::surface::Surface;
 use cc_server::store::feeds::{FetchedFeed, NewArticle};
 use cc_server::store::Store;
 use serde_json::{json, Value};
-use tokio_util::sync::CancellationToken;
 
 fn usage() -> ! {
     eprintln!(
@@ -146,23 +144,7 @@ fn app(store: &Store, concurrency: usize) -> (Arc<App>, tempfile::TempDir) {
 }
 
 async fn call(app: &Arc<App>, name: &str, args: Value) -> Value {
-    match app
-        .dispatcher
-        .call(
-            app.services.clone(),
-            &Surface::parse(None, false).expect("the surface"),
-            &Caller::local(Mode::Chat),
-            name,
-            args.as_object().cloned(),
-            CancellationToken::new(),
-            None,
-        )
-        .await
-    {
-        CallOutcome::Ok(o) => o.value,
-        CallOutcome::Err(e) => panic!("{name}: {e:?}"),
-        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
-    }
+    cc_benches::tool_value(name, cc_benches::call_tool(app, &Caller::local(Mode::Chat), name, &args).await)
 }
 
 async fn refresh(o: &Opts, store: &Store) {

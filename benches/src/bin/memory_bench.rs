@@ -16,19 +16,15 @@
 //! the generator's vocabulary, none asked twice (a repeated query's vector would be cached). SQLite in a temporary folder unless `--postgres` names a
 //! server. Prints `key=value` lines.
 
-use std::sync::Arc;
 use std::time::Instant;
 
-use cc_benches::{percentile, BenchStore, Rng};
+use cc_benches::{call_tool as call, percentile, tool_value as ok, BenchStore, Rng};
 use cc_indexer::DataDir;
-use cc_server::app::App;
-use cc_server::mcp::dispatch::{CallOutcome, Caller};
+use cc_server::mcp::dispatch::Caller;
 use cc_server::mcp::policy::Mode;
-use cc_server::mcp::surface::Surface;
 use cc_server::store::memory::NewEntry;
 use cc_server::store::{EntryKind, Store};
 use serde_json::{json, Value};
-use tokio_util::sync::CancellationToken;
 
 fn usage() -> ! {
     eprintln!(
@@ -175,28 +171,6 @@ fn main() {
         run(&o, &db.store).await;
         db.close().await;
     });
-}
-
-async fn call(app: &Arc<App>, caller: &Caller, name: &str, args: &Value) -> CallOutcome {
-    app.dispatcher
-        .call(
-            app.services.clone(),
-            &Surface::parse(None, false).expect("the surface"),
-            caller,
-            name,
-            args.as_object().cloned(),
-            CancellationToken::new(),
-            None,
-        )
-        .await
-}
-
-fn ok(name: &str, o: CallOutcome) -> Value {
-    match o {
-        CallOutcome::Ok(o) => o.value,
-        CallOutcome::Err(e) => panic!("{name}: {e:?}"),
-        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
-    }
 }
 
 fn report(label: &str, ms: &mut [f64]) {

@@ -23,10 +23,8 @@ use cc_server::app::App;
 use cc_server::mcp::approvals::ApprovalConfig;
 use cc_server::mcp::dispatch::{CallOutcome, Caller};
 use cc_server::mcp::policy::Mode;
-use cc_server::mcp::surface::Surface;
 use cc_server::skills::scan::{Entry, EntryKind};
 use serde_json::{json, Value};
-use tokio_util::sync::CancellationToken;
 
 fn usage() -> ! {
     eprintln!("usage: skills_bench [--bytes N] [--files N] [--samples N] [--daemon] [--postgres ADMIN_URL]");
@@ -66,17 +64,7 @@ fn skill_files(bytes: usize, files: usize) -> Vec<(String, String)> {
 }
 
 async fn call(app: &Arc<App>, name: &str, args: &Value) -> CallOutcome {
-    app.dispatcher
-        .call(
-            app.services.clone(),
-            &Surface::parse(None, false).expect("the surface"),
-            &Caller::local(Mode::Chat),
-            name,
-            args.as_object().cloned(),
-            CancellationToken::new(),
-            None,
-        )
-        .await
+    cc_benches::call_tool(app, &Caller::local(Mode::Chat), name, args).await
 }
 
 fn main() {

@@ -19,17 +19,15 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use cc_benches::{percentile, BenchStore, Rng};
+use cc_benches::{call_tool as call, percentile, tool_value as ok, BenchStore, Rng};
 use cc_indexer::DataDir;
 use cc_server::app::App;
 use cc_server::mcp::approvals::ApprovalConfig;
 use cc_server::mcp::dispatch::{CallOutcome, Caller};
 use cc_server::mcp::policy::Mode;
 use cc_server::mcp::principal::Principal;
-use cc_server::mcp::surface::Surface;
 use cc_server::store::{NewTicket, Store};
 use serde_json::{json, Value};
-use tokio_util::sync::CancellationToken;
 
 fn usage() -> ! {
     eprintln!(
@@ -71,28 +69,6 @@ fn main() {
         run(&o, &db.store).await;
         db.close().await;
     });
-}
-
-async fn call(app: &Arc<App>, caller: &Caller, name: &str, args: &Value) -> CallOutcome {
-    app.dispatcher
-        .call(
-            app.services.clone(),
-            &Surface::parse(None, false).expect("the surface"),
-            caller,
-            name,
-            args.as_object().cloned(),
-            CancellationToken::new(),
-            None,
-        )
-        .await
-}
-
-fn ok(name: &str, o: CallOutcome) -> Value {
-    match o {
-        CallOutcome::Ok(o) => o.value,
-        CallOutcome::Err(e) => panic!("{name}: {e:?}"),
-        CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
-    }
 }
 
 /// Makes call `name(args)` of `caller` approved: its pending approval made and decided.
