@@ -35,6 +35,25 @@ pub fn tools(r: &mut Registry) {
     r.add(code_read::DECL, code_read::code_read);
 }
 
+/// How search_code and search_memory rank: the modes of `cc_indexer::Mode`.
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMode {
+    Hybrid,
+    Keyword,
+    Semantic,
+}
+
+impl From<SearchMode> for cc_indexer::Mode {
+    fn from(m: SearchMode) -> cc_indexer::Mode {
+        match m {
+            SearchMode::Hybrid => cc_indexer::Mode::Hybrid,
+            SearchMode::Keyword => cc_indexer::Mode::Keyword,
+            SearchMode::Semantic => cc_indexer::Mode::Semantic,
+        }
+    }
+}
+
 /// A symbol in a result.
 #[derive(Serialize, JsonSchema, Clone)]
 pub struct SymbolOut {

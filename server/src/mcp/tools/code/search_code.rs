@@ -4,7 +4,7 @@ use cc_indexer::{Lang, SearchQuery, SymbolKind};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{blocking, parse_filters, repos_for, symbol_out, SymbolOut};
+use super::{blocking, parse_filters, repos_for, symbol_out, SearchMode, SymbolOut};
 use crate::mcp::tool::{Ctx, Decl, Hints, Modes, Scope, ToolError, ToolSet};
 
 pub const DECL: Decl = Decl {
@@ -40,25 +40,6 @@ pub struct SearchArgs {
     /// Ranking: `hybrid` (default: BM25 and embeddings fused, weighted by how identifier-like
     /// the query is), `keyword` (BM25 over identifier words), `semantic` (embeddings only).
     pub mode: Option<SearchMode>,
-}
-
-/// How search_code ranks.
-#[derive(Deserialize, JsonSchema, Clone, Copy)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchMode {
-    Hybrid,
-    Keyword,
-    Semantic,
-}
-
-impl From<SearchMode> for cc_indexer::Mode {
-    fn from(m: SearchMode) -> cc_indexer::Mode {
-        match m {
-            SearchMode::Hybrid => cc_indexer::Mode::Hybrid,
-            SearchMode::Keyword => cc_indexer::Mode::Keyword,
-            SearchMode::Semantic => cc_indexer::Mode::Semantic,
-        }
-    }
 }
 
 #[derive(Serialize, JsonSchema)]

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::domain_of;
 use crate::mcp::tool::{Ctx, Decl, Hints, Modes, Scope, ToolError, ToolSet};
+use crate::mcp::tools::code::SearchMode;
 use crate::memory::{Hit, SearchQuery};
 use crate::store::EntryKind;
 
@@ -19,25 +20,6 @@ pub const DECL: Decl = Decl {
     modes: Modes::Always,
     hints: Hints::READ,
 };
-
-/// How search_memory ranks (search_code's modes).
-#[derive(Deserialize, JsonSchema, Clone, Copy)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchMode {
-    Hybrid,
-    Keyword,
-    Semantic,
-}
-
-impl From<SearchMode> for cc_indexer::Mode {
-    fn from(m: SearchMode) -> cc_indexer::Mode {
-        match m {
-            SearchMode::Hybrid => cc_indexer::Mode::Hybrid,
-            SearchMode::Keyword => cc_indexer::Mode::Keyword,
-            SearchMode::Semantic => cc_indexer::Mode::Semantic,
-        }
-    }
-}
 
 /// An entry's kind.
 #[derive(Deserialize, JsonSchema, Clone, Copy)]
