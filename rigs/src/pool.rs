@@ -1,7 +1,9 @@
 //! The pool: every rig, keyed by (workspace, conversation, surface, engine). The first call
 //! of a conversation creates its rig, later calls reuse it; any conversation of the
 //! workspace may take a rig over by id (a client that reconnected finds its rig with
-//! `rig_list`). Idle rigs are reaped, the count is capped, a rig whose driver died is
+//! `rig_list`). A rig closes with the conversation that controls it
+//! ([`Pool::close_conversation`], when its MCP session ends) unless a call asked to keep it
+//! ([`Lease::keep`]); idle rigs are reaped, the count is capped, a rig whose driver died is
 //! marked failed and replaced on the next call, and dropping the pool (or [`Pool::shutdown`])
 //! closes every rig and kills every process group the pool ever saw.
 //!
@@ -71,6 +73,9 @@ pub struct RigInfo {
     pub display_height: u32,
     /// The conversation that controls it (its last caller).
     pub controller: String,
+    /// Kept when its conversation ends (a call asked for `keep`); otherwise the end of the
+    /// controlling conversation's session closes it.
+    pub kept: bool,
     /// Seconds since the epoch.
     pub created: u64,
     pub last_used: u64,
@@ -88,6 +93,8 @@ struct Entry {
     controller: Mutex<String>,
     last_used: Mutex<(Instant, SystemTime)>,
     failure: Mutex<Option<String>>,
+    /// Outlives its controlling conversation (see [`Lease::keep`]).
+    keep: AtomicBool,
     /// Held while an action runs: one action at a time per rig.
     busy: tokio::sync::Mutex<()>,
 }
@@ -114,6 +121,7 @@ impl Entry {
             display_width: w,
             display_height: h,
             controller: self.controller.lock().expect("controller").clone(),
+            kept: self.keep.load(Ordering::SeqCst),
             created: secs(self.created),
             last_used: secs(wall),
             idle_expires_in: idle.saturating_sub(at.elapsed()).as_secs(),
@@ -183,6 +191,14 @@ impl Lease {
     pub fn rig(&self) -> Arc<dyn Rig> {
         self.entry.rig.clone()
     }
+    /// Whether the rig outlives the conversation that controls it: `true` keeps it when that
+    /// conversation ends (until rig_close or the idle timeout), `false` lets the end close it.
+    pub fn keep(&self, keep: bool) {
+        self.entry.keep.store(keep, Ordering::SeqCst);
+    }
+    pub fn kept(&self) -> bool {
+        self.entry.keep.load(Ordering::SeqCst)
+    }
 }
 
 struct Inner {
@@ -193,6 +209,8 @@ struct Inner {
     creating: Mutex<Vec<(String, String, SurfaceKind, String)>>,
     /// Every process group any rig ever reported: killed again on shutdown.
     groups: Mutex<BTreeSet<i32>>,
+    /// Closes of rigs whose conversation ended, still running: shutdown waits for them.
+    closing: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     shut: AtomicBool,
 }
 
@@ -217,6 +235,7 @@ impl Pool {
             rigs: Mutex::new(Vec::new()),
             creating: Mutex::new(Vec::new()),
             groups: Mutex::new(BTreeSet::new()),
+            closing: Mutex::new(Vec::new()),
             shut: AtomicBool::new(false),
         });
         let weak = Arc::downgrade(&inner);
@@ -369,6 +388,7 @@ impl Pool {
             controller: Mutex::new(want.conversation.clone()),
             last_used: Mutex::new((Instant::now(), now)),
             failure: Mutex::new(None),
+            keep: AtomicBool::new(false),
             busy: tokio::sync::Mutex::new(()),
         });
         if self.inner.shut.load(Ordering::SeqCst) {
@@ -484,6 +504,36 @@ impl Pool {
         Ok(info)
     }
 
+    /// Closes the rigs `conversation` controls that no call asked to keep (its MCP session
+    /// ended), in the background on the pool's runtime; returns their ids. A rig another
+    /// conversation took over is not its to close.
+    pub fn close_conversation(&self, conversation: &str) -> Vec<String> {
+        if self.inner.shut.load(Ordering::SeqCst) {
+            return Vec::new();
+        }
+        let ended: Vec<Arc<Entry>> = {
+            let mut rigs = self.inner.rigs.lock().expect("rigs");
+            let (ended, rest): (Vec<_>, Vec<_>) = rigs.drain(..).partition(|e| {
+                !e.keep.load(Ordering::SeqCst) && *e.controller.lock().expect("controller") == conversation
+            });
+            *rigs = rest;
+            ended
+        };
+        let ids = ended.iter().map(|e| e.id.clone()).collect();
+        let mut closing = self.inner.closing.lock().expect("closing");
+        closing.retain(|h| !h.is_finished());
+        for e in ended {
+            tracing::info!(rig = %e.id, "closing a rig: its conversation ended");
+            let rig = e.rig.clone();
+            // Waits for an action still running on it (its caller is gone) before closing.
+            closing.push(self.handle.spawn(async move {
+                let _running = e.busy.lock().await;
+                close_rig(rig).await;
+            }));
+        }
+        ids
+    }
+
     /// Marks a rig failed (tests simulate a crash with it; drivers report through `run`).
     pub fn mark_failed(&self, id: &str, why: &str) {
         if let Some(e) = self.inner.rigs.lock().expect("rigs").iter().find(|e| e.id == id) {
@@ -507,7 +557,10 @@ impl Pool {
         // Block on a thread of our own: this may be called from inside a runtime.
         let t = std::thread::spawn(move || {
             let rigs: Vec<Arc<Entry>> = std::mem::take(&mut *inner.rigs.lock().expect("rigs"));
+            let ending: Vec<_> = std::mem::take(&mut *inner.closing.lock().expect("closing"));
             rt.block_on(async {
+                // Rigs whose conversation ended are being closed already: let those finish.
+                let _ = tokio::time::timeout(Duration::from_secs(15), futures::future::join_all(ending)).await;
                 let closes = rigs.iter().map(|e| {
                     let rig = e.rig.clone();
                     async move {
@@ -616,6 +669,42 @@ mod tests {
             ..Default::default()
         })
         .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_conversations_end_closes_its_rigs_but_kept_and_taken_over_ones() {
+        let closed = Arc::new(AtomicUsize::new(0));
+        let p = pool(4, Duration::from_secs(600));
+        let plain = p.acquire(want("w1", "c1"), factory(closed.clone())).await.unwrap();
+        let mut firefox = want("w1", "c1");
+        firefox.engine = Some("firefox".into());
+        let kept = p.acquire(firefox, factory(closed.clone())).await.unwrap();
+        kept.keep(true);
+        let moved = p.acquire(want("w2", "c1"), factory(closed.clone())).await.unwrap();
+        let mut takeover = want("w2", "c2");
+        takeover.rig_id = Some(moved.id().to_string());
+        p.acquire(takeover, factory(closed.clone())).await.unwrap();
+        let other = p.acquire(want("w1", "c3"), factory(closed.clone())).await.unwrap();
+
+        assert_eq!(p.close_conversation("c1"), vec![plain.id().to_string()]);
+        let left: Vec<String> = p.list(None).into_iter().map(|r| r.id).collect();
+        assert_eq!(left.len(), 3);
+        assert!(!left.contains(&plain.id().to_string()));
+        assert!(p.list(None).iter().any(|r| r.id == kept.id() && r.kept));
+        for _ in 0..100 {
+            if closed.load(Ordering::SeqCst) == 1 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(closed.load(Ordering::SeqCst), 1, "the ended conversation's rig is closed");
+        // Asking to keep can be taken back: then the end closes it.
+        kept.keep(false);
+        assert_eq!(p.close_conversation("c1"), vec![kept.id().to_string()]);
+        assert_eq!(p.close_conversation("c2"), vec![moved.id().to_string()]);
+        assert_eq!(p.close_conversation("c1"), Vec::<String>::new());
+        assert_eq!(p.list(None).into_iter().map(|r| r.id).collect::<Vec<_>>(), vec![other.id().to_string()]);
+        p.shutdown();
     }
 
     #[tokio::test]

@@ -178,8 +178,9 @@ impl Repos {
     }
 }
 
-/// The rig pool, started on first use. Rigs live here, not in an MCP connection: a client
-/// that reconnects finds its rigs (rig_list, `rig_id`).
+/// The rig pool, started on first use. Rigs live here, not in an MCP connection: a rig
+/// closes when the session controlling it ends unless a call asked to `keep` it; a client
+/// that reconnects finds a kept rig (rig_list, `rig_id`).
 pub struct Rigs {
     /// The pool's limits (`CC_RIG_MAX`, `CC_RIG_IDLE_SECS`, `CC_RIG_ACTION_SECS` by
     /// default); read when the pool starts.
@@ -200,6 +201,11 @@ impl Rigs {
         let pool = cc_rigs::pool::Pool::new(self.config.clone())?;
         // A racing first call may have set it: then ours is dropped (it holds no rig).
         Ok(self.pool.get_or_init(|| pool))
+    }
+
+    /// The pool if a rig tool started it (nothing to close otherwise).
+    pub fn started(&self) -> Option<&cc_rigs::pool::Pool> {
+        self.pool.get()
     }
 
     /// Closes every rig and kills every process a rig started (server shutdown).

@@ -1,9 +1,10 @@
 """The rig tools through the real Python MCP SDK over Streamable HTTP, against a real
 `cc-server serve`, real chromium + chromedriver and the real dockerd with the desktop image
 (tests/run installs and starts them): browser_use and computer_use return one PNG image
-block next to their JSON, page and clipboard text fenced as untrusted data; a client that
-reconnects finds its rig with rig_list and goes on with rig_id; rig_close destroys it; and
-when the server stops, no process and no container of any rig is left.
+block next to their JSON, page and clipboard text fenced as untrusted data; a rig closes
+when the MCP session that controls it ends, unless a call passed keep; a client that
+reconnects finds its kept rig with rig_list and goes on with rig_id; rig_close destroys it;
+and when the server stops, no process and no container of any rig is left.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ def desktop_containers(owner_pid: int) -> list[str]:
 
 async def test_browser_use_over_http_survives_a_reconnect_and_leaves_nothing(server, site):
     async with session(server) as s:
-        res, nav = await call(s, "browser_use", action="navigate", url=site)
+        res, nav = await call(s, "browser_use", action="navigate", url=site, keep=True)
         assert nav["created"] is True and nav["engine"] == "chromium", nav
         assert nav["title"] == "Rig fixture"
         rig = nav["rig_id"]
@@ -151,6 +152,7 @@ async def test_browser_use_over_http_survives_a_reconnect_and_leaves_nothing(ser
         _, listed = await call(s, "rig_list")
         rows = [r for r in listed["rigs"] if r["id"] == rig]
         assert len(rows) == 1 and rows[0]["surface"] == "browser" and rows[0]["status"] == "ready", listed
+        assert rows[0]["kept"] is True, rows
         _, again = await call(s, "browser_use", action="reload", rig_id=rig)
         assert again["created"] is False and again["title"] == "Rig fixture", again
         _, closed = await call(s, "rig_close", rig_id=rig)
@@ -165,7 +167,7 @@ async def test_browser_use_over_http_survives_a_reconnect_and_leaves_nothing(ser
 
     # A rig that is open when the server stops is gone with it.
     async with session(server) as s:
-        await call(s, "browser_use", action="navigate", url=site)
+        await call(s, "browser_use", action="navigate", url=site, keep=True)
     procs = descendants(server.proc.pid)
     assert procs
     server.proc.send_signal(signal.SIGTERM)
@@ -174,6 +176,39 @@ async def test_browser_use_over_http_survives_a_reconnect_and_leaves_nothing(ser
     while any(alive(p) for p in procs) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [p for p in procs if alive(p)], "the server's shutdown left rig processes behind"
+
+
+async def test_a_sessions_end_closes_its_rigs_unless_kept(server, site):
+    """The session's end (the SDK's DELETE /mcp on leaving the client) closes the rigs its
+    conversation controls, their processes with them; a kept rig stays for the next session."""
+    before = descendants(server.proc.pid)
+    async with session(server) as s:
+        _, nav = await call(s, "browser_use", action="navigate", url=site)
+        plain = nav["rig_id"]
+        _, listed = await call(s, "rig_list")
+        assert [r["kept"] for r in listed["rigs"] if r["id"] == plain] == [False], listed
+        procs = descendants(server.proc.pid) - before
+        assert procs, "the browser rig runs processes under the server"
+
+    deadline = time.monotonic() + 20
+    while any(alive(p) for p in procs) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in procs if alive(p)], "the session's end left its rig's processes"
+    async with session(server) as s:
+        _, listed = await call(s, "rig_list")
+        assert plain not in [r["id"] for r in listed["rigs"]], listed
+        res = await s.call_tool("browser_use", {"workspace_id": WORKSPACE, "action": "reload", "rig_id": plain})
+        assert res.is_error and res.structured_content["error"] == "no_rig", res
+        # keep, then taken back: the session's end closes it after all.
+        _, nav = await call(s, "browser_use", action="navigate", url=site, keep=True)
+        undone = nav["rig_id"]
+        _, again = await call(s, "browser_use", action="reload", keep=False)
+        assert again["rig_id"] == undone, again
+        _, listed = await call(s, "rig_list")
+        assert [r["kept"] for r in listed["rigs"] if r["id"] == undone] == [False], listed
+    async with session(server) as s:
+        _, listed = await call(s, "rig_list")
+        assert undone not in [r["id"] for r in listed["rigs"]], listed
 
 
 async def test_computer_use_over_http_and_nothing_left_after_shutdown(server):

@@ -49,6 +49,32 @@ pub struct Session {
     extension: Option<(Arc<dyn Extension>, Option<SessionState>)>,
     /// The resources this session subscribed to, and the task telling it of their changes.
     subscriptions: Arc<Subscriptions>,
+    /// Closes the conversation's rigs when the session ends.
+    _end: Arc<SessionEnd>,
+}
+
+/// The end of a session, when its last handle is dropped (DELETE /mcp, the idle reaper, the
+/// end of the stdio stream or of the SSE stream): the rigs its conversation controls close,
+/// but those a call asked to keep (`keep`) or another conversation took over. A stateless
+/// request is a conversation of its own whose rigs are found again by id: they stay, until
+/// rig_close or the idle timeout.
+struct SessionEnd {
+    app: Arc<App>,
+    conversation: Arc<Conversation>,
+}
+
+impl Drop for SessionEnd {
+    fn drop(&mut self) {
+        if self.conversation.ephemeral() {
+            return;
+        }
+        if let Some(pool) = self.app.services.rigs.started() {
+            let closed = pool.close_conversation(&self.conversation.id);
+            if !closed.is_empty() {
+                tracing::info!(conversation = %self.conversation.id, rigs = ?closed, "session ended: its rigs close");
+            }
+        }
+    }
 }
 
 /// A session's subscriptions: each resource's notifying task, stopped with the session.
@@ -81,7 +107,8 @@ impl Session {
     pub fn new(app: Arc<App>, surface: Surface) -> Session {
         let conversation = Conversation::new(app.services.policy.default_mode);
         let extension = app.extension_for(&surface).map(|e| (e.clone(), e.open_session(&conversation.id)));
-        Session { app, surface, conversation, principal: None, extension, subscriptions: Default::default() }
+        let end = Arc::new(SessionEnd { app: app.clone(), conversation: conversation.clone() });
+        Session { app, surface, conversation, principal: None, extension, subscriptions: Default::default(), _end: end }
     }
 
     /// A session whose every request comes from `principal` (stdio, one SSE stream).

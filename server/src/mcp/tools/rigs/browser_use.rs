@@ -14,7 +14,7 @@ use crate::mcp::tool::{ActionClass, Ctx, Decl, Hints, Modes, Scope, ToolError, T
 pub const DECL: Decl = Decl {
     name: "browser_use",
     title: "Use a browser",
-    description: "Drive a headless Chromium, Firefox, or WebKit (`engine`): navigate, click, fill, type, press, select, hover, scroll, wait_for, tabs, extract (a11y snapshot with element refs / DOM text / console), clipboard, screenshot. The conversation's first call starts its rig (a fresh profile), later calls reuse it. Elements by `ref` from the latest snapshot or by CSS `selector`; screenshots come back as one PNG scaled to fit 1366x768 with the scale; page text comes back fenced as untrusted data. Runs no caller JavaScript.",
+    description: "Drive a headless Chromium, Firefox, or WebKit (`engine`): navigate, click, fill, type, press, select, hover, scroll, wait_for, tabs, extract (a11y snapshot with element refs / DOM text / console), clipboard, screenshot. The conversation's first call starts its rig (a fresh profile), later calls reuse it; it closes when the session ends unless `keep`. Elements by `ref` from the latest snapshot or by CSS `selector`; screenshots come back as one PNG scaled to fit 1366x768 with the scale; page text comes back fenced as untrusted data. Runs no caller JavaScript.",
     set: ToolSet::Rigs,
     scope: Scope::Required,
     classes: &[ActionClass::EnclosureControl, ActionClass::NetworkEgress, ActionClass::ProcessSpawn],
@@ -108,6 +108,10 @@ pub struct BrowserUseArgs {
     /// A rig of this workspace to use (see rig_list), e.g. after reconnecting.
     #[schemars(length(min = 1, max = 100))]
     pub rig_id: Option<String>,
+    /// Keep the rig when this MCP session ends, for a later session to take over with
+    /// rig_id (rig_close or the idle timeout still close it); false undoes an earlier keep.
+    /// Default: the rig closes when the session that controls it ends.
+    pub keep: Option<bool>,
     /// navigate, tabs open: an http(s) URL. wait_for navigation: text the new URL contains.
     #[schemars(length(min = 1, max = 8192))]
     pub url: Option<String>,
@@ -364,6 +368,9 @@ pub async fn browser_use(ctx: Ctx<String>, a: BrowserUseArgs) -> Result<BrowserU
         })
         .await
         .map_err(rig_error)?;
+    if let Some(keep) = a.keep {
+        lease.keep(keep);
+    }
     let timeout = pool.config().action_timeout + extra;
     let out = pool
         .run_for(&lease, timeout, move |rig| async move {

@@ -16,7 +16,7 @@ use crate::mcp::tool::{ActionClass, Ctx, Decl, Hints, Modes, Scope, ToolError, T
 pub const DECL: Decl = Decl {
     name: "computer_use",
     title: "Use a Linux desktop",
-    description: "Drive a Linux desktop (Xvfb, openbox, xterm) in a Docker container: screenshot, move, click (left/middle/right, double, triple), drag, scroll, type (any UTF-8), key combos, cursor_position, resize, clipboard_read/write, wait. The conversation's first call starts its rig (no network unless `egress`; memory and processes capped), later calls reuse it. Screenshots come back as one PNG scaled to fit 1366x768; x/y are in screenshot pixels (`scale` maps them to the display). Clipboard text comes back fenced as untrusted data.",
+    description: "Drive a Linux desktop (Xvfb, openbox, xterm) in a Docker container: screenshot, move, click (left/middle/right, double, triple), drag, scroll, type (any UTF-8), key combos, cursor_position, resize, clipboard_read/write, wait. The conversation's first call starts its rig (no network unless `egress`; memory and processes capped), later calls reuse it; it closes when the session ends unless `keep`. Screenshots come back as one PNG scaled to fit 1366x768; x/y are in screenshot pixels (`scale` maps them to the display). Clipboard text comes back fenced as untrusted data.",
     set: ToolSet::Rigs,
     scope: Scope::Required,
     classes: &[ActionClass::EnclosureControl, ActionClass::NetworkEgress, ActionClass::ProcessSpawn],
@@ -43,7 +43,7 @@ pub enum DesktopActionName {
     Wait,
 }
 
-/// The computer_use arguments. Everything but `rig_id` and `egress` is the desktop action
+/// The computer_use arguments. Everything but `rig_id`, `keep` and `egress` is the desktop action
 /// (`cc_rigs::desktop::DesktopAction`, which checks which fields each action takes).
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -57,6 +57,10 @@ pub struct ComputerUseArgs {
     /// A rig of this workspace to use (see rig_list), e.g. after reconnecting.
     #[schemars(length(min = 1, max = 100))]
     pub rig_id: Option<String>,
+    /// Keep the rig when this MCP session ends, for a later session to take over with
+    /// rig_id (rig_close or the idle timeout still close it); false undoes an earlier keep.
+    /// Default: the rig closes when the session that controls it ends.
+    pub keep: Option<bool>,
     /// When this call creates the rig: give its desktop network access (default: none).
     pub egress: Option<bool>,
     /// A point, in the pixels of the screenshots this rig returns (`scale` maps them to
@@ -139,12 +143,13 @@ pub struct ComputerUseOut {
 }
 
 /// The desktop action of a computer_use call, in screenshot pixels: every argument but
-/// `rig_id` and `egress`, checked by `DesktopAction` (which names the field at fault).
+/// `rig_id`, `keep` and `egress`, checked by `DesktopAction` (which names the field at fault).
 fn desktop_action(args: &Value) -> Result<DesktopAction, ToolError> {
     let mut action = args.clone();
     if let Some(o) = action.as_object_mut() {
         o.remove("rig_id");
         o.remove("egress");
+        o.remove("keep");
     }
     DesktopAction::from_json(action).map_err(|e| rig_error(e.into()))
 }
@@ -173,7 +178,7 @@ fn to_display(action: &mut DesktopAction, (w, h): (u32, u32)) -> Result<f64, Too
     Ok(scale)
 }
 
-/// The typed arguments name `rig_id` and `egress`; the desktop action is read from the call's
+/// The typed arguments name `rig_id`, `keep` and `egress`; the desktop action is read from the call's
 /// arguments as sent (every other field), by `DesktopAction`.
 pub async fn computer_use(ctx: Ctx<String>, a: ComputerUseArgs) -> Result<ComputerUseOut, ToolError> {
     let mut action = desktop_action(ctx.arguments())?;
@@ -199,6 +204,9 @@ pub async fn computer_use(ctx: Ctx<String>, a: ComputerUseArgs) -> Result<Comput
         rig_id: a.rig_id.clone(),
     };
     let lease = pool.acquire(want, move |_engine| Desktop::launch_boxed(config)).await.map_err(rig_error)?;
+    if let Some(keep) = a.keep {
+        lease.keep(keep);
+    }
     let desktop = cc_rigs::downcast::<Desktop>(lease.rig())
         .ok_or_else(|| rig_error(RigError::invalid("rig_id", format!("rig {} is not a desktop rig", lease.id()))))?;
     let mut notices = lease_notices(&ctx, &lease, a.rig_id.is_some());

@@ -13,7 +13,7 @@ use crate::mcp::tool::{Ctx, Decl, Modes, Scope, ToolError, ToolSet};
 pub const DECL: Decl = Decl {
     name: "ios_use",
     title: "Use the iOS simulator",
-    description: "Drive the iOS simulator via WebDriverAgent/CoreSimulator: check_in (status, screen), screenshot, source (the accessibility tree), tap / swipe (points of the latest screenshot), type, press_button (home, volume), launch / activate / terminate apps by bundle id, open_url (deep links), clipboard read / write, and through Xcode's `xcrun simctl` install / uninstall / erase and simulator processes in `argv` form. One WebDriverAgent session per rig, reused by the conversation's later calls. Screenshots come back as one PNG scaled to fit 1366x768 with the scale; device text comes back fenced as untrusted data.",
+    description: "Drive the iOS simulator via WebDriverAgent/CoreSimulator: check_in (status, screen), screenshot, source (the accessibility tree), tap / swipe (points of the latest screenshot), type, press_button (home, volume), launch / activate / terminate apps by bundle id, open_url (deep links), clipboard read / write, and through Xcode's `xcrun simctl` install / uninstall / erase and simulator processes in `argv` form. One WebDriverAgent session per rig, reused by the conversation's later calls until the session ends (unless `keep`). Screenshots come back as one PNG scaled to fit 1366x768 with the scale; device text comes back fenced as untrusted data.",
     set: ToolSet::Rigs,
     scope: Scope::Required,
     classes: CLASSES,
@@ -73,6 +73,10 @@ pub struct IosUseArgs {
     /// A rig of this workspace to use (see rig_list), e.g. after reconnecting.
     #[schemars(length(min = 1, max = 100))]
     pub rig_id: Option<String>,
+    /// Keep the rig when this MCP session ends, for a later session to take over with
+    /// rig_id (rig_close or the idle timeout still close it); false undoes an earlier keep.
+    /// Default: the rig closes when the session that controls it ends.
+    pub keep: Option<bool>,
     /// tap, swipe: a point of the latest screenshot, in its (scaled) pixels.
     #[schemars(range(min = 0.0, max = 100000.0))]
     pub x: Option<f64>,
@@ -193,6 +197,9 @@ pub async fn ios_use(ctx: Ctx<String>, a: IosUseArgs) -> Result<DeviceUseOut, To
         rig_id: a.rig_id.clone(),
     };
     let lease = pool.acquire(want, |_| IosRig::connect_boxed(IosOptions::from_env())).await.map_err(rig_error)?;
+    if let Some(keep) = a.keep {
+        lease.keep(keep);
+    }
     let out = pool
         .run_for(&lease, long(slow, pool.config().action_timeout), move |rig| async move {
             let d = cc_rigs::downcast::<IosRig>(rig)

@@ -13,7 +13,7 @@ use crate::mcp::tool::{Ctx, Decl, Modes, Scope, ToolError, ToolSet};
 pub const DECL: Decl = Decl {
     name: "mobile_use",
     title: "Use an Android device",
-    description: "Drive Android over ADB: check_in (devices, properties, screen size), screenshot, tap / swipe / long_press (points of the latest screenshot), type (ASCII), key events, install (an APK path) / start / stop / reset (clear data) / uninstall apps, open_url (deep links), ui_dump (the UI hierarchy with element bounds), and device commands in `argv` form (each element one argument). The device is the one named by `serial` (or ANDROID_SERIAL), else an emulator the rig boots with the Android SDK; the conversation's later calls reuse it. Screenshots come back as one PNG scaled to fit 1366x768 with the scale; device text comes back fenced as untrusted data.",
+    description: "Drive Android over ADB: check_in (devices, properties, screen size), screenshot, tap / swipe / long_press (points of the latest screenshot), type (ASCII), key events, install (an APK path) / start / stop / reset (clear data) / uninstall apps, open_url (deep links), ui_dump (the UI hierarchy with element bounds), and device commands in `argv` form (each element one argument). The device is the one named by `serial` (or ANDROID_SERIAL), else an emulator the rig boots with the Android SDK; the conversation's later calls reuse it, until the session ends (unless `keep`). Screenshots come back as one PNG scaled to fit 1366x768 with the scale; device text comes back fenced as untrusted data.",
     set: ToolSet::Rigs,
     scope: Scope::Required,
     classes: CLASSES,
@@ -62,6 +62,10 @@ pub struct MobileUseArgs {
     /// A rig of this workspace to use (see rig_list), e.g. after reconnecting.
     #[schemars(length(min = 1, max = 100))]
     pub rig_id: Option<String>,
+    /// Keep the rig when this MCP session ends, for a later session to take over with
+    /// rig_id (rig_close or the idle timeout still close it); false undoes an earlier keep.
+    /// Default: the rig closes when the session that controls it ends.
+    pub keep: Option<bool>,
     /// tap, swipe, long_press: a point of the latest screenshot, in its (scaled) pixels.
     #[schemars(range(min = 0.0, max = 100000.0))]
     pub x: Option<f64>,
@@ -181,6 +185,9 @@ pub async fn mobile_use(ctx: Ctx<String>, a: MobileUseArgs) -> Result<DeviceUseO
         })
         .await
         .map_err(device_error)?;
+    if let Some(keep) = a.keep {
+        lease.keep(keep);
+    }
     let out = pool
         .run_for(&lease, long(slow, pool.config().action_timeout), move |rig| async move {
             let d = cc_rigs::downcast::<AndroidRig>(rig)

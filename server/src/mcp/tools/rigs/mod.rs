@@ -2,8 +2,9 @@
 //! (`cc_rigs::pool`): browser_use (a headless browser), computer_use (a Linux desktop in a
 //! Docker container), mobile_use (an Android device over ADB), ios_use (an iOS simulator over
 //! WebDriverAgent), rig_list and rig_close. A conversation's first call of a `use` tool
-//! creates its rig, later calls reuse it; `rig_id` takes over any rig of the workspace (a
-//! client that reconnected). Screenshots come back as one PNG scaled to fit 1366x768; every
+//! creates its rig, later calls reuse it; the rig closes when the MCP session that controls it
+//! ends, unless a call passed `keep: true`; `rig_id` takes over any rig of the workspace (a
+//! client that reconnected finds its kept rig). Screenshots come back as one PNG scaled to fit 1366x768; every
 //! coordinate a caller gives is in the pixels of those screenshots and is mapped back to the
 //! machine's.
 //!
@@ -97,6 +98,9 @@ pub struct RigOut {
     pub display_height: u32,
     /// The conversation controlling it (its latest caller).
     pub controller: String,
+    /// Kept when its controller's session ends (a call passed `keep`); otherwise that
+    /// session's end closes it.
+    pub kept: bool,
     /// Seconds since the epoch.
     pub created: u64,
     pub last_used: u64,
@@ -114,6 +118,7 @@ fn rig_out(r: RigInfo) -> RigOut {
         display_width: r.display_width,
         display_height: r.display_height,
         controller: r.controller,
+        kept: r.kept,
         created: r.created,
         last_used: r.last_used,
         idle_expires_in: r.idle_expires_in,
