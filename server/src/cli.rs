@@ -44,8 +44,9 @@ pub struct Cli {
 
     /// Embedding model for semantic search: a folder (model.onnx + tokenizer.json + config.json +
     /// special_tokens_map.json + tokenizer_config.json; or one .onnx file in such a folder), or a
-    /// fastembed model name (fetched on a connected machine). ONNX Runtime is loaded from
-    /// ORT_DYLIB_PATH, else from the Python package `onnxruntime` (>= 1.24)
+    /// fastembed model name (fetched on a connected machine). An index remembers the model its
+    /// vectors were made with: its later searches and index runs use it when none is named.
+    /// ONNX Runtime is loaded from ORT_DYLIB_PATH, else from the Python package `onnxruntime` (>= 1.24)
     #[arg(long, global = true, env = "CC_EMBED_MODEL", value_name = "DIR|NAME")]
     pub embed_model: Option<String>,
 

@@ -1,5 +1,6 @@
 //! The embedding model of this process: named once (`--embed-model`, `CC_EMBED_MODEL`),
-//! loaded on first use, shared by indexing and query embedding behind a lock (indexing
+//! else the one a repository's index remembers (the model its vectors were made with, written
+//! by the index run that made them: [`for_repo`]), loaded on first use, shared by indexing and query embedding behind a lock (indexing
 //! takes it one batch at a time, see [`cc_indexer::vectors::update`]).
 //!
 //! Query vectors are kept in a small cache: an agent repeats queries, and a search over
@@ -7,6 +8,7 @@
 //! does not wait for the model at all, even while an index run is embedding.
 
 use std::collections::{HashMap, VecDeque};
+use std::path::Path;
 use std::sync::{Mutex, OnceLock};
 
 use cc_indexer::embed::EmbedError;
@@ -99,4 +101,40 @@ pub fn configure(spec: Option<String>) {
 /// The process's model: as configured, else from `CC_EMBED_MODEL`.
 pub fn global() -> &'static Embeddings {
     GLOBAL.get_or_init(|| Embeddings::new(std::env::var("CC_EMBED_MODEL").ok()))
+}
+
+/// The file in a repository's index folder naming the model its vectors were made with.
+const REMEMBERED: &str = "embed-model";
+
+/// Records the model a repository's vectors were just made with, for its later searches and
+/// index runs that name none: a folder or file as an absolute path (the next command may run
+/// elsewhere), a model name as given.
+pub fn remember(dir: &Path, spec: &str) -> std::io::Result<()> {
+    let spec = std::fs::canonicalize(spec).map_or_else(|_| spec.to_string(), |p| p.display().to_string());
+    if remembered(dir).as_deref() == Some(spec.as_str()) {
+        return Ok(());
+    }
+    let tmp = dir.join(format!("{REMEMBERED}.tmp"));
+    std::fs::write(&tmp, format!("{spec}\n"))?;
+    std::fs::rename(&tmp, dir.join(REMEMBERED))
+}
+
+/// The model a repository's index remembers, if any.
+pub fn remembered(dir: &Path) -> Option<String> {
+    let s = std::fs::read_to_string(dir.join(REMEMBERED)).ok()?;
+    let s = s.trim();
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+/// The model for a repository (its index folder): the process's when one is named, else the
+/// one its index remembers, else none. One [`Embeddings`] per model name, so each loads once.
+pub fn for_repo(dir: &Path) -> &'static Embeddings {
+    let g = global();
+    if g.spec().is_some() {
+        return g;
+    }
+    let Some(spec) = remembered(dir) else { return g };
+    static BY_SPEC: OnceLock<Mutex<HashMap<String, &'static Embeddings>>> = OnceLock::new();
+    let mut by = BY_SPEC.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    by.entry(spec.clone()).or_insert_with(|| Box::leak(Box::new(Embeddings::new(Some(spec)))))
 }

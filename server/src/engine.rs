@@ -66,7 +66,8 @@ pub fn peak_rss_mb() -> Option<f64> {
 }
 
 /// Indexes a repository, then builds or updates its call graph next to the index, then
-/// its vectors with the process's embedding model when one is configured.
+/// its vectors with the process's embedding model when one is configured, else with the one
+/// the repository's index remembers ([`crate::embedding::for_repo`]).
 pub fn index(
     data: &DataDir,
     opts: &IndexOptions,
@@ -89,6 +90,8 @@ pub fn index_with(
     cc_indexer::memory::return_freed();
     tracing::debug!(peak_rss_mb = ?peak_rss_mb(), "indexed: walk, parse, tantivy, records.bin");
     let dir = data.repo_dir(&report.name);
+    // The process's model, else the one this repository's vectors were made with.
+    let embed = embed.map(|e| if e.spec().is_none() { crate::embedding::for_repo(&dir) } else { e });
     // Embeddings first: the graph build below consumes the records.
     let embeddings = match embed {
         None => EmbedOutcome::Skipped { reason: "--no-embed".into() },
@@ -97,7 +100,14 @@ pub fn index_with(
             Err(reason) => EmbedOutcome::Unavailable { reason },
             // The model is locked one batch at a time: searches go on meanwhile.
             Ok(m) => match cc_indexer::vectors::update(&dir, &records, m, progress.embedding(), cancel) {
-                Ok(r) => EmbedOutcome::Done(r),
+                Ok(r) => {
+                    if let Some(spec) = e.spec() {
+                        if let Err(err) = crate::embedding::remember(&dir, spec) {
+                            tracing::warn!(%err, "could not record the repository's embedding model");
+                        }
+                    }
+                    EmbedOutcome::Done(r)
+                }
                 Err(cc_indexer::Error::Cancelled) => return Err(cc_indexer::Error::Cancelled.into()),
                 Err(e) => EmbedOutcome::Unavailable { reason: e.to_string() },
             },
@@ -181,15 +191,16 @@ pub fn hybrid_search(
     q: &cc_indexer::SearchQuery,
     mode: cc_indexer::Mode,
 ) -> cc_indexer::Result<cc_indexer::HybridResult> {
+    let embeddings = crate::embedding::for_repo(&repo.dir);
     let query = match (mode, vectors) {
         (cc_indexer::Mode::Keyword, _) => Err(String::new()),
         (_, Err(e)) => Err(format!("the repository's vectors cannot be read ({e})")),
-        (_, Ok(None)) if crate::embedding::global().spec().is_none() => Err(crate::embedding::NOT_CONFIGURED.into()),
+        (_, Ok(None)) if embeddings.spec().is_none() => Err(crate::embedding::NOT_CONFIGURED.into()),
         (_, Ok(None)) => Err(format!(
             "repository '{}' has no vectors: re-index it with an embedding model (--embed-model or CC_EMBED_MODEL)",
             repo.meta.name
         )),
-        (_, Ok(Some(_))) => crate::embedding::global().query(&q.text),
+        (_, Ok(Some(_))) => embeddings.query(&q.text),
     };
     let query = query.as_ref().map(|(v, id)| (v.as_slice(), id.as_str())).map_err(Clone::clone);
     let vi = vectors.as_ref().ok().and_then(Option::as_ref);

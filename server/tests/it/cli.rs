@@ -616,8 +616,20 @@ fn hybrid_search_with_a_model_and_without() {
     assert_eq!(json[0]["bm25_rank"], 1);
     assert!(json[0]["vector_rank"].as_u64().is_some() && json[0]["score"].as_f64().unwrap() > 0.0, "{json}");
 
+    // The index remembers its model: a search naming none is hybrid, semantic works.
+    let out = cc(&e, &["search", q, "--mode", "semantic", "--limit", "1"]);
+    assert!(ok(&out).contains("add_line_item"), "{}", ok(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_str(&ok(&cc(&e, &["search", "compute total", "--json"]))).unwrap();
+    assert_eq!(json[0]["mode"], "hybrid", "{json}");
+    // So does an index run naming none: the vectors are reused, not dropped.
+    let out = ok(&cc(&e, &["index", path(&e.repo)]));
+    assert!(out.contains("0 embedded") && out.contains("5 reused"), "{out}");
+
     // No model: keyword ranking, and the reason in one short line; semantic asked for by
     // name is an error.
+    let e = env();
+    ok(&cc(&e, &["index", path(&e.repo)]));
     let out = cc(&e, &["search", "compute total"]);
     assert!(ok(&out).contains("compute_total"));
     let err = String::from_utf8_lossy(&out.stderr);
