@@ -770,7 +770,7 @@ impl BrowserRig {
                     shot.real_width,
                     shot.real_height,
                     shot.scale,
-                    if target.is_none() { "; click_at takes points of this image" } else { "" }
+                    if target.is_none() { "; click with x, y takes points of this image" } else { "" }
                 );
                 out.image = Some(shot);
             }

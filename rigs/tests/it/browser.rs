@@ -118,6 +118,7 @@ async fn scenario(engine: Engine) {
     // Screenshot: the viewport's size, scaled to fit, with the red box where it is.
     let shot = ok(&p, &lease, BrowserAction::Screenshot { target: None }).await;
     let img = shot.image.as_ref().expect("an image");
+    assert!(shot.summary.ends_with("; click with x, y takes points of this image)"), "{}", shot.summary);
     let (vw, vh) = lease.rig().display();
     assert_eq!((img.real_width, img.real_height), (vw, vh), "the capture is the viewport");
     assert!(img.width <= 1366 && img.height <= 768);
@@ -150,6 +151,44 @@ async fn scenario(engine: Engine) {
     let snap3 = ok(&p, &lease, BrowserAction::Snapshot { max_lines: 400 }).await;
     let name3 = content(&snap3).lines().find(|l| l.contains("textbox \"Name\"")).unwrap().to_string();
     assert!(name3.ends_with(&format!(": \"{words}\"")), "{}", content(&snap3));
+
+    // Forms as pages write them: every control with its accessible name and value, refs
+    // that act on it; nothing a person cannot see.
+    ok(&p, &lease, BrowserAction::Navigate { url: format!("{home}forms") }).await;
+    let forms = ok(&p, &lease, BrowserAction::Snapshot { max_lines: 400 }).await;
+    let f = content(&forms).to_string();
+    let line = |needle: &str| -> String {
+        f.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("no '{needle}' in:\n{f}")).trim().to_string()
+    };
+    assert!(line("form \"Sign up\"").starts_with("- form \"Sign up\""), "{f}");
+    let email = line("textbox \"Email\"");
+    assert!(email.contains("[required]") && email.contains("[ref=") && email.ends_with(": \"ada@example.org\""), "{f}");
+    assert!(line("textbox \"Bio\"").ends_with(": \"Counts engines\""), "{f}");
+    let pw = line("textbox \"Password\"");
+    assert!(pw.contains("[ref=") && !f.contains("secret-value"), "a password's value is never shown:\n{f}");
+    assert!(line("textbox \"City\"").ends_with(": \"London\""), "{f}");
+    assert!(line("searchbox \"Search the docs\"").contains("[ref="), "{f}");
+    assert!(line("group \"Plan\"").starts_with("- group"), "{f}");
+    assert!(line("radio \"Free\"").contains("[checked]"), "{f}");
+    assert!(!line("radio \"Pro\"").contains("[checked]"), "{f}");
+    assert!(line("checkbox \"I agree\"").contains("[ref="), "{f}");
+    assert!(line("button \"Custom action\"").contains("[ref="), "{f}");
+    assert!(line("button \"Create account\"").contains("[ref="), "{f}");
+    assert!(line("group \"More\"").contains("[expanded=false]"), "{f}");
+    assert!(line("button \"More\"").contains("[ref="), "{f}");
+    for unseen in ["Hidden button", "Invisible text", "csrf", "Inside the details"] {
+        assert!(!f.contains(unseen), "'{unseen}' is not on the page a person sees:\n{f}");
+    }
+    // The refs of wrapped controls act on them.
+    let bio = ref_of(&f, "textbox \"Bio\"");
+    ok(&p, &lease, BrowserAction::Fill { target: Target::Ref(bio), text: "Wrote the notes".into() }).await;
+    let agree = ref_of(&f, "checkbox \"I agree\"");
+    ok(&p, &lease, BrowserAction::Click { target: Target::Ref(agree) }).await;
+    let after = ok(&p, &lease, BrowserAction::Snapshot { max_lines: 400 }).await;
+    let a = content(&after);
+    assert!(a.contains(": \"Wrote the notes\"") && a.contains("checkbox \"I agree\" [checked]"), "{a}");
+    ok(&p, &lease, BrowserAction::Back).await;
+    let snap3 = ok(&p, &lease, BrowserAction::Snapshot { max_lines: 400 }).await;
 
     // Link by ref, back, forward, waits.
     let e = act(&p, &lease, BrowserAction::Click { target: Target::Ref(link.clone()) }).await.unwrap_err();

@@ -21,6 +21,33 @@ pub const HOME: &str = r#"<!doctype html>
 <script>console.log('loaded home')</script>
 </body></html>"#;
 
+/// Form controls as pages write them: wrapped in labels inside divs, labelled by `for`, by
+/// aria-labelledby, by a placeholder only; a textarea, radios in a fieldset, a checkbox, a
+/// custom button, a submit input; and what a person does not see (aria-hidden, display:none,
+/// a hidden input, a closed details).
+pub const FORMS: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Forms</title></head><body><main>
+<h2>Sign up</h2>
+<form aria-label="Sign up" onsubmit="return false">
+  <div class="row"><label>Email <input type="email" name="email" value="ada@example.org" required></label></div>
+  <div><div><label>Bio <textarea name="bio">Counts engines</textarea></label></div></div>
+  <label for="pw">Password</label><input id="pw" type="password" value="secret-value">
+  <span id="cityl">City</span><input aria-labelledby="cityl" value="London">
+  <input type="search" placeholder="Search the docs">
+  <fieldset><legend>Plan</legend>
+    <label><input type="radio" name="plan" value="free" checked> Free</label>
+    <label><input type="radio" name="plan" value="pro"> Pro</label>
+  </fieldset>
+  <label><input type="checkbox" name="terms"> I agree</label>
+  <div role="button" tabindex="0">Custom action</div>
+  <input type="submit" value="Create account">
+  <input type="hidden" name="csrf" value="csrf-token">
+</form>
+<div aria-hidden="true"><button>Hidden button</button></div>
+<p style="display:none">Invisible text</p>
+<details><summary>More</summary><p>Inside the details</p></details>
+</main></body></html>"#;
+
 pub const SECOND: &str = r#"<!doctype html>
 <html><head><meta charset="utf-8"><title>Second page</title></head>
 <body><h1>Second page</h1><p>You made it</p><a href="/">Home</a></body></html>"#;
@@ -48,6 +75,7 @@ pub fn serve() -> u16 {
                 let (status, extra, body) = match path.as_str() {
                     "/" => ("200 OK", String::new(), HOME),
                     "/second" => ("200 OK", String::new(), SECOND),
+                    "/forms" => ("200 OK", String::new(), FORMS),
                     // Another origin: the same server under another host name.
                     "/redirect-out" => ("302 Found", format!("Location: http://localhost:{port}/second\r\n"), ""),
                     _ => ("404 Not Found", String::new(), "not here"),
