@@ -256,8 +256,7 @@ impl Config {
         let Some(path) = path else { return Ok(Config::default()) };
         let text =
             std::fs::read_to_string(&path).with_context(|| format!("reading the configuration {}", path.display()))?;
-        let mut c: Config =
-            toml::from_str(&text).with_context(|| format!("the configuration {}", path.display()))?;
+        let mut c: Config = toml::from_str(&text).with_context(|| format!("the configuration {}", path.display()))?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         c.pipelines = crate::pipelines::compile(&c.pipeline_decls, &base)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
@@ -348,7 +347,8 @@ mod tests {
     fn pipelines_compile_at_load_and_every_error_names_its_key() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("schemas")).unwrap();
-        std::fs::write(dir.path().join("schemas/triage.json"), r#"{"type": "object", "required": ["severity"]}"#).unwrap();
+        std::fs::write(dir.path().join("schemas/triage.json"), r#"{"type": "object", "required": ["severity"]}"#)
+            .unwrap();
         let ok = r#"
 [[pipelines]]
 name = "triage"
@@ -370,10 +370,12 @@ output_schema = { type = "object", properties = { summary = { type = "string" } 
         assert_eq!((p.name.as_str(), p.triggers[0].filters.len(), p.runs.len()), ("triage", 3, 2));
         assert_eq!(p.runs[0].output_schema["required"][0], "severity");
         assert_eq!(p.runs[1].output_schema["properties"]["summary"]["type"], "string");
-        let fails = |t: &str| format!("{:#}", {
-            write(t);
-            Config::load(None, dir.path()).unwrap_err()
-        });
+        let fails = |t: &str| {
+            format!("{:#}", {
+                write(t);
+                Config::load(None, dir.path()).unwrap_err()
+            })
+        };
         let e = fails(&ok.replace("ticket.created", "ticket.made"));
         assert!(e.contains("pipelines[0] 'triage': triggers[0].type: unknown event type 'ticket.made'"), "{e}");
         let e = fails(&ok.replace("team = \"core\"", "teem = \"core\""));
@@ -383,7 +385,10 @@ output_schema = { type = "object", properties = { summary = { type = "string" } 
         let e = fails(&ok.replace("{ glob = \"*crash*\" }", "{ like = \"x\" }"));
         assert!(e.contains("filters.title: unknown filter 'like'"), "{e}");
         let e = fails(&ok.replace("{{event.title}}", "{{event.titel}}"));
-        assert!(e.contains("runs[0].brief: {{event.titel}}: ticket.created (a trigger's type) has no field 'titel'"), "{e}");
+        assert!(
+            e.contains("runs[0].brief: {{event.titel}}: ticket.created (a trigger's type) has no field 'titel'"),
+            "{e}"
+        );
         let e = fails(&ok.replace("schemas/triage.json", "schemas/none.json"));
         assert!(e.contains("runs[0].output_schema: reading 'schemas/none.json'"), "{e}");
         // A schema that is not one fails the load naming the pipeline and the pointer in it.

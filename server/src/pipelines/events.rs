@@ -37,13 +37,13 @@ pub const EVENT_TYPES: &[EventSpec] = &[
         fields: &[
             ("workspace_id", "the space's workspace"),
             ("space_id", "the space (sp-…)"),
-            ("space_kind", "free, dm or ticket"),
+            ("space_kind", "free, dm, ticket or review"),
             ("space_name", "the space's name (a ticket's space: 'T-12: title')"),
             ("message_id", "the message (msg-…)"),
             ("seq", "its number in the space (an integer)"),
             ("reply_to", "the message it answers (null: none)"),
             ("sender", "the sender's name"),
-            ("sender_kind", "agent or principal"),
+            ("sender_kind", "agent, operator or principal"),
             ("text", "the message's text"),
         ],
     },
@@ -62,7 +62,11 @@ pub const EVENT_TYPES: &[EventSpec] = &[
             ("error", "why it failed (null: it did not)"),
         ],
     },
-    EventSpec { name: "ticket.created", doc: "a ticket was created (create_ticket, a delegation)", fields: TICKET_FIELDS },
+    EventSpec {
+        name: "ticket.created",
+        doc: "a ticket was created (create_ticket, a delegation)",
+        fields: TICKET_FIELDS,
+    },
     EventSpec {
         name: "ticket.status_changed",
         doc: "a ticket's status changed (update_ticket, close_ticket, fail_ticket)",
@@ -229,18 +233,31 @@ pub async fn from_bus(store: &Store, e: &Event) -> Result<Vec<TriggerEvent>> {
 
 /// A hypothetical event (preview_trigger's `event`): its type and fields checked against
 /// the table, each error naming its pointer under `pointer`.
-pub fn hypothetical(workspace: &str, event: &Map<String, Value>, pointer: &str) -> std::result::Result<TriggerEvent, (String, String)> {
+pub fn hypothetical(
+    workspace: &str,
+    event: &Map<String, Value>,
+    pointer: &str,
+) -> std::result::Result<TriggerEvent, (String, String)> {
     let kind = match event.get("type") {
         Some(Value::String(s)) => s.as_str(),
         Some(other) => {
-            return Err((format!("{pointer}/type"), format!("{pointer}/type: expected an event type (a string: {}), got {other}", names())))
+            return Err((
+                format!("{pointer}/type"),
+                format!("{pointer}/type: expected an event type (a string: {}), got {other}", names()),
+            ))
         }
         None => {
-            return Err((format!("{pointer}/type"), format!("{pointer}/type: required: the event's type ({})", names())))
+            return Err((
+                format!("{pointer}/type"),
+                format!("{pointer}/type: required: the event's type ({})", names()),
+            ))
         }
     };
     let Some(spec) = spec(kind) else {
-        return Err((format!("{pointer}/type"), format!("{pointer}/type: unknown event type '{kind}'; the types: {}", names())));
+        return Err((
+            format!("{pointer}/type"),
+            format!("{pointer}/type: unknown event type '{kind}'; the types: {}", names()),
+        ));
     };
     let mut fields = Map::new();
     for (k, v) in event {
@@ -256,5 +273,28 @@ pub fn hypothetical(workspace: &str, event: &Map<String, Value>, pointer: &str) 
     }
     // The call's workspace is the event's: a preview never reads another's pipelines' view.
     fields.insert("workspace_id".to_string(), Value::from(workspace));
-    Ok(TriggerEvent { kind: spec.name, workspace_id: workspace.to_string(), key: "preview".into(), fields: complete(spec, fields) })
+    Ok(TriggerEvent {
+        kind: spec.name,
+        workspace_id: workspace.to_string(),
+        key: "preview".into(),
+        fields: complete(spec, fields),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// docs/pipelines.md lists every event type with every field as the table says.
+    #[test]
+    fn the_docs_list_every_type_and_field() {
+        let doc = include_str!("../../../docs/pipelines.md");
+        for s in super::EVENT_TYPES {
+            assert!(doc.contains(&format!("### `{}`", s.name)), "docs/pipelines.md lacks {}", s.name);
+            let section = doc.split(&format!("### `{}`", s.name)).nth(1).unwrap();
+            let section = section.split("### ").next().unwrap();
+            for (f, what) in s.fields {
+                let row = format!("| `{f}` | {what} |");
+                assert!(section.contains(&row), "docs/pipelines.md, {}: no row {row}", s.name);
+            }
+        }
+    }
 }

@@ -116,7 +116,11 @@ pub fn compile(decls: &[PipelineDecl], base: &Path) -> Result<Vec<Pipeline>, Str
                 let key = format!("{at}: triggers[{ti}].filters.{field}");
                 if !spec.fields.iter().any(|(f, _)| f == field) {
                     let known: Vec<&str> = spec.fields.iter().map(|(f, _)| *f).collect();
-                    return Err(format!("{key}: {} has no field '{field}'; its fields: {}", spec.name, known.join(", ")));
+                    return Err(format!(
+                        "{key}: {} has no field '{field}'; its fields: {}",
+                        spec.name,
+                        known.join(", ")
+                    ));
                 }
                 filters.push(Filter { field: field.clone(), test: test_of(&key, v)? });
             }
@@ -169,7 +173,11 @@ fn test_of(key: &str, v: &toml::Value) -> Result<Test, String> {
     };
     match (k.as_str(), &t[k]) {
         ("one_of", toml::Value::Array(items)) if !items.is_empty() => Ok(Test::OneOf(
-            items.iter().enumerate().map(|(i, x)| scalar(&format!("{key}.one_of[{i}]"), x)).collect::<Result<_, _>>()?,
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, x)| scalar(&format!("{key}.one_of[{i}]"), x))
+                .collect::<Result<_, _>>()?,
         )),
         ("one_of", _) => Err(format!("{key}.one_of: expected a non-empty list of values")),
         ("glob", toml::Value::String(p)) => {
@@ -228,7 +236,8 @@ fn schema_of(v: &toml::Value, base: &Path) -> Result<Value, String> {
         toml::Value::Table(_) => serde_json::to_value(v).map_err(|e| format!("the inline schema as JSON: {e}")),
         toml::Value::String(p) => {
             let path = base.join(p);
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("reading '{p}' ({}): {e}", path.display()))?;
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("reading '{p}' ({}): {e}", path.display()))?;
             serde_json::from_str(&text).map_err(|e| format!("'{p}' is not JSON: {e}"))
         }
         other => Err(format!("expected a schema (a table) or a JSON file's path (a string), got {}", other.type_str())),
@@ -258,7 +267,8 @@ pub struct SchemaError {
 /// Every way `output` breaks `schema` (at most `cap`, in the validator's order), and
 /// whether there were more.
 pub fn validate_output(schema: &Value, output: &Value, cap: usize) -> Result<(Vec<SchemaError>, bool), String> {
-    let v = compile_schema(schema).map_err(|(p, e)| format!("the run's output schema does not compile at '{p}': {e}"))?;
+    let v =
+        compile_schema(schema).map_err(|(p, e)| format!("the run's output schema does not compile at '{p}': {e}"))?;
     let mut errors = Vec::new();
     let mut more = false;
     for e in v.iter_errors(output) {

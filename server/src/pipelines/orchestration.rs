@@ -74,12 +74,20 @@ pub fn check(plan: &Plan, workspace: &str, agents: &[Agent]) -> Vec<Violation> {
             None => out.push(v(
                 "unknown_agent",
                 pointer,
-                format!("task '{}': no agent named '{}' in workspace '{workspace}' (list_agents lists them)", t.id, t.agent),
+                format!(
+                    "task '{}': no agent named '{}' in workspace '{workspace}' (list_agents lists them)",
+                    t.id, t.agent
+                ),
             )),
-            Some(_) if !plan.agents.iter().any(|a| *a == t.agent) => out.push(v(
+            Some(_) if !plan.agents.contains(&t.agent) => out.push(v(
                 "unknown_agent",
                 pointer,
-                format!("task '{}': agent '{}' is not one of the plan's agents (/plan/agents: {})", t.id, t.agent, plan.agents.join(", ")),
+                format!(
+                    "task '{}': agent '{}' is not one of the plan's agents (/plan/agents: {})",
+                    t.id,
+                    t.agent,
+                    plan.agents.join(", ")
+                ),
             )),
             Some(_) => {}
         }
@@ -93,7 +101,10 @@ pub fn check(plan: &Plan, workspace: &str, agents: &[Agent]) -> Vec<Violation> {
                 out.push(v(
                     "missing_skill",
                     format!("/plan/tasks/{i}/skills/{j}"),
-                    format!("task '{}' needs the skill '{s}', and agent '{}' does not have it (its skills: {has})", t.id, a.name),
+                    format!(
+                        "task '{}' needs the skill '{s}', and agent '{}' does not have it (its skills: {has})",
+                        t.id, a.name
+                    ),
                 ));
             }
         }
@@ -197,8 +208,15 @@ fn cycles(plan: &Plan, first: &HashMap<&str, usize>) -> Vec<Violation> {
             t.sccs.push(scc);
         }
     }
-    let mut t =
-        T { edges: &edges, index: vec![None; n], low: vec![0; n], on: vec![false; n], stack: vec![], next: 0, sccs: vec![] };
+    let mut t = T {
+        edges: &edges,
+        index: vec![None; n],
+        low: vec![0; n],
+        on: vec![false; n],
+        stack: vec![],
+        next: 0,
+        sccs: vec![],
+    };
     for v in 0..n {
         if t.index[v].is_none() {
             visit(&mut t, v);

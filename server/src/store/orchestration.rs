@@ -97,7 +97,21 @@ pub struct OrchestrationPlan {
     pub decided_at: Option<i64>,
 }
 
-type PlanRow = (String, String, String, String, String, String, String, String, String, Option<String>, Option<String>, i64, Option<i64>);
+type PlanRow = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    i64,
+    Option<i64>,
+);
 
 const COLUMNS: &str = "id, workspace_id, approval_id, title, plan, status, proposer, proposer_name, proposer_kind, \
      parent_ticket_id, error, created_at, decided_at";
@@ -163,8 +177,8 @@ impl Orchestration<'_> {
                 .fetch_all(self.store.reader())
                 .await
                 .map_err(|e| self.err(e))?;
-        let plan: Plan = serde_json::from_str(&r.4)
-            .map_err(|e| StoreError::Invalid(format!("a stored orchestration plan: {e}")))?;
+        let plan: Plan =
+            serde_json::from_str(&r.4).map_err(|e| StoreError::Invalid(format!("a stored orchestration plan: {e}")))?;
         Ok(Some(OrchestrationPlan {
             id: r.0,
             workspace_id: r.1,
@@ -243,14 +257,16 @@ impl Orchestration<'_> {
         for t in &p.plan.tasks {
             if !agents.contains_key(&t.agent) {
                 let a = self.store.agents().by_name(ws, &t.agent).await?.ok_or_else(|| StoreError::NotFound {
-                    what: format!("agent '{}' in workspace '{ws}' (task {}; it was there when proposed)", t.agent, t.id),
+                    what: format!(
+                        "agent '{}' in workspace '{ws}' (task {}; it was there when proposed)",
+                        t.agent, t.id
+                    ),
                 })?;
                 agents.insert(t.agent.clone(), a);
             }
         }
         let creator_agent = (proposer.kind == "agent").then(|| proposer.member.clone());
-        let list: Vec<String> =
-            p.plan.tasks.iter().map(|t| format!("- {} ({}): {}", t.id, t.agent, t.title)).collect();
+        let list: Vec<String> = p.plan.tasks.iter().map(|t| format!("- {} ({}): {}", t.id, t.agent, t.title)).collect();
         let description = format!(
             "{}{}Approved on the board ({}). Tasks:\n{}",
             p.plan.summary.as_deref().unwrap_or_default(),
@@ -302,14 +318,16 @@ impl Orchestration<'_> {
                     },
                 )
                 .await?;
-            sqlx::query("INSERT INTO orchestration_tasks (plan_id, task_id, ticket_id, position) VALUES ($1, $2, $3, $4)")
-                .bind(&p.id)
-                .bind(&t.id)
-                .bind(&child.id)
-                .bind(i as i64)
-                .execute(self.store.writer())
-                .await
-                .map_err(|e| self.err(e))?;
+            sqlx::query(
+                "INSERT INTO orchestration_tasks (plan_id, task_id, ticket_id, position) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(&p.id)
+            .bind(&t.id)
+            .bind(&child.id)
+            .bind(i as i64)
+            .execute(self.store.writer())
+            .await
+            .map_err(|e| self.err(e))?;
             keys.push(child.key.clone());
             ids.insert(t.id.as_str(), child.id);
         }

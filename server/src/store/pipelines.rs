@@ -122,6 +122,9 @@ pub struct TeamActivity {
     pub created_at: i64,
 }
 
+/// id, ticket_id, actor_name, kind, summary, details, created_at.
+type ActivityRow = (String, String, String, String, String, Option<String>, i64);
+
 /// The pipelines area of a [`Store`].
 pub struct Pipelines<'a> {
     pub(super) store: &'a Store,
@@ -237,7 +240,6 @@ impl Pipelines<'_> {
     }
 
     /// Records a team lead's activity entry against ticket `ticket_id` (of `workspace`).
-    #[allow(clippy::too_many_arguments)]
     pub async fn add_activity(
         &self,
         workspace: &str,
@@ -278,7 +280,7 @@ impl Pipelines<'_> {
 
     /// Ticket `ticket_id`'s team activity, oldest first.
     pub async fn activity(&self, ticket_id: &str) -> Result<Vec<TeamActivity>> {
-        let rows: Vec<(String, String, String, String, String, Option<String>, i64)> = sqlx::query_as(
+        let rows: Vec<ActivityRow> = sqlx::query_as(
             "SELECT id, ticket_id, actor_name, kind, summary, details, created_at FROM team_activity \
              WHERE ticket_id = $1 ORDER BY created_at, id",
         )

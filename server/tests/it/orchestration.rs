@@ -14,7 +14,14 @@ use crate::common::{err, ok_value, BACKENDS};
 use crate::pipelines::Runner;
 
 fn team(backend: crate::common::Backend) -> Runner {
-    Runner::new(backend, &[("lead", None, &["planning"], 3), ("dev", Some("lead"), &["rust", "sql"], 2), ("qa", Some("lead"), &["python"], 1)])
+    Runner::new(
+        backend,
+        &[
+            ("lead", None, &["planning"], 3),
+            ("dev", Some("lead"), &["rust", "sql"], 2),
+            ("qa", Some("lead"), &["python"], 1),
+        ],
+    )
 }
 
 /// A clean plan: design (dev) → build (dev) → test (qa, after build), within 10.
@@ -86,7 +93,10 @@ fn each_violation_alone_then_all_at_once_and_nothing_is_stored() {
         assert!(m.contains("agent 'lead' is not one of the plan's agents (/plan/agents: dev, qa)"), "{m}");
         let (c, p, m) = one(edit(|p| p["tasks"][1]["skills"] = json!(["rust", "go"])));
         assert_eq!((c.as_str(), p.as_str()), ("missing_skill", "/plan/tasks/1/skills/1"));
-        assert!(m.contains("task 'build' needs the skill 'go', and agent 'dev' does not have it (its skills: rust, sql)"), "{m}");
+        assert!(
+            m.contains("task 'build' needs the skill 'go', and agent 'dev' does not have it (its skills: rust, sql)"),
+            "{m}"
+        );
         let (c, p, m) = one(edit(|p| p["tasks"][0]["depends_on"] = json!(["test"])));
         assert_eq!((c.as_str(), p.as_str()), ("dependency_cycle", "/plan/tasks/0/depends_on/0"));
         assert!(m.contains("design → test → build → design") || m.contains("design → test → design"), "{m}");
@@ -100,20 +110,26 @@ fn each_violation_alone_then_all_at_once_and_nothing_is_stored() {
         assert!(m.contains("task id 'build' is /plan/tasks/1/id's already"), "{m}");
         let (c, p, m) = one(edit(|p| p["budget"] = json!(9)));
         assert_eq!((c.as_str(), p.as_str()), ("budget_exceeded", "/plan/budget"));
-        assert!(m.contains("the tasks ask 10 together (design: 2, build: 5, test: 3), beyond the plan's envelope of 9"), "{m}");
+        assert!(
+            m.contains("the tasks ask 10 together (design: 2, build: 5, test: 3), beyond the plan's envelope of 9"),
+            "{m}"
+        );
         let (c, p, m) = one(edit(|p| p["tasks"][2]["autonomy"] = json!(2)));
         assert_eq!((c.as_str(), p.as_str()), ("autonomy_exceeded", "/plan/tasks/2/autonomy"));
         assert!(m.contains("task 'test' asks autonomy 2, beyond agent 'qa''s cap of 1"), "{m}");
         // All at once: every violation, none hiding another.
-        let all = propose(&r, json!({
-            "agents": ["dev", "qa", "ghost"],
-            "tasks": [
-                {"id": "a", "title": "a", "agent": "dev", "skills": ["go"], "depends_on": ["b"], "budget": 6, "autonomy": 3},
-                {"id": "b", "title": "b", "agent": "qa", "depends_on": ["a", "zzz"], "budget": 6},
-                {"id": "a", "title": "a again", "agent": "lead"}
-            ],
-            "budget": 10
-        }));
+        let all = propose(
+            &r,
+            json!({
+                "agents": ["dev", "qa", "ghost"],
+                "tasks": [
+                    {"id": "a", "title": "a", "agent": "dev", "skills": ["go"], "depends_on": ["b"], "budget": 6, "autonomy": 3},
+                    {"id": "b", "title": "b", "agent": "qa", "depends_on": ["a", "zzz"], "budget": 6},
+                    {"id": "a", "title": "a again", "agent": "lead"}
+                ],
+                "budget": 10
+            }),
+        );
         let mut got = codes(&all);
         got.sort();
         let want = [
@@ -136,7 +152,8 @@ fn each_violation_alone_then_all_at_once_and_nothing_is_stored() {
 #[test]
 fn bad_input_is_named_by_pointer_and_the_mode_is_orchestrates() {
     let r = team(crate::common::Backend::Sqlite);
-    let bad = |p: Value| err(r.call(&orchestrator(), "propose_orchestration", json!({"workspace_id": "default", "plan": p})));
+    let bad =
+        |p: Value| err(r.call(&orchestrator(), "propose_orchestration", json!({"workspace_id": "default", "plan": p})));
     let e = bad(edit(|p| p["tasks"][1]["budget"] = json!(-1)));
     assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/plan/tasks/1/budget")));
     let e = bad(edit(|p| {
@@ -148,7 +165,11 @@ fn bad_input_is_named_by_pointer_and_the_mode_is_orchestrates() {
     let e = bad(edit(|p| p["tasks"][0]["autonomy"] = json!(7)));
     assert_eq!(e.pointer.as_deref(), Some("/plan/tasks/0/autonomy"));
     // Plan mode may not propose one; orchestrate and chat may.
-    let e = err(r.call(&Caller::local(Mode::Plan), "propose_orchestration", json!({"workspace_id": "default", "plan": plan()})));
+    let e = err(r.call(
+        &Caller::local(Mode::Plan),
+        "propose_orchestration",
+        json!({"workspace_id": "default", "plan": plan()}),
+    ));
     assert_eq!(e.error, "mode");
 }
 
@@ -161,48 +182,73 @@ fn a_clean_plan_waits_on_the_board_and_its_approval_decomposes_it() {
         let approval_id = out["approval_id"].as_str().unwrap().to_string();
         let store = &r.app.services.store;
         let ap = r.rt.block_on(store.board().get(&approval_id)).unwrap().unwrap();
-        assert_eq!((ap.kind, ap.status, ap.title.as_str()), (BoardKind::Orchestration, BoardStatus::Pending, "ship search"));
+        assert_eq!(
+            (ap.kind, ap.status, ap.title.as_str()),
+            (BoardKind::Orchestration, BoardStatus::Pending, "ship search")
+        );
         assert_eq!(ap.payload["tasks"][2]["depends_on"], json!(["build", "design"]));
         // Nothing is made inside the call.
         assert!(tickets(&r).is_empty(), "{backend:?}");
         // The proposer cannot approve its own plan; the operator does.
-        let own = err(r.approved(&orchestrator(), "decide_approval", json!({"workspace_id": "default", "approval_id": approval_id, "decision": "approve"})));
+        let own = err(r.approved(
+            &orchestrator(),
+            "decide_approval",
+            json!({"workspace_id": "default", "approval_id": approval_id, "decision": "approve"}),
+        ));
         assert_eq!(own.error, "mode", "decide_approval is not an orchestrate tool");
         let mut op = Caller::local(Mode::Chat);
         op.principal = Principal::operator();
-        let d = ok_value(r.approved(&op, "decide_approval", json!({"workspace_id": "default", "approval_id": approval_id, "decision": "approve"})));
+        let d = ok_value(r.approved(
+            &op,
+            "decide_approval",
+            json!({"workspace_id": "default", "approval_id": approval_id, "decision": "approve"}),
+        ));
         assert_eq!(d["approval"]["status"], "approved");
         let ts = tickets(&r);
-        assert_eq!(ts.iter().map(|t| (t.key.as_str(), t.title.as_str())).collect::<Vec<_>>(), [
-            ("T-1", "ship search"), ("T-2", "design the index"), ("T-3", "build it"), ("T-4", "test it")
-        ]);
+        assert_eq!(
+            ts.iter().map(|t| (t.key.as_str(), t.title.as_str())).collect::<Vec<_>>(),
+            [("T-1", "ship search"), ("T-2", "design the index"), ("T-3", "build it"), ("T-4", "test it")]
+        );
         let (parent, design, build, test) = (&ts[0], &ts[1], &ts[2], &ts[3]);
         assert_eq!(parent.budget, Some(10));
-        assert!(parent.description.contains("the search page, end to end") && parent.description.contains(&approval_id));
+        assert!(
+            parent.description.contains("the search page, end to end") && parent.description.contains(&approval_id)
+        );
         let (dev, qa) = (r.agent("dev").id, r.agent("qa").id);
         for (t, who, budget) in [(design, &dev, 2), (build, &dev, 5), (test, &qa, 3)] {
-            assert_eq!((t.assignee_id.as_ref(), t.parent_id.as_ref(), t.budget), (Some(who), Some(&parent.id), Some(budget)));
+            assert_eq!(
+                (t.assignee_id.as_ref(), t.parent_id.as_ref(), t.budget),
+                (Some(who), Some(&parent.id), Some(budget))
+            );
         }
         let blocked_by = |t: &cc_server::store::Ticket| {
             let rel = r.rt.block_on(store.tickets().relations(&t.id)).unwrap();
-            let mut v: Vec<String> = rel.into_iter().filter(|x| x.kind == RelationKind::BlockedBy).map(|x| x.other_id).collect();
+            let mut v: Vec<String> =
+                rel.into_iter().filter(|x| x.kind == RelationKind::BlockedBy).map(|x| x.other_id).collect();
             v.sort();
             v
         };
         assert!(blocked_by(design).is_empty());
-        assert_eq!(blocked_by(build), [design.id.clone()]);
+        assert_eq!(blocked_by(build), std::slice::from_ref(&design.id));
         let mut want = vec![design.id.clone(), build.id.clone()];
         want.sort();
         assert_eq!(blocked_by(test), want);
         // The outcome is on the board, and the plan records its tickets.
         let events = r.rt.block_on(store.board().events(&approval_id)).unwrap();
         let last = events.last().unwrap();
-        assert_eq!((last.action.as_str(), last.note.as_deref()), ("comment", Some("decomposed: T-1 (the plan), T-2, T-3, T-4")));
+        assert_eq!(
+            (last.action.as_str(), last.note.as_deref()),
+            ("comment", Some("decomposed: T-1 (the plan), T-2, T-3, T-4"))
+        );
         let p = r.rt.block_on(store.orchestration().by_approval(&approval_id)).unwrap().unwrap();
         assert_eq!((p.status.as_str(), p.parent_ticket_id.as_deref()), ("decomposed", Some(parent.id.as_str())));
         assert_eq!(p.tickets.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>(), ["design", "build", "test"]);
         // Decided once: a second approval is refused by the board, and nothing more is made.
-        let again = err(r.approved(&op, "decide_approval", json!({"workspace_id": "default", "approval_id": approval_id, "decision": "approve"})));
+        let again = err(r.approved(
+            &op,
+            "decide_approval",
+            json!({"workspace_id": "default", "approval_id": approval_id, "decision": "approve"}),
+        ));
         assert_eq!(again.error, "conflict");
         assert_eq!(tickets(&r).len(), 4);
     }
@@ -217,7 +263,13 @@ fn a_rejected_plan_makes_nothing() {
         let store = &r.app.services.store;
         // The operator's own command line decides through the same path.
         let by = cc_server::store::Actor { id: "principal:operator".into(), name: "operator".into() };
-        r.rt.block_on(store.board().decide(&approval_id, cc_server::store::board::Decision::Reject, &by, Some("not now"))).unwrap();
+        r.rt.block_on(store.board().decide(
+            &approval_id,
+            cc_server::store::board::Decision::Reject,
+            &by,
+            Some("not now"),
+        ))
+        .unwrap();
         assert!(tickets(&r).is_empty(), "{backend:?}");
         let p = r.rt.block_on(store.orchestration().by_approval(&approval_id)).unwrap().unwrap();
         assert_eq!((p.status.as_str(), p.parent_ticket_id.as_deref()), ("rejected", None));
@@ -226,7 +278,8 @@ fn a_rejected_plan_makes_nothing() {
         // A revision requested is no decision: still nothing, and the plan waits.
         let out = propose(&r, plan());
         let second = out["approval_id"].as_str().unwrap().to_string();
-        r.rt.block_on(store.board().decide(&second, cc_server::store::board::Decision::RequestRevision, &by, None)).unwrap();
+        r.rt.block_on(store.board().decide(&second, cc_server::store::board::Decision::RequestRevision, &by, None))
+            .unwrap();
         assert!(tickets(&r).is_empty());
         let p = r.rt.block_on(store.orchestration().by_approval(&second)).unwrap().unwrap();
         assert_eq!(p.status, "proposed");

@@ -111,9 +111,10 @@ impl Runner {
                 created_by: "operator".into(),
                 created_at: 0,
             };
-            let argv: Vec<String> = ["python3", "-c", "import os; print('BRIEF=' + os.environ['CC_BRIEF'].splitlines()[0])"]
-                .map(String::from)
-                .to_vec();
+            let argv: Vec<String> =
+                ["python3", "-c", "import os; print('BRIEF=' + os.environ['CC_BRIEF'].splitlines()[0])"]
+                    .map(String::from)
+                    .to_vec();
             admin::add_profile(&store, &config, p, &argv).await.unwrap();
             for (name, boss, skills, autonomy) in agents {
                 let spec = AgentSpec {
@@ -237,38 +238,64 @@ fn triggers_match_by_equality_one_of_and_glob_and_say_which_filter_failed() {
     for backend in BACKENDS {
         let r = team(backend);
         let before = r.counts();
-        let hit = json!({"type": "ticket.created", "priority": "urgent", "title": "app crash on start", "team": "core"});
+        let hit =
+            json!({"type": "ticket.created", "priority": "urgent", "title": "app crash on start", "team": "core"});
         let out = preview(&r, hit.clone());
         let v = verdict(&out, "triage", 0);
         assert_eq!(v["matched"], true, "{v}");
-        assert!(v["reason"].as_str().unwrap().contains("every filter holds: priority (one_of), team (equals), title (glob)"), "{v}");
+        assert!(
+            v["reason"]
+                .as_str()
+                .unwrap()
+                .contains("every filter holds: priority (one_of), team (equals), title (glob)"),
+            "{v}"
+        );
         // triager exists and would start; scribe is not an agent of this workspace.
-        assert_eq!(v["runs"], json!([
-            {"run": 0, "agent": "triager", "starts": true},
-            {"run": 1, "agent": "scribe", "starts": false, "reason": "no agent named 'scribe' in workspace 'default'"}
-        ]));
+        assert_eq!(
+            v["runs"],
+            json!([
+                {"run": 0, "agent": "triager", "starts": true},
+                {"run": 1, "agent": "scribe", "starts": false, "reason": "no agent named 'scribe' in workspace 'default'"}
+            ])
+        );
         assert_eq!(out["would_start"], 1);
         assert_eq!(out["event"]["workspace_id"], "default");
         assert!(out["event"].as_object().unwrap().contains_key("assignee"), "every field, null when not given");
         // Another event type: the trigger's type is the reason.
         let o = verdict(&out, "deploys", 0);
-        assert_eq!((o["matched"].as_bool(), o["reason"].as_str()), (Some(false), Some("the trigger hears message.posted, not ticket.created")));
+        assert_eq!(
+            (o["matched"].as_bool(), o["reason"].as_str()),
+            (Some(false), Some("the trigger hears message.posted, not ticket.created"))
+        );
         // Each filter kind failing, with its field, expected and actual values.
         let miss = |event: Value| verdict(&preview(&r, event), "triage", 0).clone();
         let m = miss(json!({"type": "ticket.created", "priority": "low", "title": "app crash", "team": "core"}));
         assert_eq!(m["matched"], false);
-        assert_eq!(m["failed_filter"], json!({"field": "priority", "filter": "one_of", "expected": ["high", "urgent"], "actual": "low"}));
-        assert_eq!(m["reason"], "filter priority (one_of) does not hold: priority is \"low\", not one of [\"high\",\"urgent\"]");
+        assert_eq!(
+            m["failed_filter"],
+            json!({"field": "priority", "filter": "one_of", "expected": ["high", "urgent"], "actual": "low"})
+        );
+        assert_eq!(
+            m["reason"],
+            "filter priority (one_of) does not hold: priority is \"low\", not one of [\"high\",\"urgent\"]"
+        );
         assert!(m["runs"].as_array().unwrap().is_empty());
         let m = miss(json!({"type": "ticket.created", "priority": "high", "title": "slow page", "team": "core"}));
-        assert_eq!(m["failed_filter"], json!({"field": "title", "filter": "glob", "expected": "*crash*", "actual": "slow page"}));
+        assert_eq!(
+            m["failed_filter"],
+            json!({"field": "title", "filter": "glob", "expected": "*crash*", "actual": "slow page"})
+        );
         let m = miss(json!({"type": "ticket.created", "priority": "high", "title": "a crash", "team": "web"}));
-        assert_eq!(m["failed_filter"], json!({"field": "team", "filter": "equals", "expected": "core", "actual": "web"}));
+        assert_eq!(
+            m["failed_filter"],
+            json!({"field": "team", "filter": "equals", "expected": "core", "actual": "web"})
+        );
         let m = miss(json!({"type": "ticket.created", "priority": "high", "title": "a crash"}));
         assert_eq!(m["failed_filter"]["actual"], Value::Null);
         assert!(m["reason"].as_str().unwrap().contains("team is absent (null), not \"core\""), "{m}");
         // A list field matches when one element does.
-        let out = preview(&r, json!({"type": "ticket.status_changed", "labels": ["ui", "bug"], "status": "in_progress"}));
+        let out =
+            preview(&r, json!({"type": "ticket.status_changed", "labels": ["ui", "bug"], "status": "in_progress"}));
         let b = verdict(&out, "triage", 1);
         assert_eq!((b["matched"].as_bool(), b["trigger_name"].as_str()), (Some(true), Some("bugs")));
         let out = preview(&r, json!({"type": "ticket.status_changed", "labels": ["ui"], "status": "in_progress"}));
@@ -278,13 +305,30 @@ fn triggers_match_by_equality_one_of_and_glob_and_say_which_filter_failed() {
         let v = verdict(&out, "triage", 0);
         assert!(v["reason"].as_str().unwrap().contains("hears the workspaces default only, not team"), "{v}");
         // Bad events are named by pointer.
-        let e = err(r.call(&chat(), "preview_trigger", json!({"workspace_id": "default", "event": {"type": "ticket.made"}})));
+        let e = err(r.call(
+            &chat(),
+            "preview_trigger",
+            json!({"workspace_id": "default", "event": {"type": "ticket.made"}}),
+        ));
         assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/event/type")));
-        assert!(e.message.contains("unknown event type 'ticket.made'; the types: message.posted, run.ended"), "{}", e.message);
-        let e = err(r.call(&chat(), "preview_trigger", json!({"workspace_id": "default", "event": {"type": "ticket.created", "titel": "x"}})));
+        assert!(
+            e.message.contains("unknown event type 'ticket.made'; the types: message.posted, run.ended"),
+            "{}",
+            e.message
+        );
+        let e = err(r.call(
+            &chat(),
+            "preview_trigger",
+            json!({"workspace_id": "default", "event": {"type": "ticket.created", "titel": "x"}}),
+        ));
         assert_eq!(e.pointer.as_deref(), Some("/event/titel"));
-        assert!(e.message.contains("ticket.created has no field 'titel'; its fields: workspace_id, ticket_id, key, title"), "{}", e.message);
-        let e = err(r.call(&chat(), "preview_trigger", json!({"workspace_id": "default", "event": {"priority": "high"}})));
+        assert!(
+            e.message.contains("ticket.created has no field 'titel'; its fields: workspace_id, ticket_id, key, title"),
+            "{}",
+            e.message
+        );
+        let e =
+            err(r.call(&chat(), "preview_trigger", json!({"workspace_id": "default", "event": {"priority": "high"}})));
         assert_eq!(e.pointer.as_deref(), Some("/event/type"));
         // Nothing was recorded by any of it.
         assert_eq!(r.counts(), before, "{backend:?}: a preview recorded something");
@@ -297,7 +341,11 @@ fn a_matching_event_starts_the_pipelines_real_run_once_and_records_it() {
         let r = team(backend);
         let c = chat();
         // Does not match (priority low): nothing starts.
-        ok_value(r.approved(&c, "create_ticket", json!({"workspace_id": "default", "title": "a crash", "priority": "low", "team": "core"})));
+        ok_value(r.approved(
+            &c,
+            "create_ticket",
+            json!({"workspace_id": "default", "title": "a crash", "priority": "low", "team": "core"}),
+        ));
         let t = ok_value(r.approved(
             &c,
             "create_ticket",
@@ -307,7 +355,13 @@ fn a_matching_event_starts_the_pipelines_real_run_once_and_records_it() {
         assert_eq!(runs.len(), 2, "{backend:?}: one row per run of the matching trigger: {runs:?}");
         let (started, missing) = (&runs[0], &runs[1]);
         assert_eq!(
-            (started.pipeline.as_str(), started.trigger_index, started.run_index, started.status.as_str(), started.event_type.as_str()),
+            (
+                started.pipeline.as_str(),
+                started.trigger_index,
+                started.run_index,
+                started.status.as_str(),
+                started.event_type.as_str()
+            ),
             ("triage", 0, 0, "started", "ticket.created")
         );
         assert_eq!(started.event["key"], "T-2");
@@ -317,7 +371,10 @@ fn a_matching_event_starts_the_pipelines_real_run_once_and_records_it() {
         assert_eq!(missing.error.as_deref(), Some("no agent named 'scribe' in workspace 'default'"));
         // The agent's run is real: a process that printed its brief, dispatched for the ticket.
         let run = r.ended(started.run_id.as_deref().unwrap());
-        assert_eq!((run.status, run.reason.as_str(), run.agent_id.clone()), (RunStatus::Done, "pipeline", r.agent("triager").id));
+        assert_eq!(
+            (run.status, run.reason.as_str(), run.agent_id.clone()),
+            (RunStatus::Done, "pipeline", r.agent("triager").id)
+        );
         assert_eq!(run.ticket_id.as_deref(), t["id"].as_str());
         let log = run.log_tail.clone().unwrap_or_default();
         assert!(log.contains("BRIEF=Triage T-2: app crash on start (by triage, trigger 0)"), "{log}");
@@ -325,26 +382,55 @@ fn a_matching_event_starts_the_pipelines_real_run_once_and_records_it() {
         // Its end is an event too, and no pipeline hears its own runs' ends (none hears run.ended here).
         // A message matching the other pipeline's trigger starts its run.
         let space = t["space_id"].as_str().unwrap();
-        ok_value(r.call(&c, "send_message", json!({"workspace_id": "default", "space_id": space, "text": "deploy v2 now"})));
-        ok_value(r.call(&c, "send_message", json!({"workspace_id": "default", "space_id": space, "text": "no deploy"})));
+        ok_value(r.call(
+            &c,
+            "send_message",
+            json!({"workspace_id": "default", "space_id": space, "text": "deploy v2 now"}),
+        ));
+        ok_value(r.call(
+            &c,
+            "send_message",
+            json!({"workspace_id": "default", "space_id": space, "text": "no deploy"}),
+        ));
         let runs = r.wait_runs(3);
         let d = &runs[2];
-        assert_eq!((d.pipeline.as_str(), d.event_type.as_str(), d.status.as_str()), ("deploys", "message.posted", "started"));
+        assert_eq!(
+            (d.pipeline.as_str(), d.event_type.as_str(), d.status.as_str()),
+            ("deploys", "message.posted", "started")
+        );
         assert_eq!(d.event["text"], "deploy v2 now");
         assert_eq!(r.ended(d.run_id.as_deref().unwrap()).status, RunStatus::Done);
         // A status change to in_progress with the label bug: the trigger "bugs"; closing: ticket.closed.
-        ok_value(r.approved(&c, "update_ticket", json!({"workspace_id": "default", "ticket_id": "T-2", "labels": ["bug"]})));
-        ok_value(r.approved(&c, "update_ticket", json!({"workspace_id": "default", "ticket_id": "T-2", "status": "doing"})));
+        ok_value(r.approved(
+            &c,
+            "update_ticket",
+            json!({"workspace_id": "default", "ticket_id": "T-2", "labels": ["bug"]}),
+        ));
+        ok_value(r.approved(
+            &c,
+            "update_ticket",
+            json!({"workspace_id": "default", "ticket_id": "T-2", "status": "doing"}),
+        ));
         let runs = r.wait_runs(5);
         assert_eq!(
             runs[3..].iter().map(|x| (x.pipeline.as_str(), x.trigger_index, x.event_type.as_str())).collect::<Vec<_>>(),
             [("triage", 1, "ticket.status_changed"), ("triage", 1, "ticket.status_changed")]
         );
-        ok_value(r.approved(&c, "close_ticket", json!({"workspace_id": "default", "ticket_id": "T-2", "output": "fixed"})));
+        ok_value(r.approved(
+            &c,
+            "close_ticket",
+            json!({"workspace_id": "default", "ticket_id": "T-2", "output": "fixed"}),
+        ));
         let runs = r.wait_runs(6);
         let closed = &runs[5];
-        assert_eq!((closed.pipeline.as_str(), closed.trigger_index, closed.event_type.as_str()), ("deploys", 1, "ticket.closed"));
-        assert_eq!((closed.event["status"].as_str(), closed.event["previous_status"].as_str()), (Some("done"), Some("in_progress")));
+        assert_eq!(
+            (closed.pipeline.as_str(), closed.trigger_index, closed.event_type.as_str()),
+            ("deploys", 1, "ticket.closed")
+        );
+        assert_eq!(
+            (closed.event["status"].as_str(), closed.event["previous_status"].as_str()),
+            (Some("done"), Some("in_progress"))
+        );
         // The same event heard again (another replica's listener) starts nothing more.
         let again = cc_server::pipelines::events::TriggerEvent {
             kind: "message.posted",
@@ -393,7 +479,12 @@ fn submit_output_holds_the_run_to_its_schema_by_pointer_once() {
             ],
             "{backend:?}: {errors:?}"
         );
-        assert!(e.message.contains("in 4 place(s)") && e.message.contains("/output/owners/1 (type at /properties/owners/items/type)"), "{}", e.message);
+        assert!(
+            e.message.contains("in 4 place(s)")
+                && e.message.contains("/output/owners/1 (type at /properties/owners/items/type)"),
+            "{}",
+            e.message
+        );
         assert_eq!(e.data.as_ref().unwrap()["truncated"], false);
         let e = err(submit(&as_run, json!("just text")));
         assert_eq!(e.data.as_ref().unwrap()["errors"][0]["keyword"], "type");
@@ -433,22 +524,35 @@ fn team_leads_record_activity_on_a_ticket_and_get_ticket_lists_it() {
             "record_team_activity",
             json!({"ticket_id": "T-1", "kind": "assignment", "summary": "triager takes the crash", "details": {"who": "triager"}}),
         ));
-        assert_eq!((a["ticket_key"].as_str(), a["activity"]["actor"].as_str(), a["activity"]["kind"].as_str()), (Some("T-1"), Some("lead"), Some("assignment")));
+        assert_eq!(
+            (a["ticket_key"].as_str(), a["activity"]["actor"].as_str(), a["activity"]["kind"].as_str()),
+            (Some("T-1"), Some("lead"), Some("assignment"))
+        );
         // The operator is a lead too.
-        ok_value(r.call(&c, "record_team_activity", json!({"workspace_id": "default", "ticket_id": "T-1", "kind": "decision", "summary": "ship it"})));
+        ok_value(r.call(
+            &c,
+            "record_team_activity",
+            json!({"workspace_id": "default", "ticket_id": "T-1", "kind": "decision", "summary": "ship it"}),
+        ));
         // An agent with no reports is not; nor is a principal who is not the operator.
         let mut triager = Caller::local(Mode::Chat);
         triager.principal = Principal::agent(&r.agent("triager"), None);
-        let e = err(r.call(&triager, "record_team_activity", json!({"ticket_id": "T-1", "kind": "note", "summary": "x"})));
+        let e =
+            err(r.call(&triager, "record_team_activity", json!({"ticket_id": "T-1", "kind": "note", "summary": "x"})));
         assert_eq!(e.error, "conflict");
         assert!(e.message.contains("triager leads no one: no agent reports to it in the org chart"), "{}", e.message);
         let mut user = Caller::local(Mode::Chat);
         user.principal = Principal::new("alice", None);
-        let e = err(r.call(&user, "record_team_activity", json!({"workspace_id": "default", "ticket_id": "T-1", "kind": "note", "summary": "x"})));
+        let e = err(r.call(
+            &user,
+            "record_team_activity",
+            json!({"workspace_id": "default", "ticket_id": "T-1", "kind": "note", "summary": "x"}),
+        ));
         assert!(e.message.contains("alice is neither"), "{}", e.message);
         let e = err(r.call(&lead, "record_team_activity", json!({"ticket_id": "T-9", "kind": "note", "summary": "x"})));
         assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("not_found", Some("/ticket_id")));
-        let e = err(r.call(&lead, "record_team_activity", json!({"ticket_id": "T-1", "kind": "gossip", "summary": "x"})));
+        let e =
+            err(r.call(&lead, "record_team_activity", json!({"ticket_id": "T-1", "kind": "gossip", "summary": "x"})));
         assert_eq!(e.pointer.as_deref(), Some("/kind"));
         // get_ticket lists the entries, oldest first.
         let t = ok_value(r.call(&c, "get_ticket", json!({"workspace_id": "default", "ticket_id": "T-1"})));

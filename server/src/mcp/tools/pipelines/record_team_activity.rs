@@ -101,7 +101,9 @@ pub async fn record_team_activity(
             ))
         }
     }
-    let activity =
-        store.pipelines().add_activity(&ctx.workspace, &t.id, &actor(&ctx), a.kind.as_str(), &a.summary, a.details.as_ref()).await?;
+    let activity = store
+        .pipelines()
+        .add_activity(&ctx.workspace, &t.id, &actor(&ctx), a.kind.as_str(), &a.summary, a.details.as_ref())
+        .await?;
     Ok(RecordTeamActivityOut { activity, ticket_key: t.key })
 }

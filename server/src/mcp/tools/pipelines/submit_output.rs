@@ -59,11 +59,15 @@ pub async fn submit_output(ctx: Ctx<String>, a: SubmitOutputArgs) -> Result<Subm
     if let Some(at) = pr.output_at {
         return Err(ToolError::new(
             ErrorKind::Conflict,
-            format!("pipeline run {} ({}) has its output already (accepted at {at}); it is submitted once", pr.id, pr.pipeline),
+            format!(
+                "pipeline run {} ({}) has its output already (accepted at {at}); it is submitted once",
+                pr.id, pr.pipeline
+            ),
         )
         .with_data(json!({ "pipeline_run_id": pr.id, "submitted_at": at })));
     }
-    let (errors, more) = validate_output(&pr.output_schema, &a.output, MAX_OUTPUT_ERRORS).map_err(ToolError::internal)?;
+    let (errors, more) =
+        validate_output(&pr.output_schema, &a.output, MAX_OUTPUT_ERRORS).map_err(ToolError::internal)?;
     if !errors.is_empty() {
         store.pipelines().reject_output(&pr.id).await?;
         let first = format!("/output{}", errors[0].instance_path);
