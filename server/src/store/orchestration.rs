@@ -248,6 +248,24 @@ impl Orchestration<'_> {
         Ok(())
     }
 
+    /// Plans still proposed whose approval was decided (a server that stopped between the
+    /// decision and its follow-up): each handled as [`Orchestration::decided`] would have.
+    /// Answers how many. (A plan left decomposing by a server that died mid-way stays so, with
+    /// the tickets made until then: the operator sees it on the board.)
+    pub async fn resume(&self) -> Result<usize> {
+        let due: Vec<(String, String)> = sqlx::query_as(
+            "SELECT p.approval_id, a.status FROM orchestration_plans p JOIN board_approvals a ON a.id = p.approval_id \
+             WHERE p.status = 'proposed' AND a.status IN ('approved', 'rejected') ORDER BY p.created_at, p.id",
+        )
+        .fetch_all(self.store.reader())
+        .await
+        .map_err(|e| self.err(e))?;
+        for (approval, status) in &due {
+            self.decided(approval, status == "approved").await?;
+        }
+        Ok(due.len())
+    }
+
     /// The tickets of plan `p`: the parent, then one per task, then the relations; answers
     /// their keys (the parent's first).
     async fn decompose(&self, p: &OrchestrationPlan, proposer: &Member) -> Result<Vec<String>> {

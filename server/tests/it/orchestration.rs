@@ -283,6 +283,34 @@ fn a_rejected_plan_makes_nothing() {
         assert!(tickets(&r).is_empty());
         let p = r.rt.block_on(store.orchestration().by_approval(&second)).unwrap().unwrap();
         assert_eq!(p.status, "proposed");
+        assert_eq!(r.rt.block_on(store.orchestration().resume()).unwrap(), 0, "nothing decided waits");
+    }
+}
+
+/// A decision whose follow-up did not run (the server stopped between them: here the board
+/// row is moved by hand, as a decision committed just before a crash leaves it) is followed
+/// up when a server starts (`resume`), once.
+#[test]
+fn an_approval_whose_decomposition_did_not_run_is_decomposed_at_start() {
+    for backend in BACKENDS {
+        let r = team(backend);
+        let out = propose(&r, plan());
+        let approval_id = out["approval_id"].as_str().unwrap().to_string();
+        let store = &r.app.services.store;
+        r.rt.block_on(async {
+            let pool = sqlx::any::AnyPoolOptions::new().max_connections(1).connect(r.store_url()).await.unwrap();
+            sqlx::query("UPDATE board_approvals SET status = 'approved', decided_by = 'operator' WHERE id = $1")
+                .bind(&approval_id)
+                .execute(&pool)
+                .await
+                .unwrap();
+            pool.close().await;
+        });
+        assert!(tickets(&r).is_empty());
+        assert_eq!(r.rt.block_on(store.orchestration().resume()).unwrap(), 1, "{backend:?}");
+        assert_eq!(tickets(&r).len(), 4);
+        assert_eq!(r.rt.block_on(store.orchestration().resume()).unwrap(), 0);
+        assert_eq!(tickets(&r).len(), 4);
     }
 }
 

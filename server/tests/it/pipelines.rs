@@ -164,6 +164,11 @@ impl Runner {
         }
     }
 
+    /// The store's URL (a second connection, for what no API does: a crash's leftovers).
+    pub(crate) fn store_url(&self) -> &str {
+        &self._store.url
+    }
+
     pub(crate) fn agent(&self, name: &str) -> Agent {
         self.rt.block_on(self.app.services.store.agents().by_name("default", name)).unwrap().unwrap()
     }
