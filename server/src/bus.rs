@@ -1,5 +1,5 @@
 //! Events between the parts of a server, and between the replicas on one database: "a
-//! message was posted in space S", "run R ended". Waiters (ask_agent, resource
+//! message was posted in space S", "run R ended", "ticket T was created or changed". Waiters (ask_agent, resource
 //! subscriptions, the run queue) subscribe instead of polling the store.
 //!
 //! On SQLite (one server) an event goes to a broadcast channel. On PostgreSQL it is sent
@@ -25,6 +25,9 @@ pub enum Event {
     Message { workspace_id: String, space_id: String, message_id: String, seq: i64, reply_to: Option<String> },
     /// A run changed status (queued, running, ended).
     Run { workspace_id: String, agent_id: String, run_id: String, status: String },
+    /// A ticket was created (`previous_status` none) or changed (its status then and now;
+    /// `version` is the ticket's after the change).
+    Ticket { workspace_id: String, ticket_id: String, version: i64, status: String, previous_status: Option<String> },
 }
 
 pub struct Bus {

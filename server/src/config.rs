@@ -35,6 +35,28 @@
 //! token_env = "GITHUB_TOKEN"
 //! # Agents' GitHub logins, for the issue's assignees.
 //! assignees = { dev = "octocat" }
+//!
+//! # Pipelines: when an event matches a trigger, each run starts its agent (the event's
+//! # workspace's agent of that name) with the brief; the run hands its result back with
+//! # submit_output, validated against output_schema (JSON Schema 2020-12).
+//! [[pipelines]]
+//! name = "triage"
+//! # Only these workspaces' events (absent: every workspace's).
+//! workspaces = ["default"]
+//! [[pipelines.triggers]]
+//! # message.posted, run.ended, ticket.created, ticket.status_changed, ticket.closed
+//! # (their fields: crate::pipelines::events::EVENT_TYPES, and docs/pipelines.md).
+//! type = "ticket.created"
+//! # Every filter must hold: a value (equality), { one_of = [..] }, or { glob = "..." }
+//! # (strings; `*`, `?`, `[..]`, `{a,b}`). On a list field (labels) one element must match.
+//! filters = { priority = { one_of = ["high", "urgent"] }, title = { glob = "*crash*" } }
+//! [[pipelines.runs]]
+//! agent = "triager"
+//! # {{event.FIELD}} (a field of every trigger's type), {{event}} (the event as JSON),
+//! # {{pipeline}}, {{trigger}}.
+//! brief = "Triage {{event.key}}: {{event.title}}"
+//! # Inline (a TOML table), or a JSON file's path relative to this file.
+//! output_schema = "schemas/triage.json"
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -49,6 +71,59 @@ pub struct Config {
     pub health: Health,
     pub delegation: Delegation,
     pub tickets: Tickets,
+    /// `[[pipelines]]` as written (see [`PipelineDecl`]).
+    #[serde(rename = "pipelines")]
+    pub pipeline_decls: Vec<PipelineDecl>,
+    /// The pipelines, checked and compiled from `pipeline_decls` when the file is loaded.
+    #[serde(skip)]
+    pub pipelines: Vec<crate::pipelines::Pipeline>,
+}
+
+/// One `[[pipelines]]` table: triggers (an event type and filters on its fields) and the
+/// runs a matching event starts. Checked by [`crate::pipelines::compile`]: every error names
+/// the key (`pipelines[0] 'triage': triggers[1].filters.priority: …`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineDecl {
+    /// Unique among the pipelines: letters, digits, `-`, `_`, `.`.
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// The workspaces whose events it hears (empty: every workspace's).
+    #[serde(default)]
+    pub workspaces: Vec<String>,
+    #[serde(default)]
+    pub triggers: Vec<TriggerDecl>,
+    #[serde(default)]
+    pub runs: Vec<RunDecl>,
+}
+
+/// `[[pipelines.triggers]]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TriggerDecl {
+    /// The event type (`ticket.created`, …).
+    #[serde(rename = "type")]
+    pub event: String,
+    /// A name to show (default: its index).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Field -> a value (equality), `{ one_of = [values] }` or `{ glob = "pattern" }`.
+    #[serde(default)]
+    pub filters: std::collections::BTreeMap<String, toml::Value>,
+}
+
+/// `[[pipelines.runs]]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunDecl {
+    /// The agent to start, by its name in the event's workspace.
+    pub agent: String,
+    /// The brief's template (default: the event as JSON).
+    #[serde(default)]
+    pub brief: Option<String>,
+    /// A JSON Schema (2020-12): a TOML table, or a JSON file's path relative to the config.
+    pub output_schema: toml::Value,
 }
 
 /// Where tickets live besides the store.
@@ -181,7 +256,10 @@ impl Config {
         let Some(path) = path else { return Ok(Config::default()) };
         let text =
             std::fs::read_to_string(&path).with_context(|| format!("reading the configuration {}", path.display()))?;
-        let c: Config = toml::from_str(&text).with_context(|| format!("the configuration {}", path.display()))?;
+        let mut c: Config = toml::from_str(&text).with_context(|| format!("the configuration {}", path.display()))?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        c.pipelines = crate::pipelines::compile(&c.pipeline_decls, &base)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         anyhow::ensure!(
             c.health.missing_after_secs < c.health.offline_after_secs,
             "{}: [health] missing_after_secs must be less than offline_after_secs",
@@ -263,5 +341,62 @@ mod tests {
         assert!(e.contains("owner/name"), "{e}");
         write("[tickets.github]\nrepository = \"a/b\"\nbase_url = \"ftp://x\"\n");
         assert!(format!("{:#}", Config::load(None, dir.path()).unwrap_err()).contains("base_url"));
+    }
+
+    #[test]
+    fn pipelines_compile_at_load_and_every_error_names_its_key() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("schemas")).unwrap();
+        std::fs::write(dir.path().join("schemas/triage.json"), r#"{"type": "object", "required": ["severity"]}"#)
+            .unwrap();
+        let ok = r#"
+[[pipelines]]
+name = "triage"
+[[pipelines.triggers]]
+type = "ticket.created"
+filters = { priority = { one_of = ["high", "urgent"] }, title = { glob = "*crash*" }, team = "core" }
+[[pipelines.runs]]
+agent = "triager"
+brief = "Triage {{event.key}}: {{event.title}}"
+output_schema = "schemas/triage.json"
+[[pipelines.runs]]
+agent = "scribe"
+output_schema = { type = "object", properties = { summary = { type = "string" } } }
+"#;
+        let write = |t: &str| std::fs::write(dir.path().join("config.toml"), t).unwrap();
+        write(ok);
+        let c = Config::load(None, dir.path()).unwrap();
+        let p = &c.pipelines[0];
+        assert_eq!((p.name.as_str(), p.triggers[0].filters.len(), p.runs.len()), ("triage", 3, 2));
+        assert_eq!(p.runs[0].output_schema["required"][0], "severity");
+        assert_eq!(p.runs[1].output_schema["properties"]["summary"]["type"], "string");
+        let fails = |t: &str| {
+            format!("{:#}", {
+                write(t);
+                Config::load(None, dir.path()).unwrap_err()
+            })
+        };
+        let e = fails(&ok.replace("ticket.created", "ticket.made"));
+        assert!(e.contains("pipelines[0] 'triage': triggers[0].type: unknown event type 'ticket.made'"), "{e}");
+        let e = fails(&ok.replace("team = \"core\"", "teem = \"core\""));
+        assert!(e.contains("triggers[0].filters.teem: ticket.created has no field 'teem'"), "{e}");
+        let e = fails(&ok.replace("{ glob = \"*crash*\" }", "{ glob = \"[\" }"));
+        assert!(e.contains("triggers[0].filters.title.glob: '[' is not a glob"), "{e}");
+        let e = fails(&ok.replace("{ glob = \"*crash*\" }", "{ like = \"x\" }"));
+        assert!(e.contains("filters.title: unknown filter 'like'"), "{e}");
+        let e = fails(&ok.replace("{{event.title}}", "{{event.titel}}"));
+        assert!(
+            e.contains("runs[0].brief: {{event.titel}}: ticket.created (a trigger's type) has no field 'titel'"),
+            "{e}"
+        );
+        let e = fails(&ok.replace("schemas/triage.json", "schemas/none.json"));
+        assert!(e.contains("runs[0].output_schema: reading 'schemas/none.json'"), "{e}");
+        // A schema that is not one fails the load naming the pipeline and the pointer in it.
+        let e = fails(&ok.replace("summary = { type = \"string\" }", "summary = { type = \"text\" }"));
+        assert!(e.contains("pipelines[0] 'triage': runs[1].output_schema: not a valid JSON Schema (2020-12) at '/properties/summary/type'"), "{e}");
+        let e = fails(&format!("{ok}\n[[pipelines]]\nname = \"triage\"\n"));
+        assert!(e.contains("pipelines[1] 'triage': name: another pipeline is named 'triage' already"), "{e}");
+        let e = fails(&ok.replace("agent = \"scribe\"", "agent = \"scribe\"\nmodel = \"x\""));
+        assert!(e.contains("model"), "{e}");
     }
 }

@@ -15,6 +15,7 @@ pub mod mcp;
 pub mod memory;
 pub mod ops;
 pub mod output;
+pub mod pipelines;
 pub mod providers;
 pub mod rank;
 pub mod serve;

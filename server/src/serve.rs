@@ -249,6 +249,11 @@ pub fn serve(data: DataDir, setup: &Setup, a: ServeArgs, quiet: bool) -> Result<
         let every = std::time::Duration::from_secs(g.sync_every_secs.max(1));
         rt.spawn(crate::providers::background(m.clone(), every, feeds_stop.clone()));
     }
+    // Orchestration plans decided while no server followed up (it stopped in between).
+    if let Err(e) = rt.block_on(app.services.store.orchestration().resume()) {
+        eprintln!("cc-server: decomposing approved orchestration plans: {e}");
+    }
+    rt.spawn(crate::pipelines::background(app.services.clone(), feeds_stop.clone()));
     let r = rt.block_on(crate::mcp::http::serve(app.clone(), surface, opts, CancellationToken::new()));
     feeds_stop.cancel();
     // Nothing a rig or a run started outlives the server.

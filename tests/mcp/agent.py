@@ -16,6 +16,9 @@ question it was started for (CC_SPACE_ID, CC_MESSAGE_ID) and answers it with sen
   --report FILE   append one JSON line of what the run saw (its environment, its
                   list_repos, its todos) to FILE
   --edit          in each worktree list_repos gives, write a file (worktree tests)
+  --submit-output FILE  call submit_output with each payload of FILE (a JSON array), in
+                  order, and put each answer (is_error, structured content) in the report
+                  as `submitted` (pipeline runs)
 """
 
 from __future__ import annotations
@@ -114,6 +117,7 @@ async def main() -> int:
     p.add_argument("--serve", action="store_true")
     p.add_argument("--report")
     p.add_argument("--edit", action="store_true")
+    p.add_argument("--submit-output")
     args = p.parse_args()
 
     brief = sys.stdin.read()
@@ -153,6 +157,13 @@ async def main() -> int:
                     "brief": brief,
                     "todo_conversation": back["conversation"],
                 }
+                if args.submit_output:
+                    with open(args.submit_output) as f:
+                        payloads = json.load(f)
+                    report["submitted"] = []
+                    for payload in payloads:
+                        res = await session.call_tool("submit_output", {"output": payload})
+                        report["submitted"].append({"is_error": res.is_error, "content": res.structured_content})
                 if args.report or args.edit:
                     repos = await agent.call("list_repos")
                     report["repos"] = repos["repos"]

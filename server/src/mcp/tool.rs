@@ -57,6 +57,10 @@ pub enum ToolSet {
     Skills,
     /// Facts, policies, working memory and their reconciliation.
     Memory,
+    /// Team and pipeline tools: pipeline triggers, runs' outputs, team leads' activity.
+    Pipelines,
+    /// Orchestration: multi-agent plans proposed for approval.
+    Orchestration,
     /// A set an extension adds (the conformance fixtures; bridged servers), by name.
     Extra(&'static str),
 }
@@ -68,7 +72,7 @@ impl Serialize for ToolSet {
 }
 
 impl ToolSet {
-    pub const ALL: [ToolSet; 12] = [
+    pub const ALL: [ToolSet; 14] = [
         ToolSet::Discovery,
         ToolSet::Conversation,
         ToolSet::Workspace,
@@ -81,6 +85,8 @@ impl ToolSet {
         ToolSet::Governance,
         ToolSet::Skills,
         ToolSet::Memory,
+        ToolSet::Pipelines,
+        ToolSet::Orchestration,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -97,6 +103,8 @@ impl ToolSet {
             ToolSet::Governance => "governance",
             ToolSet::Skills => "skills",
             ToolSet::Memory => "memory",
+            ToolSet::Pipelines => "pipelines",
+            ToolSet::Orchestration => "orchestration",
             ToolSet::Extra(name) => name,
         }
     }

@@ -25,11 +25,20 @@ pub enum BoardKind {
     Publish,
     Hire,
     Custom,
+    // A multi-agent plan (propose_orchestration): decomposed into tickets once approved.
+    // (A plain comment: a doc comment would turn the kinds' enum schema into a oneOf.)
+    Orchestration,
 }
 
 impl BoardKind {
-    pub const ALL: [BoardKind; 5] =
-        [BoardKind::PlanExit, BoardKind::Merge, BoardKind::Publish, BoardKind::Hire, BoardKind::Custom];
+    pub const ALL: [BoardKind; 6] = [
+        BoardKind::PlanExit,
+        BoardKind::Merge,
+        BoardKind::Publish,
+        BoardKind::Hire,
+        BoardKind::Custom,
+        BoardKind::Orchestration,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -38,6 +47,7 @@ impl BoardKind {
             BoardKind::Publish => "publish",
             BoardKind::Hire => "hire",
             BoardKind::Custom => "custom",
+            BoardKind::Orchestration => "orchestration",
         }
     }
 
@@ -343,6 +353,11 @@ impl Board<'_> {
         }
         self.event(&mut tx, id, decision.as_str(), by, note).await?;
         tx.commit().await.map_err(|e| self.err(e))?;
+        // What a decision sets going, by kind (after it is committed: the decision stands
+        // whatever follows; each follow-up is idempotent).
+        if a.kind == BoardKind::Orchestration && decided {
+            self.store.orchestration().decided(id, to == BoardStatus::Approved).await?;
+        }
         Ok(self.get(id).await?.expect("it exists"))
     }
 

@@ -13,6 +13,8 @@ mod governance;
 mod hardening;
 mod memory;
 mod mobile;
+mod orchestration;
+mod pipelines;
 mod policy;
 mod rigs;
 mod skills;

@@ -8,6 +8,8 @@ pub mod feeds;
 pub mod governance;
 pub mod memory;
 pub mod messaging;
+pub mod orchestration;
+pub mod pipelines;
 pub mod rigs;
 pub mod skills;
 pub mod tickets;
@@ -30,5 +32,7 @@ pub fn registry() -> Registry {
     governance::tools(&mut r);
     skills::tools(&mut r);
     memory::tools(&mut r);
+    pipelines::tools(&mut r);
+    orchestration::tools(&mut r);
     r
 }

@@ -35,7 +35,9 @@ pub async fn close_ticket(ctx: Ctx<String>, a: CloseTicketArgs) -> Result<Ticket
     let t = ticket_of(&ctx, &a.ticket_id, "/ticket_id").await?;
     plan_allows(&ctx, &t).await?;
     let out = ctx.services.store.tickets().finish(&t.id, TicketStatus::Done, a.output.as_deref(), None).await;
+    let before = t;
     let t = out.map_err(|e| ToolError::from(e).at("/ticket_id"))?;
+    crate::pipelines::ticket_event(&ctx.services, Some(&before), &t).await;
     report_end(&ctx, &t).await?;
     mirrored(&ctx, t).await
 }

@@ -90,5 +90,6 @@ pub async fn create_ticket(ctx: Ctx<String>, a: CreateTicketArgs) -> Result<Tick
         members,
     };
     let t = ctx.services.store.tickets().create(&ctx.workspace, t).await?;
+    crate::pipelines::ticket_event(&ctx.services, None, &t).await;
     mirrored(&ctx, t).await
 }

@@ -204,6 +204,7 @@ pub(crate) async fn delegate(ctx: &Ctx<String>, h: Handover) -> Result<Delegated
         };
         ToolError::from(e).at(pointer)
     })?;
+    crate::pipelines::ticket_event(&ctx.services, None, &child).await;
     let by = caller_name(ctx);
     let budget = child.budget.map(|b| format!(" (budget {b})")).unwrap_or_default();
     if let Some(p) = &h.from {

@@ -61,6 +61,7 @@ pub async fn update_ticket(ctx: Ctx<String>, a: UpdateTicketArgs) -> Result<Tick
         ..TicketPatch::default()
     };
     let u = ctx.services.store.tickets().update(&t.id, &p).await?;
+    crate::pipelines::ticket_event(&ctx.services, Some(&t), &u).await;
     if !t.status.is_final() {
         report_end(&ctx, &u).await?;
     }
