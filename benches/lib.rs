@@ -158,24 +158,6 @@ impl BenchStore {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_language_has_fixtures() {
-        let f = fixtures();
-        assert_eq!(f.len(), Lang::all().count(), "{:?}", f.iter().map(|x| x.0).collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn rng_is_seeded() {
-        let a: Vec<u64> = (0..4).scan(Rng::new(7), |r, _| Some(r.next_u64())).collect();
-        let b: Vec<u64> = (0..4).scan(Rng::new(7), |r, _| Some(r.next_u64())).collect();
-        assert_eq!(a, b);
-    }
-}
-
 /// A tool call through `app`'s dispatcher, as a client of the default surface makes it.
 pub async fn call_tool(
     app: &std::sync::Arc<cc_server::app::App>,
@@ -203,5 +185,23 @@ pub fn tool_value(name: &str, o: cc_server::mcp::dispatch::CallOutcome) -> serde
         CallOutcome::Ok(o) => o.value,
         CallOutcome::Err(e) => panic!("{name}: {e:?}"),
         CallOutcome::Unknown(n) => panic!("unknown tool {n}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_language_has_fixtures() {
+        let f = fixtures();
+        assert_eq!(f.len(), Lang::all().count(), "{:?}", f.iter().map(|x| x.0).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn rng_is_seeded() {
+        let a: Vec<u64> = (0..4).scan(Rng::new(7), |r, _| Some(r.next_u64())).collect();
+        let b: Vec<u64> = (0..4).scan(Rng::new(7), |r, _| Some(r.next_u64())).collect();
+        assert_eq!(a, b);
     }
 }

@@ -283,6 +283,28 @@ fn entry_of(r: EntryRow) -> Result<Entry> {
     })
 }
 
+/// An [`EntryRow`] and the entry's vector of one model, if it has one.
+type EntryVectorRow = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    i64,
+    i64,
+    i64,
+    Option<String>,
+);
+
+/// A hot item: id, session, text, durable, created.
+type HotRow = (String, String, String, bool, i64);
+
 type ConflictRow =
     (String, String, String, String, String, f64, String, Option<String>, Option<String>, String, i64, Option<i64>);
 
@@ -667,23 +689,7 @@ impl MemoryStore<'_> {
         model: Option<&str>,
         limit: i64,
     ) -> Result<Vec<(Entry, Option<String>)>> {
-        let rows: Vec<(
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            Option<String>,
-            i64,
-            i64,
-            i64,
-            Option<String>,
-        )> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        let rows: Vec<EntryVectorRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
             "SELECT {ENTRY_COLUMNS}, v.vector FROM memory_entries e JOIN memory_domains d ON d.id = e.domain_id \
                  LEFT JOIN memory_vectors v ON v.entry_id = e.id AND v.model = $3 \
                  WHERE e.workspace_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $4"
@@ -937,7 +943,7 @@ impl MemoryStore<'_> {
         .fetch_all(&mut *tx)
         .await
         .map_err(|e| self.err(e))?;
-        let mut groups: BTreeMap<String, Vec<(String, String, String, bool, i64)>> = BTreeMap::new();
+        let mut groups: BTreeMap<String, Vec<HotRow>> = BTreeMap::new();
         for (id, session, text, key, durable, created) in rows {
             groups.entry(key).or_default().push((id, session, text, durable != 0, created));
         }

@@ -120,7 +120,7 @@ fn supersession_chains_are_kept_and_search_leaves_superseded_facts_out_unless_as
         let e = err(call(&app, &alice, "supersede_fact", json!({"old_id": c, "new_id": a})).await);
         assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/new_id")));
         let v = ok_value(call(&app, &alice, "search_memory", json!({"query": "deploy tool", "mode": "keyword"})).await);
-        assert_eq!(ids(&v), [c.clone()]);
+        assert_eq!(ids(&v), std::slice::from_ref(&c));
         assert_eq!(v["mode"], "keyword");
         assert_eq!(v["semantic"], "not used (mode keyword)");
         assert_eq!(v["results"][0]["bm25_rank"], 1);
@@ -229,7 +229,7 @@ fn policies_need_write_access_to_their_domain_and_bad_input_names_its_pointer() 
             )
             .await,
         );
-        assert_eq!(ids(&v), [p1.clone()]);
+        assert_eq!(ids(&v), std::slice::from_ref(&p1));
         let v =
             ok_value(call(&app, &bob, "search_memory", json!({"query": "floats money", "kinds": ["policy"]})).await);
         assert!(ids(&v).is_empty());
