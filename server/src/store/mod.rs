@@ -1,7 +1,7 @@
 //! The workspace store: "keep this workspace's data, for one server or for several".
 //!
 //! One area of the registry, one module here ([`workspaces`], [`approvals`], [`agents`],
-//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`], [`goals`], [`skills`], [`memory`]; each later area adds its own), with its numbered migrations in
+//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`], [`goals`], [`skills`], [`memory`], [`reviews`]; each later area adds its own), with its numbered migrations in
 //! `server/migrations/<area>/` (embedded by build.rs; [`AREAS`] orders them) and every query
 //! written once, in SQL both backends run, over sqlx's Any driver:
 //!
@@ -23,6 +23,7 @@ pub mod board;
 pub mod feeds;
 pub mod goals;
 pub mod memory;
+pub mod reviews;
 pub mod skills;
 pub mod spaces;
 pub mod tickets;
@@ -64,6 +65,7 @@ pub const AREAS: &[&str] = &[
     "goals",
     "skills",
     "memory",
+    "reviews",
 ];
 
 /// How long SQLite waits for another process's write before it gives up.
@@ -380,6 +382,10 @@ impl Store {
 
     pub fn memory(&self) -> MemoryStore<'_> {
         MemoryStore { store: self }
+    }
+
+    pub fn reviews(&self) -> reviews::Reviews<'_> {
+        reviews::Reviews { store: self }
     }
 }
 

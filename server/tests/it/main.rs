@@ -14,6 +14,7 @@ mod hardening;
 mod memory;
 mod mobile;
 mod policy;
+mod reviews;
 mod rigs;
 mod skills;
 mod store;

@@ -8,6 +8,7 @@ pub mod feeds;
 pub mod governance;
 pub mod memory;
 pub mod messaging;
+pub mod reviews;
 pub mod rigs;
 pub mod skills;
 pub mod tickets;
@@ -30,5 +31,6 @@ pub fn registry() -> Registry {
     governance::tools(&mut r);
     skills::tools(&mut r);
     memory::tools(&mut r);
+    reviews::tools(&mut r);
     r
 }

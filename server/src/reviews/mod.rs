@@ -1,0 +1,9 @@
+//! Reviews on the call graph: a change's symbols, impact, areas and walkthrough
+//! ([`change`]), the rule that finalizes a review ([`consensus`]), the key that suppresses a
+//! dismissed finding ([`suppress`]), git for both ([`git`]). The store is `store::reviews`,
+//! the tools `mcp/tools/reviews/`.
+
+pub mod change;
+pub mod consensus;
+pub mod git;
+pub mod suppress;
