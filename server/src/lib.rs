@@ -17,6 +17,7 @@ pub mod ops;
 pub mod output;
 pub mod providers;
 pub mod rank;
+pub mod reviews;
 pub mod serve;
 pub mod services;
 pub mod signals;
