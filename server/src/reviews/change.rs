@@ -178,6 +178,15 @@ pub fn analyze(data: &DataDir, root: &Path, repo: &str, base: &str, head: &str) 
     Ok(Analysis { base_sha, head_sha, files, cohorts, walkthrough, timings: t })
 }
 
+/// The index of `repo` at `commit` (its checkout at `root`), made now when there is none
+/// (add_review_diagram's head). Blocking.
+pub fn loaded(data: &DataDir, root: &Path, repo: &str, commit: &str) -> Result<Loaded, String> {
+    match indexed(&index_data(data), data, root, repo, commit) {
+        Ok((l, ..)) => Ok(l),
+        Err(AnalysisError::Failed(m) | AnalysisError::Revision { message: m, .. }) => Err(m),
+    }
+}
+
 fn changed_symbol(s: &Symbol, change: Change) -> ChangedSymbol {
     ChangedSymbol {
         id: s.id.to_string(),

@@ -437,3 +437,59 @@ impl CloneForTest for Caller {
         Caller { conversation: self.conversation.clone(), principal: self.principal.clone(), peer: None, can_elicit: false }
     }
 }
+
+#[test]
+fn a_diagram_is_checked_against_the_heads_graph_and_refused_when_contradicted_unless_forced() {
+    on_each_backend(|_, store| async move {
+        let f = fixture(store.clone()).await;
+        let bob = who("bob", Mode::Review);
+        let r = start(&f, &who("alice", Mode::Chat)).await;
+        let rid = r["review_id"].as_str().unwrap().to_string();
+        let participants = json!([
+            {"name": "total", "symbol": "shop.cart.total"},
+            {"name": "price", "symbol": "shop.pricing.price"},
+            {"name": "rebate", "symbol": "shop.pricing.rebate"},
+        ]);
+        let diagram = |calls: Value| json!({"kind": "sequence", "participants": participants, "calls": calls});
+        let add = |d: Value, force: Option<bool>| {
+            let mut args = json!({"workspace_id": "default", "review_id": rid, "area": "shop", "diagram": d});
+            if let Some(x) = force {
+                args["force"] = json!(x);
+            }
+            let (app, c) = (f.app.clone(), bob.clone_for_test());
+            async move { call(&app, &c, "add_review_diagram", args).await }
+        };
+        // Calls the head's graph has: verified, stored unmarked.
+        let ok = ok_value(add(diagram(json!([{"from": "total", "to": "price"}, {"from": "total", "to": "rebate"}])), None).await);
+        assert_eq!((ok["check"]["verified"].as_u64(), ok["check"]["contradicted"].as_u64()), (Some(5), Some(0)), "{}", ok["check"]);
+        assert_eq!(ok["stored"]["forced"], false);
+        // price never calls total: contradicted, refused by pointer with the check in data.
+        let bad = diagram(json!([{"from": "total", "to": "price"}, {"from": "price", "to": "total"}]));
+        let e = err(add(bad.clone(), None).await);
+        assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("conflict", Some("/diagram/calls/1")), "{}", e.message);
+        assert_eq!(e.data.as_ref().unwrap()["check"]["contradicted"], 1);
+        // Forced: stored with its marks.
+        let forced = ok_value(add(bad, Some(true)).await);
+        assert_eq!(forced["stored"]["forced"], true);
+        let marks: Vec<(String, String)> = forced["check"]["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e["pointer"].as_str().unwrap().into(), e["status"].as_str().unwrap().into()))
+            .collect();
+        assert_eq!(marks.last().unwrap(), &("/calls/1".to_string(), "contradicted".to_string()));
+        let kept = store.reviews().diagrams(&rid).await.unwrap();
+        assert_eq!(kept.iter().map(|d| (d.kind.as_str(), d.forced)).collect::<Vec<_>>(), [("sequence", false), ("sequence", true)]);
+        assert_eq!(kept[1].marks, forced["check"]);
+        // A diagram that does not hold together, and an unknown area, by pointer.
+        let e = err(add(diagram(json!([{"from": "total", "to": "nobody"}])), None).await);
+        assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("invalid_input", Some("/diagram/calls/0/to")), "{}", e.message);
+        let e = err(call(&f.app, &bob, "add_review_diagram", json!({"workspace_id": "default", "review_id": rid, "area": "web",
+            "diagram": diagram(json!([]))})).await);
+        assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("not_found", Some("/area")));
+        // Finalized: no more diagrams.
+        ok_value(call(&f.app, &who("lead", Mode::Chat), "finalize_review", json!({"workspace_id": "default", "review_id": rid})).await);
+        let e = err(add(diagram(json!([])), None).await);
+        assert_eq!((e.error.as_str(), e.pointer.as_deref()), ("conflict", Some("/review_id")));
+    });
+}

@@ -2,9 +2,11 @@
 //! space, reviewers dispatched per area, a walkthrough in call order), the findings
 //! (add_review_node, confirm_review_node, resolve_review_node, dismiss_review_node,
 //! request_peer_review), the verdicts (submit_reviewer_verdict), dispatch_reviewers,
-//! set_cohort_summary and finalize_review. A review is named by `review_id`, a finding by
+//! set_cohort_summary, add_review_diagram (checked against the head's call graph) and
+//! finalize_review. A review is named by `review_id`, a finding by
 //! `node_id`, an area by `area`, all of the call's workspace.
 
+mod add_review_diagram;
 mod add_review_node;
 mod confirm_review_node;
 mod dismiss_review_node;
@@ -40,6 +42,7 @@ pub fn tools(r: &mut Registry) {
     r.add(submit_reviewer_verdict::DECL, submit_reviewer_verdict::submit_reviewer_verdict);
     r.add(finalize_review::DECL, finalize_review::finalize_review);
     r.add(set_cohort_summary::DECL, set_cohort_summary::set_cohort_summary);
+    r.add(add_review_diagram::DECL, add_review_diagram::add_review_diagram);
 }
 
 /// The review `id` of the call's workspace, or an error naming `pointer`.
