@@ -2,3 +2,4 @@
 //! finished review placed onto a pull request's diff for GitHub ([`publish`]).
 
 pub mod diagram;
+pub mod publish;
