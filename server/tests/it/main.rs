@@ -9,6 +9,7 @@ mod faults;
 mod feeds;
 mod fuzz;
 mod github;
+mod github_reviews;
 mod governance;
 mod hardening;
 mod memory;
