@@ -215,11 +215,11 @@ fn indexed(
         return Ok((l, true, 0, 0));
     }
     let w = Instant::now();
-    let path: PathBuf = data
-        .root
-        .join("reviews")
-        .join("worktrees")
-        .join(format!("{}-{}", &commit[..commit.len().min(12)], uuid::Uuid::now_v7().simple()));
+    let path: PathBuf = data.root.join("reviews").join("worktrees").join(format!(
+        "{}-{}",
+        &commit[..commit.len().min(12)],
+        uuid::Uuid::now_v7().simple()
+    ));
     git::add_worktree(root, &path, commit).map_err(AnalysisError::Failed)?;
     let mut wt_ms = ms(w);
     let i = Instant::now();
@@ -315,10 +315,8 @@ fn group(changed: &[(ChangedSymbol, String)], callers: &[BTreeSet<(String, Strin
         by_pkg.entry(package_of(module, &s.file)).or_default().push(i);
     }
     let pkgs: Vec<String> = by_pkg.keys().cloned().collect();
-    let sets: Vec<BTreeSet<(String, String)>> = pkgs
-        .iter()
-        .map(|p| by_pkg[p].iter().flat_map(|&i| callers[i].iter().cloned()).collect())
-        .collect();
+    let sets: Vec<BTreeSet<(String, String)>> =
+        pkgs.iter().map(|p| by_pkg[p].iter().flat_map(|&i| callers[i].iter().cloned()).collect()).collect();
     // Union-find over packages.
     let mut parent: Vec<usize> = (0..pkgs.len()).collect();
     fn find(p: &mut [usize], i: usize) -> usize {
@@ -456,7 +454,44 @@ pub fn walkthrough_text(steps: &[Step]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::package_of;
+    use std::collections::BTreeSet;
+
+    use super::{group, package_of};
+    use crate::store::reviews::{Change, ChangedSymbol};
+
+    fn sym(id: &str, file: &str) -> ChangedSymbol {
+        ChangedSymbol {
+            id: id.into(),
+            name: id.into(),
+            qualified_name: id.into(),
+            kind: "function".into(),
+            file: file.into(),
+            line: 1,
+            change: Change::Modified,
+            callers: 0,
+        }
+    }
+
+    fn callers(ids: &[&str]) -> BTreeSet<(String, String)> {
+        ids.iter().map(|i| (i.to_string(), format!("{i}.py"))).collect()
+    }
+
+    /// Packages whose callers overlap by half or more are one area; less, two.
+    #[test]
+    fn packages_of_a_shared_impact_are_one_area() {
+        let changed = vec![
+            (sym("a1", "a/x.py"), "a.x".to_string()),
+            (sym("b1", "b/y.py"), "b.y".to_string()),
+            (sym("c1", "c/z.py"), "c.z".to_string()),
+        ];
+        // a and b share 2 of their 3 callers (2/3 >= 0.5); c shares 1 of 4 with a (0.25).
+        let sets = vec![callers(&["p", "q"]), callers(&["p", "q", "r"]), callers(&["q", "s", "t"])];
+        let areas = group(&changed, &sets);
+        let names: Vec<&str> = areas.iter().map(|c| c.area.as_str()).collect();
+        assert_eq!(names, ["a+b", "c"]);
+        assert_eq!((areas[0].callers, areas[0].modules.clone()), (3, vec!["a".to_string(), "b".to_string()]));
+        assert_eq!(areas[1].caller_files, ["q.py", "s.py", "t.py"]);
+    }
 
     #[test]
     fn an_area_is_a_modules_package() {

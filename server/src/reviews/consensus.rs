@@ -55,13 +55,13 @@ fn weighed(verdicts: &[ReviewerVerdict]) -> (Option<Verdict>, [f64; 3]) {
         given[v.verdict as usize] = true;
     }
     // Only verdicts someone gave compete; the stricter first, so a tie keeps it: block > hold > ship.
-    let best = [Verdict::Block, Verdict::Hold, Verdict::Ship]
-        .into_iter()
-        .filter(|v| given[*v as usize])
-        .fold(None::<Verdict>, |best, v| match best {
+    let best = [Verdict::Block, Verdict::Hold, Verdict::Ship].into_iter().filter(|v| given[*v as usize]).fold(
+        None::<Verdict>,
+        |best, v| match best {
             Some(b) if w[b as usize] >= w[v as usize] => Some(b),
             _ => Some(v),
-        });
+        },
+    );
     (best, w)
 }
 
@@ -162,7 +162,10 @@ mod tests {
     fn the_rule_case_by_case() {
         let ships = [verdict(Ship, 0.9, true)];
         // 1: a confirmed open P0 blocks whatever the verdicts.
-        assert_eq!((decide(&[node(P0, Open, true)], &ships).verdict, decide(&[node(P0, Open, true)], &ships).rule), (Block, 1));
+        assert_eq!(
+            (decide(&[node(P0, Open, true)], &ships).verdict, decide(&[node(P0, Open, true)], &ships).rule),
+            (Block, 1)
+        );
         // An unconfirmed, resolved or dismissed P0 does not.
         for n in [node(P0, Open, false), node(P0, Resolved, true), node(P0, Dismissed, true)] {
             assert_eq!(decide(&[n], &ships).verdict, Ship);
@@ -173,7 +176,8 @@ mod tests {
         // P2 and P3 never decide.
         assert_eq!(decide(&[node(P2, Open, true), node(P3, Open, true)], &ships).rule, 3);
         // 3: weighed by confidence; a replaced verdict weighs nothing.
-        let v = [verdict(Ship, 0.5, true), verdict(Ship, 0.4, true), verdict(Block, 0.8, true), verdict(Block, 1.0, false)];
+        let v =
+            [verdict(Ship, 0.5, true), verdict(Ship, 0.4, true), verdict(Block, 0.8, true), verdict(Block, 1.0, false)];
         let d = decide(&[], &v);
         assert_eq!((d.verdict, d.rule, d.weights), (Ship, 3, [0.9, 0.0, 0.8]));
         // Ties go to the stricter.

@@ -23,7 +23,8 @@ pub fn context(text: &str, line: usize) -> String {
 
 /// The suppression key of a finding at `file`:`line` of `repo` at `commit` (its checkout at `root`).
 pub fn key(root: &Path, commit: &str, repo: &str, file: &str, line: usize, title: &str) -> String {
-    let text = super::git::show(root, commit, file).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+    let text =
+        super::git::show(root, commit, file).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
     key_of(repo, file, &context(&text, line), title)
 }
 

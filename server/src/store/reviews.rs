@@ -517,13 +517,8 @@ impl Reviews<'_> {
             .await
             .map_err(|e| self.err(e))?;
         }
-        let text = format!(
-            "review of {} {}..{} ({} areas)",
-            r.repo,
-            short(r.base_sha),
-            short(r.head_sha),
-            r.cohorts.len()
-        );
+        let text =
+            format!("review of {} {}..{} ({} areas)", r.repo, short(r.base_sha), short(r.head_sha), r.cohorts.len());
         self.event(&mut tx, &id, None, "start", &r.by.name, &text, at).await?;
         tx.commit().await.map_err(|e| self.err(e))?;
         Ok(self.get(&id).await?.expect("just created"))
@@ -613,7 +608,14 @@ impl Reviews<'_> {
     }
 
     /// Records an event of an open review in a transaction of its own (request_peer_review's).
-    pub async fn record(&self, review_id: &str, node_id: Option<&str>, action: &str, actor: &str, text: &str) -> Result<ReviewEvent> {
+    pub async fn record(
+        &self,
+        review_id: &str,
+        node_id: Option<&str>,
+        action: &str,
+        actor: &str,
+        text: &str,
+    ) -> Result<ReviewEvent> {
         let mut tx = self.store.begin().await?;
         self.open_for_change(&mut tx, review_id, "requests").await?;
         let e = self.event(&mut tx, review_id, node_id, action, actor, text, now()).await?;
@@ -866,7 +868,14 @@ impl Reviews<'_> {
         .fetch_optional(self.store.reader())
         .await
         .map_err(|e| self.err(e))?;
-        Ok(row.map(|(key, fact_id, repo, file, title, node_id)| Suppression { key, fact_id, repo, file, title, node_id }))
+        Ok(row.map(|(key, fact_id, repo, file, title, node_id)| Suppression {
+            key,
+            fact_id,
+            repo,
+            file,
+            title,
+            node_id,
+        }))
     }
 
     // ---- verdicts
@@ -1016,7 +1025,8 @@ impl Reviews<'_> {
         .execute(&mut *tx)
         .await
         .map_err(|e| self.err(e))?;
-        let text = format!("{kind} diagram of {area}{}", if forced { " (forced: it has contradicted elements)" } else { "" });
+        let text =
+            format!("{kind} diagram of {area}{}", if forced { " (forced: it has contradicted elements)" } else { "" });
         self.event(&mut tx, review_id, None, "diagram", &by.name, &text, d.created_at).await?;
         tx.commit().await.map_err(|e| self.err(e))?;
         Ok(d)
@@ -1077,7 +1087,8 @@ impl Reviews<'_> {
                 )),
             });
         }
-        self.event(&mut tx, review_id, None, "finalize", &by.name, &format!("verdict {}", verdict.as_str()), at).await?;
+        self.event(&mut tx, review_id, None, "finalize", &by.name, &format!("verdict {}", verdict.as_str()), at)
+            .await?;
         tx.commit().await.map_err(|e| self.err(e))?;
         Ok(self.get(review_id).await?.expect("there"))
     }

@@ -54,9 +54,9 @@ pub struct AddReviewDiagramOut {
 pub async fn add_review_diagram(ctx: Ctx<String>, a: AddReviewDiagramArgs) -> Result<AddReviewDiagramOut, ToolError> {
     let review = open_review(&ctx, &a.review_id, "/review_id").await?;
     area_of(&ctx, &review, &a.area, "/area").await?;
-    a.diagram
-        .validate()
-        .map_err(|e| ToolError::invalid(&format!("/diagram{}", e.pointer), format!("/diagram{}: {}", e.pointer, e.message)))?;
+    a.diagram.validate().map_err(|e| {
+        ToolError::invalid(&format!("/diagram{}", e.pointer), format!("/diagram{}: {}", e.pointer, e.message))
+    })?;
     let meta = ctx.services.data.meta(&review.repo).map_err(|e| ToolError::internal(e.to_string()))?;
     let (data, root, repo, head) =
         (ctx.services.data.clone(), std::path::PathBuf::from(meta.root), review.repo.clone(), review.head_sha.clone());
@@ -87,7 +87,15 @@ pub async fn add_review_diagram(ctx: Ctx<String>, a: AddReviewDiagramArgs) -> Re
         .services
         .store
         .reviews()
-        .add_diagram(&review.id, &a.area, a.diagram.kind(), &diagram_json, &check_json, check.contradicted > 0, &actor(&ctx))
+        .add_diagram(
+            &review.id,
+            &a.area,
+            a.diagram.kind(),
+            &diagram_json,
+            &check_json,
+            check.contradicted > 0,
+            &actor(&ctx),
+        )
         .await
         .map_err(|e| at(e, "/review_id"))?;
     post(

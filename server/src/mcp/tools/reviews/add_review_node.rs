@@ -5,8 +5,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{actor, area_of, at, open_review};
-use crate::mcp::tool::{Ctx, Decl, Hints, Modes, Scope, ToolError, ToolSet};
 use crate::mcp::policy::Mode;
+use crate::mcp::tool::{Ctx, Decl, Hints, Modes, Scope, ToolError, ToolSet};
 use crate::mcp::tools::messaging::post;
 use crate::store::reviews::{NewNode, Node, NodePriority};
 use crate::store::EntryStatus;

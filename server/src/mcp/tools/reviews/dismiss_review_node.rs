@@ -45,7 +45,10 @@ pub struct DismissReviewNodeOut {
     pub fact: Entry,
 }
 
-pub async fn dismiss_review_node(ctx: Ctx<String>, a: DismissReviewNodeArgs) -> Result<DismissReviewNodeOut, ToolError> {
+pub async fn dismiss_review_node(
+    ctx: Ctx<String>,
+    a: DismissReviewNodeArgs,
+) -> Result<DismissReviewNodeOut, ToolError> {
     let (node, review) = node_of(&ctx, &a.node_id, "/node_id").await?;
     if review.status != ReviewStatus::Open {
         return Err(closed(&review, "/node_id"));
@@ -73,7 +76,11 @@ pub async fn dismiss_review_node(ctx: Ctx<String>, a: DismissReviewNodeArgs) -> 
     );
     let source = format!("review:{}/{}", review.id, node.id);
     let fact = memory
-        .propose(&ctx.workspace, &d.id, NewEntry { kind: EntryKind::Fact, text: &text, author: &who, author_key: &key, source: &source })
+        .propose(
+            &ctx.workspace,
+            &d.id,
+            NewEntry { kind: EntryKind::Fact, text: &text, author: &who, author_key: &key, source: &source },
+        )
         .await?;
     let me = actor(&ctx);
     let suppression = Suppression {

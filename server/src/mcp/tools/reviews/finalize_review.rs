@@ -94,7 +94,13 @@ pub async fn finalize_review(ctx: Ctx<String>, a: FinalizeReviewArgs) -> Result<
     if !verdicts.is_empty() {
         s.push_str("\n### Verdicts\n");
         for v in &verdicts {
-            s.push_str(&format!("- {}: {} ({:.2}) — {}\n", v.reviewer, v.verdict.as_str(), v.confidence, v.explanation));
+            s.push_str(&format!(
+                "- {}: {} ({:.2}) — {}\n",
+                v.reviewer,
+                v.verdict.as_str(),
+                v.confidence,
+                v.explanation
+            ));
         }
     }
     let review = store.finalize(&review.id, d.verdict, &s, &actor(&ctx)).await.map_err(|e| at(e, "/review_id"))?;

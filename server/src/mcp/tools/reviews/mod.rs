@@ -3,7 +3,7 @@
 //! (add_review_node, confirm_review_node, resolve_review_node, dismiss_review_node,
 //! request_peer_review), the verdicts (submit_reviewer_verdict), dispatch_reviewers,
 //! set_cohort_summary, add_review_diagram (checked against the head's call graph) and
-//! finalize_review. A review is named by `review_id`, a finding by
+//! finalize_review, publish_review_to_github (the finalized review onto its pull request). A review is named by `review_id`, a finding by
 //! `node_id`, an area by `area`, all of the call's workspace.
 
 mod add_review_diagram;
@@ -12,6 +12,7 @@ mod confirm_review_node;
 mod dismiss_review_node;
 mod dispatch_reviewers;
 mod finalize_review;
+mod publish_review_to_github;
 mod request_peer_review;
 mod resolve_review_node;
 mod set_cohort_summary;
@@ -43,6 +44,7 @@ pub fn tools(r: &mut Registry) {
     r.add(finalize_review::DECL, finalize_review::finalize_review);
     r.add(set_cohort_summary::DECL, set_cohort_summary::set_cohort_summary);
     r.add(add_review_diagram::DECL, add_review_diagram::add_review_diagram);
+    r.add(publish_review_to_github::DECL, publish_review_to_github::publish_review_to_github);
 }
 
 /// The review `id` of the call's workspace, or an error naming `pointer`.
@@ -84,7 +86,10 @@ pub(crate) async fn node_of(ctx: &Ctx<String>, id: &str, pointer: &str) -> Resul
     let missing = || {
         ToolError::not_found(
             pointer,
-            format!("{pointer}: no finding '{id}' in workspace '{}' (add_review_node answers a node_id)", ctx.workspace),
+            format!(
+                "{pointer}: no finding '{id}' in workspace '{}' (add_review_node answers a node_id)",
+                ctx.workspace
+            ),
         )
     };
     let Some(n) = ctx.services.store.reviews().node(id).await? else { return Err(missing()) };
@@ -95,7 +100,12 @@ pub(crate) async fn node_of(ctx: &Ctx<String>, id: &str, pointer: &str) -> Resul
 }
 
 /// The area `area` of a review, or an error naming `pointer` with the review's areas.
-pub(crate) async fn area_of(ctx: &Ctx<String>, review: &Review, area: &str, pointer: &str) -> Result<Cohort, ToolError> {
+pub(crate) async fn area_of(
+    ctx: &Ctx<String>,
+    review: &Review,
+    area: &str,
+    pointer: &str,
+) -> Result<Cohort, ToolError> {
     let all = ctx.services.store.reviews().cohorts(&review.id).await?;
     let names: Vec<String> = all.iter().map(|c| c.area.clone()).collect();
     all.into_iter().find(|c| c.area == area).ok_or_else(|| {
@@ -133,7 +143,9 @@ pub(crate) async fn reviewers(ctx: &Ctx<String>) -> Result<Vec<Agent>, ToolError
         .filter(|a| a.id != me)
         .filter(|a| {
             a.skills.iter().any(|s| is(&s.to_lowercase()))
-                || a.description.split(|c: char| !c.is_alphanumeric() && c != '-' && c != '_').any(|w| is(&w.to_lowercase()))
+                || a.description
+                    .split(|c: char| !c.is_alphanumeric() && c != '-' && c != '_')
+                    .any(|w| is(&w.to_lowercase()))
         })
         .collect())
 }
@@ -192,7 +204,11 @@ pub(crate) fn choose<'a>(
                     Some((i, format!("its skills match the area ({}; score {score:.2})", matched.join(", "))))
                 }
                 None => (0..pool.len()).min_by_key(|&i| (load[i], pool[i].name.as_str())).map(|i| {
-                    (i, "no reviewer's skills name the area: the reviewer with the fewest areas of this review".to_string())
+                    (
+                        i,
+                        "no reviewer's skills name the area: the reviewer with the fewest areas of this review"
+                            .to_string(),
+                    )
                 }),
             };
             match pick {
@@ -220,7 +236,11 @@ pub(crate) fn area_brief(review: &Review, c: &Cohort, by: &str) -> String {
         c.area,
         c.files.join(", ")
     );
-    b.push_str(&format!("blast radius: {} transitive callers in {} files\nchanged symbols:\n", c.callers, c.caller_files.len()));
+    b.push_str(&format!(
+        "blast radius: {} transitive callers in {} files\nchanged symbols:\n",
+        c.callers,
+        c.caller_files.len()
+    ));
     for s in &c.symbols {
         b.push_str(&format!(
             "- {:?} {} {} ({}:{}), {} callers\n",
@@ -248,7 +268,13 @@ pub(crate) async fn dispatch_to(
     let run = dispatch(
         ctx,
         agent,
-        Brief { reason: "review", text: reason_text, space_id: Some(review.space_id.clone()), message_id: None, ticket_id: None },
+        Brief {
+            reason: "review",
+            text: reason_text,
+            space_id: Some(review.space_id.clone()),
+            message_id: None,
+            ticket_id: None,
+        },
     )
     .await?;
     Ok(run_out(&run, agent))

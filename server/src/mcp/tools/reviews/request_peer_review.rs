@@ -42,7 +42,10 @@ pub struct RequestPeerReviewOut {
     pub run: RunOut,
 }
 
-pub async fn request_peer_review(ctx: Ctx<String>, a: RequestPeerReviewArgs) -> Result<RequestPeerReviewOut, ToolError> {
+pub async fn request_peer_review(
+    ctx: Ctx<String>,
+    a: RequestPeerReviewArgs,
+) -> Result<RequestPeerReviewOut, ToolError> {
     let (node, review) = node_of(&ctx, &a.node_id, "/node_id").await?;
     if review.status != ReviewStatus::Open {
         return Err(closed(&review, "/node_id"));
@@ -55,7 +58,11 @@ pub async fn request_peer_review(ctx: Ctx<String>, a: RequestPeerReviewArgs) -> 
                     store.agents().list(&ctx.workspace).await?.into_iter().map(|a| a.name).collect();
                 return Err(ToolError::not_found(
                     "/agent",
-                    format!("/agent: no agent named exactly '{name}' in workspace '{}'; its agents: {}", ctx.workspace, names.join(", ")),
+                    format!(
+                        "/agent: no agent named exactly '{name}' in workspace '{}'; its agents: {}",
+                        ctx.workspace,
+                        names.join(", ")
+                    ),
                 )
                 .with_data(serde_json::json!({ "candidates": names })));
             };
@@ -90,7 +97,11 @@ pub async fn request_peer_review(ctx: Ctx<String>, a: RequestPeerReviewArgs) -> 
         }
     };
     let text = format!("{} asks {} for a second look at {}", caller_name(&ctx), agent.name, node.id);
-    store.reviews().record(&review.id, Some(&node.id), "peer_review", &caller_name(&ctx), &text).await.map_err(|e| at(e, "/node_id"))?;
+    store
+        .reviews()
+        .record(&review.id, Some(&node.id), "peer_review", &caller_name(&ctx), &text)
+        .await
+        .map_err(|e| at(e, "/node_id"))?;
     let brief = format!(
         "{} asks you for a second look at a finding of review {} (space {}).\n\nreview_id: {}\narea: {}\nnode_id: {}\nfinding: {} {}:{} {}\nraised by: {}\n\n{}\n\nRead the code at the review's head ({}). If it holds, confirm it with confirm_review_node (node_id {}); if not, say why in the space with send_message.",
         caller_name(&ctx),

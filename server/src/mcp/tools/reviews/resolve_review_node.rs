@@ -42,7 +42,10 @@ pub struct ResolveReviewNodeOut {
     pub trace: ReviewEvent,
 }
 
-pub async fn resolve_review_node(ctx: Ctx<String>, a: ResolveReviewNodeArgs) -> Result<ResolveReviewNodeOut, ToolError> {
+pub async fn resolve_review_node(
+    ctx: Ctx<String>,
+    a: ResolveReviewNodeArgs,
+) -> Result<ResolveReviewNodeOut, ToolError> {
     let (node, review) = node_of(&ctx, &a.node_id, "/node_id").await?;
     if review.status != ReviewStatus::Open {
         return Err(closed(&review, "/node_id"));

@@ -41,5 +41,10 @@ pub async fn set_cohort_summary(ctx: Ctx<String>, a: SetCohortSummaryArgs) -> Re
     if summary.is_empty() {
         return Err(ToolError::invalid("/summary", "/summary: write the summary (it is empty)"));
     }
-    ctx.services.store.reviews().set_summary(&review.id, &a.area, summary, &actor(&ctx)).await.map_err(|e| at(e, "/review_id"))
+    ctx.services
+        .store
+        .reviews()
+        .set_summary(&review.id, &a.area, summary, &actor(&ctx))
+        .await
+        .map_err(|e| at(e, "/review_id"))
 }
