@@ -190,7 +190,11 @@ impl GitHub {
         let token = config.resolve_token().map_err(|e| e.to_string())?;
         let repository = repository.unwrap_or(&config.repository);
         let valid = repository.split_once('/').is_some_and(|(o, n)| {
-            let ok = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+            let ok = |p: &str| {
+                !p.is_empty()
+                    && !p.starts_with('.')
+                    && p.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            };
             ok(o) && ok(n) && !n.contains('/')
         });
         if !valid {
@@ -494,6 +498,26 @@ mod tests {
         assert_eq!(next_link(&h).as_deref(), Some("https://x/repos/o/r/issues?page=2"));
         h.insert(LINK, "<https://x/repos/o/r/issues?page=1>; rel=\"prev\"".parse().unwrap());
         assert_eq!(next_link(&h), None);
+    }
+
+    #[test]
+    fn a_client_from_the_configuration_takes_its_token_from_there_and_checks_the_repository() {
+        let mut c: crate::config::GitHub =
+            toml::from_str("repository = \"acme/shop\"\ntoken_env = \"CC_TEST_GH_TOKEN_UNSET\"\n").unwrap();
+        let e = GitHub::from_config(&c, None).err().unwrap();
+        assert!(e.contains("CC_TEST_GH_TOKEN_UNSET"), "{e}");
+        c.token = Some("ghp_x".into());
+        c.base_url = "http://127.0.0.1:9/api/v3/".into();
+        let gh = GitHub::from_config(&c, None).unwrap();
+        assert_eq!(
+            (gh.repository(), gh.url("/pulls/1").as_str()),
+            ("acme/shop", "http://127.0.0.1:9/api/v3/repos/acme/shop/pulls/1")
+        );
+        assert_eq!(GitHub::from_config(&c, Some("octo/cat")).unwrap().repository(), "octo/cat");
+        for bad in ["octo", "octo/cat/x", "../x", "o/"] {
+            let e = GitHub::from_config(&c, Some(bad)).err().unwrap();
+            assert_eq!(e, format!("a GitHub repository is owner/name, not '{bad}'"));
+        }
     }
 
     #[test]
