@@ -18,6 +18,7 @@ pub mod output;
 pub mod pipelines;
 pub mod providers;
 pub mod rank;
+pub mod reviews;
 pub mod serve;
 pub mod services;
 pub mod signals;

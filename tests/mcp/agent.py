@@ -19,6 +19,10 @@ question it was started for (CC_SPACE_ID, CC_MESSAGE_ID) and answers it with sen
   --submit-output FILE  call submit_output with each payload of FILE (a JSON array), in
                   order, and put each answer (is_error, structured content) in the report
                   as `submitted` (pipeline runs)
+  --review        a reviewer (start_ai_review's brief): raise a finding on the brief's
+                  area (its first changed symbol), confirm the peers' findings posted into
+                  the review space (--review-peers of them, waiting up to 90 s), then give
+                  a verdict (--review-verdict, --review-confidence) and end
 """
 
 from __future__ import annotations
@@ -118,6 +122,11 @@ async def main() -> int:
     p.add_argument("--report")
     p.add_argument("--edit", action="store_true")
     p.add_argument("--submit-output")
+    p.add_argument("--review", action="store_true")
+    p.add_argument("--review-priority", default="P1")
+    p.add_argument("--review-peers", type=int, default=1)
+    p.add_argument("--review-verdict", default="hold")
+    p.add_argument("--review-confidence", type=float, default=0.8)
     args = p.parse_args()
 
     brief = sys.stdin.read()
@@ -181,6 +190,8 @@ async def main() -> int:
                     await asyncio.sleep(1000)
                     return 0
                 space, message = os.environ.get("CC_SPACE_ID"), os.environ.get("CC_MESSAGE_ID")
+                if args.review:
+                    report["review"] = await review(agent, brief, space)
                 if args.serve:
                     # Listening before answering: the next question finds it listening.
                     await agent.listen()
@@ -196,6 +207,44 @@ async def main() -> int:
                     await agent.serve()
                 await agent.call("agent_heartbeat", status="idle", note="done")
     return 0
+
+
+async def review(agent: Agent, brief: str, space: str | None) -> dict:
+    """--review: one finding on the brief's area, the peers' findings confirmed, a verdict."""
+    fields = dict(line.split(": ", 1) for line in brief.splitlines() if line[:1].isalpha() and ": " in line)
+    review_id, area = fields["review_id"], fields["area"]
+    # "- Modified function shop.pricing.price (shop/pricing.py:1), 2 callers"
+    symbols = [line for line in brief.splitlines() if line.startswith("- ") and "(" in line and not line.startswith("- Removed")]
+    where = symbols[0].rsplit("(", 1)[1].split(")", 1)[0]
+    qualified = symbols[0].split(" (", 1)[0].split()[-1]
+    file, line = where.rsplit(":", 1)
+    mine = await agent.call(
+        "add_review_node", review_id=review_id, area=area, file=file, line=int(line),
+        priority=agent.args.review_priority, title=f"{qualified} changed: its callers need a test",
+        body=f"{agent.name} read {qualified} and its callers",
+    )  # fmt: skip
+    confirmed: list[str] = []
+    deadline = asyncio.get_running_loop().time() + 90
+    while len(confirmed) < agent.args.review_peers and asyncio.get_running_loop().time() < deadline:
+        after = None
+        while True:
+            page = await agent.call("get_messages", space_id=space, limit=200, **({"after": after} if after else {}))
+            for m in page["messages"]:
+                words = m["text"].split()
+                if words[:1] == ["finding"] and m["sender"].get("agent_id") != agent.agent_id:
+                    node = words[1]
+                    if node not in confirmed:
+                        await agent.call("confirm_review_node", node_id=node)
+                        confirmed.append(node)
+            if not page["more"]:
+                break
+            after = page["next_after"]
+        await asyncio.sleep(0.3)
+    verdict = await agent.call(
+        "submit_reviewer_verdict", review_id=review_id, verdict=agent.args.review_verdict,
+        confidence=agent.args.review_confidence, explanation=f"{agent.name} on {area}: {len(confirmed)} peer findings confirmed",
+    )  # fmt: skip
+    return {"node_id": mine["node_id"], "confirmed": confirmed, "verdict": verdict["verdict"]["verdict"]}
 
 
 if __name__ == "__main__":

@@ -61,6 +61,8 @@ pub enum ToolSet {
     Pipelines,
     /// Orchestration: multi-agent plans proposed for approval.
     Orchestration,
+    /// Code reviews on the call graph: areas from the diff and its impact, findings, verdicts.
+    Reviews,
     /// A set an extension adds (the conformance fixtures; bridged servers), by name.
     Extra(&'static str),
 }
@@ -72,7 +74,7 @@ impl Serialize for ToolSet {
 }
 
 impl ToolSet {
-    pub const ALL: [ToolSet; 14] = [
+    pub const ALL: [ToolSet; 15] = [
         ToolSet::Discovery,
         ToolSet::Conversation,
         ToolSet::Workspace,
@@ -87,6 +89,7 @@ impl ToolSet {
         ToolSet::Memory,
         ToolSet::Pipelines,
         ToolSet::Orchestration,
+        ToolSet::Reviews,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -105,6 +108,7 @@ impl ToolSet {
             ToolSet::Memory => "memory",
             ToolSet::Pipelines => "pipelines",
             ToolSet::Orchestration => "orchestration",
+            ToolSet::Reviews => "reviews",
             ToolSet::Extra(name) => name,
         }
     }

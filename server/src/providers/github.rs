@@ -1,6 +1,8 @@
 //! A GitHub REST client for issues: create, update (title, body, state, labels, assignees),
 //! comment, and the two paginated listings the sync uses to find what an interrupted
-//! attempt did (issues, an issue's comments; `Link: <…>; rel="next"` followed). Secondary
+//! attempt did (issues, an issue's comments; `Link: <…>; rel="next"` followed); and for pull
+//! requests: read one, list its files (paginated, with their patches), post a review with
+//! inline comments (a comment on a line outside the diff is GitHub's 422, surfaced). Secondary
 //! and primary rate limits (403/429 with `Retry-After`, or `x-ratelimit-remaining: 0` with
 //! `x-ratelimit-reset`) are honoured: waited in place up to `max_wait`, else handed back as
 //! the time to retry after. A 422 is a refusal naming GitHub's validation errors.
@@ -48,6 +50,106 @@ pub struct IssueRef {
     pub url: String,
 }
 
+/// A pull request as GitHub answers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullRequest {
+    pub number: i64,
+    /// The commit the PR is compared against (`base.sha`).
+    pub base_sha: String,
+    /// The PR's last commit (`head.sha`): what a review is of.
+    pub head_sha: String,
+    /// The branch it merges into (`base.ref`).
+    pub base_ref: String,
+    /// Its branch (`head.ref`).
+    pub head_ref: String,
+    pub html_url: String,
+    pub title: String,
+}
+
+/// One file of a pull request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrFile {
+    /// Its path in the head commit.
+    pub filename: String,
+    /// added, removed, modified, renamed, copied, changed, unchanged.
+    pub status: String,
+    /// The unified diff's hunks; `None` for a binary file or one too large for GitHub to show.
+    pub patch: Option<String>,
+}
+
+/// The side of a diff a comment is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub enum Side {
+    /// The old file: a removed or context line, by its old line number.
+    #[serde(rename = "LEFT")]
+    Left,
+    /// The new file: an added or context line, by its new line number.
+    #[serde(rename = "RIGHT")]
+    Right,
+}
+
+impl Side {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Left => "LEFT",
+            Side::Right => "RIGHT",
+        }
+    }
+}
+
+/// What a review does to the pull request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub enum ReviewEvent {
+    #[serde(rename = "COMMENT")]
+    Comment,
+    #[serde(rename = "REQUEST_CHANGES")]
+    RequestChanges,
+    #[serde(rename = "APPROVE")]
+    Approve,
+}
+
+impl ReviewEvent {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewEvent::Comment => "COMMENT",
+            ReviewEvent::RequestChanges => "REQUEST_CHANGES",
+            ReviewEvent::Approve => "APPROVE",
+        }
+    }
+}
+
+/// An inline comment of a review: on `line` of `path`, on `side` of the diff.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct ReviewComment {
+    /// The file, repository-relative (the new path of a renamed file).
+    pub path: String,
+    /// 1-based, in the file of `side` (new file for RIGHT, old for LEFT).
+    pub line: u32,
+    /// RIGHT (the new file) or LEFT (the old).
+    pub side: Side,
+    /// The comment, Markdown.
+    pub body: String,
+}
+
+/// A review to post.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewReview {
+    /// The commit reviewed (the PR's head sha when it was read).
+    pub commit_id: String,
+    /// The summary.
+    pub body: String,
+    pub event: ReviewEvent,
+    /// Inline comments; each must be on a line of the diff (see `reviews::publish::place`).
+    pub comments: Vec<ReviewComment>,
+}
+
+/// A review as GitHub answers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewRef {
+    pub id: i64,
+    pub html_url: String,
+}
+
 pub struct GitHub {
     http: reqwest::Client,
     base: String,
@@ -79,6 +181,32 @@ impl GitHub {
             repository: repository.to_string(),
             max_wait,
         })
+    }
+
+    /// The client `[tickets.github]` configures, for `repository` (owner/name; default the
+    /// configured one): its base URL, timeouts and token — the configuration's or its
+    /// environment variable's, never a request's.
+    pub fn from_config(config: &crate::config::GitHub, repository: Option<&str>) -> Result<GitHub, String> {
+        let token = config.resolve_token().map_err(|e| e.to_string())?;
+        let repository = repository.unwrap_or(&config.repository);
+        let valid = repository.split_once('/').is_some_and(|(o, n)| {
+            let ok = |p: &str| {
+                !p.is_empty()
+                    && !p.starts_with('.')
+                    && p.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            };
+            ok(o) && ok(n) && !n.contains('/')
+        });
+        if !valid {
+            return Err(format!("a GitHub repository is owner/name, not '{repository}'"));
+        }
+        GitHub::new(
+            &config.base_url,
+            repository,
+            token,
+            Duration::from_secs(config.timeout_secs.max(1)),
+            Duration::from_secs(config.max_wait_secs),
+        )
     }
 
     pub fn repository(&self) -> &str {
@@ -227,6 +355,78 @@ impl GitHub {
     }
 }
 
+impl GitHub {
+    /// GET /repos/{repo}/pulls/{number}.
+    pub async fn pull_request(&self, number: i64) -> Result<PullRequest, GhError> {
+        let (v, _) = self.send(Method::GET, &self.url(&format!("/pulls/{number}")), None).await?;
+        let text = |p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
+        match (
+            v["number"].as_i64(),
+            text("/base/sha"),
+            text("/head/sha"),
+            text("/base/ref"),
+            text("/head/ref"),
+            text("/html_url"),
+        ) {
+            (Some(number), Some(base_sha), Some(head_sha), Some(base_ref), Some(head_ref), Some(html_url)) => {
+                Ok(PullRequest {
+                    number,
+                    base_sha,
+                    head_sha,
+                    base_ref,
+                    head_ref,
+                    html_url,
+                    title: text("/title").unwrap_or_default(),
+                })
+            }
+            _ => Err(GhError::Transient(
+                format!("GitHub answered pull request {number} without number, base, head or html_url: {v}"),
+                None,
+            )),
+        }
+    }
+
+    /// GET /repos/{repo}/pulls/{number}/files, every page (GitHub lists at most 3000 files).
+    pub async fn pull_request_files(&self, number: i64) -> Result<Vec<PrFile>, GhError> {
+        let items = self.all(self.url(&format!("/pulls/{number}/files?per_page=100"))).await?;
+        items
+            .iter()
+            .map(|f| match f["filename"].as_str() {
+                Some(name) => Ok(PrFile {
+                    filename: name.to_string(),
+                    status: f["status"].as_str().unwrap_or("modified").to_string(),
+                    patch: f["patch"].as_str().map(str::to_string),
+                }),
+                None => {
+                    Err(GhError::Transient(format!("GitHub answered a pull request file without filename: {f}"), None))
+                }
+            })
+            .collect()
+    }
+
+    /// POST /repos/{repo}/pulls/{number}/reviews: the summary, the event and the inline
+    /// comments in one review. A comment on a line that is not in the diff makes GitHub
+    /// refuse the whole review (422, its errors named).
+    pub async fn create_review(&self, number: i64, review: &NewReview) -> Result<ReviewRef, GhError> {
+        let comments: Vec<Value> = review
+            .comments
+            .iter()
+            .map(|c| json!({"path": c.path, "line": c.line, "side": c.side.as_str(), "body": c.body}))
+            .collect();
+        let body = json!({
+            "commit_id": review.commit_id,
+            "body": review.body,
+            "event": review.event.as_str(),
+            "comments": comments,
+        });
+        let (v, _) = self.send(Method::POST, &self.url(&format!("/pulls/{number}/reviews")), Some(&body)).await?;
+        match (v["id"].as_i64(), v["html_url"].as_str()) {
+            (Some(id), Some(url)) => Ok(ReviewRef { id, html_url: url.to_string() }),
+            _ => Err(GhError::Transient(format!("GitHub answered a review without id or html_url: {v}"), None)),
+        }
+    }
+}
+
 /// `Link: <url>; rel="next", <url>; rel="last"` -> the next page's URL.
 fn next_link(h: &HeaderMap) -> Option<String> {
     let link = h.get(LINK)?.to_str().ok()?;
@@ -298,6 +498,26 @@ mod tests {
         assert_eq!(next_link(&h).as_deref(), Some("https://x/repos/o/r/issues?page=2"));
         h.insert(LINK, "<https://x/repos/o/r/issues?page=1>; rel=\"prev\"".parse().unwrap());
         assert_eq!(next_link(&h), None);
+    }
+
+    #[test]
+    fn a_client_from_the_configuration_takes_its_token_from_there_and_checks_the_repository() {
+        let mut c: crate::config::GitHub =
+            toml::from_str("repository = \"acme/shop\"\ntoken_env = \"CC_TEST_GH_TOKEN_UNSET\"\n").unwrap();
+        let e = GitHub::from_config(&c, None).err().unwrap();
+        assert!(e.contains("CC_TEST_GH_TOKEN_UNSET"), "{e}");
+        c.token = Some("ghp_x".into());
+        c.base_url = "http://127.0.0.1:9/api/v3/".into();
+        let gh = GitHub::from_config(&c, None).unwrap();
+        assert_eq!(
+            (gh.repository(), gh.url("/pulls/1").as_str()),
+            ("acme/shop", "http://127.0.0.1:9/api/v3/repos/acme/shop/pulls/1")
+        );
+        assert_eq!(GitHub::from_config(&c, Some("octo/cat")).unwrap().repository(), "octo/cat");
+        for bad in ["octo", "octo/cat/x", "../x", "o/"] {
+            let e = GitHub::from_config(&c, Some(bad)).err().unwrap();
+            assert_eq!(e, format!("a GitHub repository is owner/name, not '{bad}'"));
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The workspace store: "keep this workspace's data, for one server or for several".
 //!
 //! One area of the registry, one module here ([`workspaces`], [`approvals`], [`agents`],
-//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`], [`goals`], [`skills`], [`memory`], [`pipelines`], [`orchestration`]; each later area adds its own), with its numbered migrations in
+//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`], [`goals`], [`skills`], [`memory`], [`pipelines`], [`orchestration`], [`reviews`]; each later area adds its own), with its numbered migrations in
 //! `server/migrations/<area>/` (embedded by build.rs; [`AREAS`] orders them) and every query
 //! written once, in SQL both backends run, over sqlx's Any driver:
 //!
@@ -25,6 +25,7 @@ pub mod goals;
 pub mod memory;
 pub mod orchestration;
 pub mod pipelines;
+pub mod reviews;
 pub mod skills;
 pub mod spaces;
 pub mod tickets;
@@ -68,6 +69,7 @@ pub const AREAS: &[&str] = &[
     "memory",
     "pipelines",
     "orchestration",
+    "reviews",
 ];
 
 /// How long SQLite waits for another process's write before it gives up.
@@ -392,6 +394,10 @@ impl Store {
 
     pub fn orchestration(&self) -> orchestration::Orchestration<'_> {
         orchestration::Orchestration { store: self }
+    }
+
+    pub fn reviews(&self) -> reviews::Reviews<'_> {
+        reviews::Reviews { store: self }
     }
 }
 

@@ -12,7 +12,17 @@
 //! character title limit (422 "Validation Failed" with GitHub's `errors` shape), 403/429
 //! secondary limits with `Retry-After` and 403 primary limits with `x-ratelimit-remaining: 0`
 //! and `x-ratelimit-reset`, and an outage (its listener closed: connection refused) or an
-//! answer lost after the change was made (502 after the write).
+//! answer lost after the change was made (502 after the write). For pull requests (the
+//! reviews' side, tested in `github_reviews.rs`): `GET /repos/{o}/{r}/pulls/{n}` (number,
+//! title, html_url, base and head with ref and sha), `GET …/pulls/{n}/files` (filename,
+//! status, patch; per_page, page and `Link` headers as the issues listing), `POST
+//! …/pulls/{n}/reviews` (commit_id, body, event COMMENT | REQUEST_CHANGES | APPROVE, comments
+//! with path, line, side LEFT | RIGHT, body), refused whole as GitHub does — 422
+//! "Unprocessable Entity" with `errors: ["Line could not be resolved"]` when a comment's line
+//! is not in its file's hunks on its side (computed from the seeded patches by the double's
+//! own walk), 422 "Validation Failed" for an unknown event or side or a missing body on a
+//! REQUEST_CHANGES; a test seeds a pull request with [`Double::add_pull`] and reads the stored
+//! reviews back with [`Double::reviews`].
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -36,8 +46,19 @@ use tokio_util::sync::CancellationToken;
 
 use crate::common::{err, ok_value, on_each_backend};
 
-const TOKEN: &str = "ghp_double_token";
-const REPO: &str = "acme/shop";
+pub(crate) const TOKEN: &str = "ghp_double_token";
+pub(crate) const REPO: &str = "acme/shop";
+
+/// A pull request of the double.
+#[derive(Clone, Debug)]
+pub(crate) struct Pull {
+    pub(crate) number: i64,
+    pub(crate) title: String,
+    pub(crate) base_sha: String,
+    pub(crate) head_sha: String,
+    /// (filename, status, patch).
+    pub(crate) files: Vec<(String, String, Option<String>)>,
+}
 
 #[derive(Clone, Debug)]
 struct Issue {
@@ -53,7 +74,7 @@ struct Issue {
 
 /// What the next request meets instead of an answer.
 #[derive(Clone, Debug)]
-enum Fault {
+pub(crate) enum Fault {
     /// 403 or 429 with Retry-After (seconds).
     RetryAfter(u16, u64),
     /// 403 with x-ratelimit-remaining 0, reset in this many seconds.
@@ -65,6 +86,9 @@ enum Fault {
 #[derive(Default)]
 struct Repo {
     issues: Vec<Issue>,
+    pulls: Vec<Pull>,
+    /// (pull number, the review as GitHub stores it) of every review accepted.
+    reviews: Vec<(i64, Value)>,
     faults: VecDeque<Fault>,
     /// (method path, when) of every request.
     log: Vec<(String, Instant)>,
@@ -80,7 +104,7 @@ pub(crate) struct Double {
 }
 
 impl Double {
-    async fn start() -> Double {
+    pub(crate) async fn start() -> Double {
         let mut d = Double { state: Arc::default(), addr: "127.0.0.1:0".parse().unwrap(), stop: None };
         d.listen().await;
         d
@@ -94,6 +118,9 @@ impl Double {
             .route("/repos/{owner}/{repo}/issues", get(list_issues).post(create_issue))
             .route("/repos/{owner}/{repo}/issues/{number}", patch(update_issue))
             .route("/repos/{owner}/{repo}/issues/{number}/comments", get(list_comments).post(create_comment))
+            .route("/repos/{owner}/{repo}/pulls/{number}", get(get_pull))
+            .route("/repos/{owner}/{repo}/pulls/{number}/files", get(list_pull_files))
+            .route("/repos/{owner}/{repo}/pulls/{number}/reviews", axum::routing::post(create_review))
             .with_state(shared);
         let stop = CancellationToken::new();
         let s = stop.clone();
@@ -116,11 +143,11 @@ impl Double {
         self.listen().await;
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
-    fn fault(&self, f: Fault) {
+    pub(crate) fn fault(&self, f: Fault) {
         self.state.lock().unwrap().faults.push_back(f);
     }
 
@@ -150,8 +177,22 @@ impl Double {
         }
     }
 
-    fn log(&self) -> Vec<(String, Instant)> {
+    pub(crate) fn log(&self) -> Vec<(String, Instant)> {
         self.state.lock().unwrap().log.clone()
+    }
+
+    /// Seeds a pull request of `REPO`: its base and head commits and its files, each with
+    /// its status and patch (GitHub's hunks without the file header; `None`: binary).
+    pub(crate) fn add_pull(&self, pull: Pull) {
+        let mut r = self.state.lock().unwrap();
+        r.pulls.retain(|p| p.number != pull.number);
+        r.pulls.push(pull);
+    }
+
+    /// The reviews accepted on pull request `number`, as GitHub stores them (id, commit_id,
+    /// body, state, and the comments with path, line, side, body), oldest first.
+    pub(crate) fn reviews(&self, number: i64) -> Vec<Value> {
+        self.state.lock().unwrap().reviews.iter().filter(|(n, _)| *n == number).map(|(_, v)| v.clone()).collect()
     }
 }
 
@@ -414,6 +455,168 @@ async fn create_comment(
         return gh_error(StatusCode::BAD_GATEWAY, "Server Error");
     }
     (StatusCode::CREATED, Json(json!({"id": id, "body": body}))).into_response()
+}
+
+/// The lines of `patch` a comment may be on, per side: (LEFT: old line numbers of removed and
+/// context lines, RIGHT: new line numbers of added and context lines). The double's own walk
+/// of the hunks, not the product's.
+fn commentable(patch: &str) -> (Vec<u32>, Vec<u32>) {
+    let (mut left, mut right) = (Vec::new(), Vec::new());
+    // (old, new) line numbers of the next line, inside a hunk.
+    let mut at: Option<(u32, u32)> = None;
+    for l in patch.lines() {
+        if let Some(h) = l.strip_prefix("@@ -") {
+            // @@ -o[,n] +n[,m] @@ heading
+            let mut parts = h.split(' ');
+            let mut num =
+                || -> u32 { parts.next().unwrap().trim_start_matches('+').split(',').next().unwrap().parse().unwrap() };
+            at = Some((num(), num()));
+            continue;
+        }
+        let Some((old, new)) = at.as_mut() else { continue };
+        if l.starts_with('+') {
+            right.push(*new);
+            *new += 1;
+        } else if l.starts_with('-') {
+            left.push(*old);
+            *old += 1;
+        } else if !l.starts_with('\\') {
+            left.push(*old);
+            right.push(*new);
+            *old += 1;
+            *new += 1;
+        }
+    }
+    (left, right)
+}
+
+fn pull_json(p: &Pull) -> Value {
+    json!({
+        "id": 5000 + p.number,
+        "number": p.number,
+        "state": "open",
+        "title": p.title,
+        "html_url": format!("https://github.example/{REPO}/pull/{}", p.number),
+        "base": {"ref": "main", "sha": p.base_sha, "repo": {"full_name": REPO}},
+        "head": {"ref": format!("feature-{}", p.number), "sha": p.head_sha, "repo": {"full_name": REPO}},
+        "changed_files": p.files.len(),
+    })
+}
+
+async fn get_pull(State(s): State<Shared>, Path((o, r, n)): Path<(String, String, i64)>, h: HeaderMap) -> Response {
+    if let Err(e) = gate(&s, &h, format!("GET pulls/{n}"), (&o, &r)) {
+        return e;
+    }
+    let repo = s.0.lock().unwrap();
+    match repo.pulls.iter().find(|p| p.number == n) {
+        Some(p) => (StatusCode::OK, Json(pull_json(p))).into_response(),
+        None => gh_error(StatusCode::NOT_FOUND, "Not Found"),
+    }
+}
+
+async fn list_pull_files(
+    State(s): State<Shared>,
+    Path((o, r, n)): Path<(String, String, i64)>,
+    Query(q): Query<Page>,
+    h: HeaderMap,
+) -> Response {
+    if let Err(e) = gate(&s, &h, format!("GET pulls/{n}/files page {}", q.page.unwrap_or(1)), (&o, &r)) {
+        return e;
+    }
+    let repo = s.0.lock().unwrap();
+    let Some(p) = repo.pulls.iter().find(|p| p.number == n) else {
+        return gh_error(StatusCode::NOT_FOUND, "Not Found");
+    };
+    let items = p
+        .files
+        .iter()
+        .map(|(f, st, patch)| {
+            let mut v = json!({"sha": "0".repeat(40), "filename": f, "status": st});
+            if let Some(patch) = patch {
+                v["patch"] = json!(patch);
+            }
+            v
+        })
+        .collect();
+    paged(&s, &format!("/repos/{REPO}/pulls/{n}/files"), "", items, &q)
+}
+
+fn unprocessable(message: &str, errors: Value) -> Response {
+    (
+        StatusCode::UNPROCESSABLE_ENTITY,
+        Json(json!({"message": message, "errors": errors,
+            "documentation_url": "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"})),
+    )
+        .into_response()
+}
+
+async fn create_review(
+    State(s): State<Shared>,
+    Path((o, r, n)): Path<(String, String, i64)>,
+    h: HeaderMap,
+    Json(v): Json<Value>,
+) -> Response {
+    if let Err(e) = gate(&s, &h, format!("POST pulls/{n}/reviews"), (&o, &r)) {
+        return e;
+    }
+    let mut repo = s.0.lock().unwrap();
+    let Some(p) = repo.pulls.iter().find(|p| p.number == n).cloned() else {
+        return gh_error(StatusCode::NOT_FOUND, "Not Found");
+    };
+    let event = v["event"].as_str().unwrap_or("PENDING");
+    if !matches!(event, "COMMENT" | "REQUEST_CHANGES" | "APPROVE") {
+        return unprocessable(
+            "Validation Failed",
+            json!([{"resource": "PullRequestReview", "field": "event", "code": "invalid"}]),
+        );
+    }
+    let body = v["body"].as_str().unwrap_or_default();
+    if event != "APPROVE" && body.is_empty() {
+        return unprocessable("Unprocessable Entity", json!([format!("Body is required for {event} reviews")]));
+    }
+    let commit = v["commit_id"].as_str().unwrap_or(&p.head_sha).to_string();
+    let mut comments = Vec::new();
+    for c in v["comments"].as_array().cloned().unwrap_or_default() {
+        let side = c["side"].as_str().unwrap_or("RIGHT");
+        if side != "LEFT" && side != "RIGHT" {
+            return unprocessable(
+                "Validation Failed",
+                json!([{"resource": "PullRequestReviewComment", "field": "side", "code": "invalid"}]),
+            );
+        }
+        let line = c["line"].as_u64().unwrap_or(0) as u32;
+        let in_diff =
+            p.files.iter().find(|f| Some(f.0.as_str()) == c["path"].as_str()).and_then(|f| f.2.as_deref()).is_some_and(
+                |patch| {
+                    let (left, right) = commentable(patch);
+                    if side == "LEFT" {
+                        left.contains(&line)
+                    } else {
+                        right.contains(&line)
+                    }
+                },
+            );
+        if !in_diff {
+            return unprocessable("Unprocessable Entity", json!(["Line could not be resolved"]));
+        }
+        comments.push(json!({"path": c["path"], "line": line, "side": side, "body": c["body"]}));
+    }
+    let id = 9000 + repo.reviews.len() as i64 + 1;
+    let state = match event {
+        "COMMENT" => "COMMENTED",
+        "APPROVE" => "APPROVED",
+        _ => "CHANGES_REQUESTED",
+    };
+    let review = json!({
+        "id": id,
+        "body": body,
+        "state": state,
+        "commit_id": commit,
+        "html_url": format!("https://github.example/{REPO}/pull/{n}#pullrequestreview-{id}"),
+        "comments": comments,
+    });
+    repo.reviews.push((n, review.clone()));
+    (StatusCode::OK, Json(review)).into_response()
 }
 
 // ------------------------------------------------------------ the app under test

@@ -10,6 +10,7 @@ pub mod memory;
 pub mod messaging;
 pub mod orchestration;
 pub mod pipelines;
+pub mod reviews;
 pub mod rigs;
 pub mod skills;
 pub mod tickets;
@@ -34,5 +35,6 @@ pub fn registry() -> Registry {
     memory::tools(&mut r);
     pipelines::tools(&mut r);
     orchestration::tools(&mut r);
+    reviews::tools(&mut r);
     r
 }
