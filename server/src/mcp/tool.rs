@@ -57,6 +57,8 @@ pub enum ToolSet {
     Skills,
     /// Facts, policies, working memory and their reconciliation.
     Memory,
+    /// Plans, playbooks and artifacts.
+    Plans,
     /// A set an extension adds (the conformance fixtures; bridged servers), by name.
     Extra(&'static str),
 }
@@ -68,7 +70,7 @@ impl Serialize for ToolSet {
 }
 
 impl ToolSet {
-    pub const ALL: [ToolSet; 12] = [
+    pub const ALL: [ToolSet; 13] = [
         ToolSet::Discovery,
         ToolSet::Conversation,
         ToolSet::Workspace,
@@ -81,6 +83,7 @@ impl ToolSet {
         ToolSet::Governance,
         ToolSet::Skills,
         ToolSet::Memory,
+        ToolSet::Plans,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -97,6 +100,7 @@ impl ToolSet {
             ToolSet::Governance => "governance",
             ToolSet::Skills => "skills",
             ToolSet::Memory => "memory",
+            ToolSet::Plans => "plans",
             ToolSet::Extra(name) => name,
         }
     }

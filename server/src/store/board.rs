@@ -25,11 +25,13 @@ pub enum BoardKind {
     Publish,
     Hire,
     Custom,
+    // A plan a playbook produced (run_playbook), waiting for the operator.
+    Plan,
 }
 
 impl BoardKind {
-    pub const ALL: [BoardKind; 5] =
-        [BoardKind::PlanExit, BoardKind::Merge, BoardKind::Publish, BoardKind::Hire, BoardKind::Custom];
+    pub const ALL: [BoardKind; 6] =
+        [BoardKind::PlanExit, BoardKind::Merge, BoardKind::Publish, BoardKind::Hire, BoardKind::Custom, BoardKind::Plan];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -38,6 +40,7 @@ impl BoardKind {
             BoardKind::Publish => "publish",
             BoardKind::Hire => "hire",
             BoardKind::Custom => "custom",
+            BoardKind::Plan => "plan",
         }
     }
 

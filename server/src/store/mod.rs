@@ -1,7 +1,7 @@
 //! The workspace store: "keep this workspace's data, for one server or for several".
 //!
 //! One area of the registry, one module here ([`workspaces`], [`approvals`], [`agents`],
-//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`], [`goals`], [`skills`], [`memory`]; each later area adds its own), with its numbered migrations in
+//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`], [`goals`], [`skills`], [`memory`], [`plans`], [`artifacts`]; each later area adds its own), with its numbered migrations in
 //! `server/migrations/<area>/` (embedded by build.rs; [`AREAS`] orders them) and every query
 //! written once, in SQL both backends run, over sqlx's Any driver:
 //!
@@ -19,10 +19,12 @@
 
 pub mod agents;
 pub mod approvals;
+pub mod artifacts;
 pub mod board;
 pub mod feeds;
 pub mod goals;
 pub mod memory;
+pub mod plans;
 pub mod skills;
 pub mod spaces;
 pub mod tickets;
@@ -37,10 +39,12 @@ use sqlx::{Any, AnyPool, Executor, Transaction};
 
 pub use agents::{Agent, Agents, Family, Heartbeat, Run, RunStatus, RuntimeProfile};
 pub use approvals::{Approval, ApprovalStatus, Approvals};
+pub use artifacts::{Artifact, ArtifactRevision, Artifacts};
 pub use board::{Actor, Board, BoardApproval, BoardKind, BoardStatus};
 pub use feeds::Feeds;
 pub use goals::{Goal, GoalLevel, GoalStatus, Goals, NewGoal};
 pub use memory::{Domain, Entry, EntryKind, EntryStatus, MemoryStore};
+pub use plans::{Plan, PlanVersion, Playbook, Plans};
 pub use skills::{NewSkillEvent, SkillAction, SkillEvent, Skills};
 pub use spaces::{Member, Message, Notes, Sender, Space, SpaceKind, Spaces, Todo, TodoStatus};
 pub use tickets::{
@@ -64,6 +68,8 @@ pub const AREAS: &[&str] = &[
     "goals",
     "skills",
     "memory",
+    "plans",
+    "artifacts",
 ];
 
 /// How long SQLite waits for another process's write before it gives up.
@@ -380,6 +386,14 @@ impl Store {
 
     pub fn memory(&self) -> MemoryStore<'_> {
         MemoryStore { store: self }
+    }
+
+    pub fn plans(&self) -> Plans<'_> {
+        Plans { store: self }
+    }
+
+    pub fn artifacts(&self) -> Artifacts<'_> {
+        Artifacts { store: self }
     }
 }
 

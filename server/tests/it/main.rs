@@ -1,5 +1,6 @@
 //! End-to-end tests of the `cc-server` binary, run as a user would.
 mod agents;
+mod artifacts;
 mod bench;
 mod cli;
 mod common;
@@ -13,6 +14,7 @@ mod governance;
 mod hardening;
 mod memory;
 mod mobile;
+mod plans;
 mod policy;
 mod rigs;
 mod skills;

@@ -1,6 +1,7 @@
 //! Every area's tools: one folder per area, one file per tool, and each area's `tools()`
 //! adding its tools to the registry with one line each.
 pub mod agents;
+pub mod artifacts;
 pub mod code;
 pub mod conversation;
 pub mod discovery;
@@ -8,6 +9,7 @@ pub mod feeds;
 pub mod governance;
 pub mod memory;
 pub mod messaging;
+pub mod plans;
 pub mod rigs;
 pub mod skills;
 pub mod tickets;
@@ -30,5 +32,7 @@ pub fn registry() -> Registry {
     governance::tools(&mut r);
     skills::tools(&mut r);
     memory::tools(&mut r);
+    plans::tools(&mut r);
+    artifacts::tools(&mut r);
     r
 }
