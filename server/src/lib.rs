@@ -4,6 +4,7 @@
 //! prints; the engines (`cc-indexer`, `cc-graph`, `cc-rigs`) expose plain Rust types.
 pub mod agents;
 pub mod app;
+pub mod artifacts;
 pub mod bench;
 pub mod bus;
 pub mod cli;

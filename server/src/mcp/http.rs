@@ -1,5 +1,6 @@
 //! The HTTP server: Streamable HTTP at `/mcp` (rmcp), the legacy HTTP+SSE pair at
-//! `/sse` + `/messages`, the operator's approval queue at `/approvals`, one guard in
+//! `/sse` + `/messages`, the operator's approval queue at `/approvals`, artifacts as
+//! pages at `/artifacts/{id}` (for a principal that sees the artifact's workspace), one guard in
 //! front of every route (Host and Origin against DNS rebinding, the bearer token of a
 //! principal — or the operator's on `/approvals` —, the body limit), MCP sessions bound
 //! to the principal that opened them, and graceful shutdown.
@@ -353,7 +354,8 @@ pub fn router_with(
     let router = Router::new()
         .merge(mcp)
         .merge(super::sse::routes(sse))
-        .merge(approval_routes(app))
+        .merge(approval_routes(app.clone()))
+        .merge(artifact_routes(app))
         .fallback(|| async {
             deny(StatusCode::NOT_FOUND, "Not Found: the MCP endpoints are /mcp, /sse and /messages (and /approvals)")
         })
@@ -459,6 +461,82 @@ async fn approve(State(app): State<Arc<App>>, Path(id): Path<String>, body: axum
 
 async fn reject(State(app): State<Arc<App>>, Path(id): Path<String>, body: axum::body::Bytes) -> Response {
     decide(app, id, false, body).await
+}
+
+// ---------------------------------------------------------------- artifacts as pages
+
+fn artifact_routes(app: Arc<App>) -> Router {
+    use axum::routing::get;
+    Router::new().route("/artifacts/{id}", get(artifact_page)).with_state(app)
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PageQuery {
+    /// An earlier revision (1, 2, …) instead of the current one.
+    revision: Option<i64>,
+}
+
+fn page_error(status: StatusCode, message: &str) -> Response {
+    let body = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{status}</title></head><body><h1>{status}</h1><p>{}</p></body></html>",
+        crate::artifacts::escape(message)
+    );
+    page_response(status, body)
+}
+
+fn page_response(status: StatusCode, body: String) -> Response {
+    let mut r = (status, body).into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(crate::artifacts::CSP));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+    r
+}
+
+/// `GET /artifacts/{id}[?revision=N]`: the artifact's current revision (or revision N) as one
+/// HTML page. Another workspace's artifact is answered as one that does not exist.
+async fn artifact_page(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    query: Result<axum::extract::Query<PageQuery>, axum::extract::rejection::QueryRejection>,
+    principal: Option<axum::Extension<Principal>>,
+) -> Response {
+    let Ok(axum::extract::Query(q)) = query else {
+        return page_error(StatusCode::BAD_REQUEST, "the query takes only revision=N (a revision number)");
+    };
+    let Some(axum::Extension(principal)) = principal else {
+        return page_error(StatusCode::UNAUTHORIZED, "a bearer token is required");
+    };
+    let store = &app.services.store;
+    let missing = || page_error(StatusCode::NOT_FOUND, &format!("no artifact '{id}'"));
+    let artifact = match store.artifacts().get(&id).await {
+        Ok(Some(a)) if principal.sees(&a.workspace_id) => a,
+        Ok(_) => return missing(),
+        Err(e) => return page_error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    };
+    let revision = match store.artifacts().revision(&artifact.id, q.revision).await {
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            return page_error(
+                StatusCode::NOT_FOUND,
+                &format!(
+                    "artifact '{id}' has no revision {} (its revisions: 1 to {})",
+                    q.revision.unwrap_or(0),
+                    artifact.revisions
+                ),
+            )
+        }
+        Err(e) => return page_error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    };
+    let blocks: Vec<crate::artifacts::Block> = match serde_json::from_value(revision.blocks) {
+        Ok(b) => b,
+        Err(e) => return page_error(StatusCode::INTERNAL_SERVER_ERROR, &format!("a stored artifact revision: {e}")),
+    };
+    let html = crate::artifacts::render_page(&revision.title, revision.number, revision.created_at, &blocks);
+    page_response(StatusCode::OK, html)
 }
 
 /// Serves until SIGINT/SIGTERM (or `shutdown`): stops accepting, cancels sessions, lets

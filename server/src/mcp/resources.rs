@@ -1,9 +1,10 @@
 //! Resource templates: a file, or a symbol's source, of an indexed repository; a space's
-//! messages.
+//! messages; a plan.
 //!
 //! `cc://{workspace_id}/repos/{repo}/files/{+path}`,
-//! `cc://{workspace_id}/repos/{repo}/symbols/{id}` and `cc://spaces/{space_id}/messages`
-//! (which a client may subscribe to: it hears of each new message). URIs are split by hand, not by a
+//! `cc://{workspace_id}/repos/{repo}/symbols/{id}`, `cc://spaces/{space_id}/messages`
+//! (which a client may subscribe to: it hears of each new message) and
+//! `cc://{workspace_id}/plans/{plan_id}` (its latest version; `…/versions/{n}` an earlier one). URIs are split by hand, not by a
 //! URL parser: a parser would read the workspace as an authority and lower-case it,
 //! renaming things on a case-sensitive file system; and a hand split is linear in the
 //! URI's length whatever it holds (no backtracking matcher).
@@ -23,6 +24,16 @@ pub const TEMPLATES: &[(&str, &str, &str)] = &[
         "space messages",
         "A space's last 50 messages (JSON, oldest first); subscribe to hear of each new one.",
     ),
+    (
+        "cc://{workspace_id}/plans/{plan_id}",
+        "plan",
+        "A plan (submit_plan, run_playbook) with its latest version's PlanDocument (JSON).",
+    ),
+    (
+        "cc://{workspace_id}/plans/{plan_id}/versions/{version}",
+        "plan version",
+        "One version (1, 2, …) of a plan, with its PlanDocument (JSON).",
+    ),
 ];
 
 pub fn file_uri(ws: &str, repo: &str, path: &str) -> String {
@@ -37,12 +48,17 @@ pub fn messages_uri(space_id: &str) -> String {
     format!("cc://spaces/{space_id}/messages")
 }
 
+pub fn plan_uri(ws: &str, plan_id: &str) -> String {
+    format!("cc://{ws}/plans/{plan_id}")
+}
+
 /// What a `cc://` URI addresses.
 #[derive(Debug, PartialEq, Eq, Serialize)]
 pub enum Address<'a> {
     File { workspace: &'a str, repo: &'a str, path: &'a str },
     Symbol { workspace: &'a str, repo: &'a str, id: &'a str },
     Messages { space: &'a str },
+    Plan { workspace: &'a str, id: &'a str, version: Option<&'a str> },
 }
 
 /// Splits a `cc://` URI; `None` when it matches no template.
@@ -61,6 +77,22 @@ pub fn parse_counting<'a>(uri: &'a str, steps: &mut usize) -> Option<Address<'a>
         }
     }
     let (workspace, rest) = split_slash(rest, steps)?;
+    if let Some(plan) = strip(rest, "plans/", steps) {
+        if workspace.is_empty() {
+            return None;
+        }
+        return match split_slash(plan, steps) {
+            None => (!plan.is_empty()).then_some(Address::Plan { workspace, id: plan, version: None }),
+            Some((id, more)) => {
+                let version = strip(more, "versions/", steps)?;
+                (!id.is_empty() && !version.is_empty() && !has_slash(version, steps)).then_some(Address::Plan {
+                    workspace,
+                    id,
+                    version: Some(version),
+                })
+            }
+        };
+    }
     let rest = strip(rest, "repos/", steps)?;
     let (repo, rest) = split_slash(rest, steps)?;
     if workspace.is_empty() || repo.is_empty() {
@@ -121,6 +153,20 @@ mod tests {
             parse("cc://spaces/repos/r/files/a"),
             Some(Address::File { workspace: "spaces", repo: "r", path: "a" })
         );
+        assert_eq!(parse("cc://w/plans/pl-1"), Some(Address::Plan { workspace: "w", id: "pl-1", version: None }));
+        assert_eq!(
+            parse("cc://w/plans/pl-1/versions/2"),
+            Some(Address::Plan { workspace: "w", id: "pl-1", version: Some("2") })
+        );
+        for bad in [
+            "cc://w/plans/",
+            "cc://w/plans/pl-1/",
+            "cc://w/plans/pl-1/other/2",
+            "cc://w/plans/pl-1/versions/2/x",
+            "cc:///plans/p",
+        ] {
+            assert_eq!(parse(bad), None, "{bad}");
+        }
         assert_eq!(parse("http://x"), None);
         assert_eq!(parse("cc:///repos/a/files/x"), None);
     }
@@ -159,6 +205,9 @@ mod tests {
             ("", "cc://", ""),
             ("cc://w/repos/r/", "symbols/", "x"),
             ("cc://w/", "{+path}", "/repos/r/files/x"),
+            ("cc://w/plans/", "p", ""),
+            ("cc://w/plans/p/versions/", "1", ""),
+            ("cc://w/plans/", "p/", "versions/1"),
         ];
         for (head, unit, tail) in shapes {
             let mut per_byte = Vec::new();

@@ -674,6 +674,11 @@ pub async fn read_cc(
     let addr = resources::parse(uri).ok_or_else(|| not_found(format!("no resource template matches {uri}")))?;
     let (ws, repo) = match &addr {
         Address::File { workspace, repo, .. } | Address::Symbol { workspace, repo, .. } => (*workspace, *repo),
+        Address::Plan { workspace, id, version } => {
+            return super::tools::plans::read_resource(services, principal, workspace, id, *version)
+                .await
+                .map_err(not_found);
+        }
         Address::Messages { space } => {
             let space = visible_space(services, principal, space).await?;
             let messages = services
@@ -701,7 +706,7 @@ pub async fn read_cc(
     let root = l.repo.meta.root.clone();
     let (path, start, end) = match addr {
         Address::File { path, .. } => (path.to_string(), 1, u32::MAX),
-        Address::Messages { .. } => unreachable!("answered above"),
+        Address::Messages { .. } | Address::Plan { .. } => unreachable!("answered above"),
         Address::Symbol { id, .. } => {
             let sym = cc_indexer::SymbolId::parse(id)
                 .and_then(|sid| l.graph.symbol(sid))

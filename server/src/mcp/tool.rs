@@ -63,6 +63,8 @@ pub enum ToolSet {
     Orchestration,
     /// Code reviews on the call graph: areas from the diff and its impact, findings, verdicts.
     Reviews,
+    /// Plans, playbooks and artifacts.
+    Plans,
     /// A set an extension adds (the conformance fixtures; bridged servers), by name.
     Extra(&'static str),
 }
@@ -74,7 +76,7 @@ impl Serialize for ToolSet {
 }
 
 impl ToolSet {
-    pub const ALL: [ToolSet; 15] = [
+    pub const ALL: [ToolSet; 16] = [
         ToolSet::Discovery,
         ToolSet::Conversation,
         ToolSet::Workspace,
@@ -90,6 +92,7 @@ impl ToolSet {
         ToolSet::Pipelines,
         ToolSet::Orchestration,
         ToolSet::Reviews,
+        ToolSet::Plans,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -109,6 +112,7 @@ impl ToolSet {
             ToolSet::Pipelines => "pipelines",
             ToolSet::Orchestration => "orchestration",
             ToolSet::Reviews => "reviews",
+            ToolSet::Plans => "plans",
             ToolSet::Extra(name) => name,
         }
     }

@@ -26,18 +26,21 @@ pub enum BoardKind {
     Hire,
     Custom,
     // A multi-agent plan (propose_orchestration): decomposed into tickets once approved.
-    // (A plain comment: a doc comment would turn the kinds' enum schema into a oneOf.)
+    // (Plain comments: a doc comment would turn the kinds' enum schema into a oneOf.)
     Orchestration,
+    // A plan a playbook produced (run_playbook), waiting for the operator.
+    Plan,
 }
 
 impl BoardKind {
-    pub const ALL: [BoardKind; 6] = [
+    pub const ALL: [BoardKind; 7] = [
         BoardKind::PlanExit,
         BoardKind::Merge,
         BoardKind::Publish,
         BoardKind::Hire,
         BoardKind::Custom,
         BoardKind::Orchestration,
+        BoardKind::Plan,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -48,6 +51,7 @@ impl BoardKind {
             BoardKind::Hire => "hire",
             BoardKind::Custom => "custom",
             BoardKind::Orchestration => "orchestration",
+            BoardKind::Plan => "plan",
         }
     }
 

@@ -1,7 +1,7 @@
 //! The workspace store: "keep this workspace's data, for one server or for several".
 //!
 //! One area of the registry, one module here ([`workspaces`], [`approvals`], [`agents`],
-//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`], [`goals`], [`skills`], [`memory`], [`pipelines`], [`orchestration`], [`reviews`]; each later area adds its own), with its numbered migrations in
+//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`], [`goals`], [`skills`], [`memory`], [`pipelines`], [`orchestration`], [`reviews`], [`plans`], [`artifacts`]; each later area adds its own), with its numbered migrations in
 //! `server/migrations/<area>/` (embedded by build.rs; [`AREAS`] orders them) and every query
 //! written once, in SQL both backends run, over sqlx's Any driver:
 //!
@@ -19,12 +19,14 @@
 
 pub mod agents;
 pub mod approvals;
+pub mod artifacts;
 pub mod board;
 pub mod feeds;
 pub mod goals;
 pub mod memory;
 pub mod orchestration;
 pub mod pipelines;
+pub mod plans;
 pub mod reviews;
 pub mod skills;
 pub mod spaces;
@@ -40,10 +42,12 @@ use sqlx::{Any, AnyPool, Executor, Transaction};
 
 pub use agents::{Agent, Agents, Family, Heartbeat, Run, RunStatus, RuntimeProfile};
 pub use approvals::{Approval, ApprovalStatus, Approvals};
+pub use artifacts::{Artifact, ArtifactRevision, Artifacts};
 pub use board::{Actor, Board, BoardApproval, BoardKind, BoardStatus};
 pub use feeds::Feeds;
 pub use goals::{Goal, GoalLevel, GoalStatus, Goals, NewGoal};
 pub use memory::{Domain, Entry, EntryKind, EntryStatus, MemoryStore};
+pub use plans::{Plan, PlanVersion, Plans, Playbook};
 pub use skills::{NewSkillEvent, SkillAction, SkillEvent, Skills};
 pub use spaces::{Member, Message, Notes, Sender, Space, SpaceKind, Spaces, Todo, TodoStatus};
 pub use tickets::{
@@ -70,6 +74,8 @@ pub const AREAS: &[&str] = &[
     "pipelines",
     "orchestration",
     "reviews",
+    "plans",
+    "artifacts",
 ];
 
 /// How long SQLite waits for another process's write before it gives up.
@@ -398,6 +404,14 @@ impl Store {
 
     pub fn reviews(&self) -> reviews::Reviews<'_> {
         reviews::Reviews { store: self }
+    }
+
+    pub fn plans(&self) -> Plans<'_> {
+        Plans { store: self }
+    }
+
+    pub fn artifacts(&self) -> Artifacts<'_> {
+        Artifacts { store: self }
     }
 }
 

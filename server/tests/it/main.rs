@@ -1,5 +1,6 @@
 //! End-to-end tests of the `cc-server` binary, run as a user would.
 mod agents;
+mod artifacts;
 mod bench;
 mod cli;
 mod common;
@@ -16,6 +17,7 @@ mod memory;
 mod mobile;
 mod orchestration;
 mod pipelines;
+mod plans;
 mod policy;
 mod reviews;
 mod rigs;

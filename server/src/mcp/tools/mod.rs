@@ -1,6 +1,7 @@
 //! Every area's tools: one folder per area, one file per tool, and each area's `tools()`
 //! adding its tools to the registry with one line each.
 pub mod agents;
+pub mod artifacts;
 pub mod code;
 pub mod conversation;
 pub mod discovery;
@@ -10,6 +11,7 @@ pub mod memory;
 pub mod messaging;
 pub mod orchestration;
 pub mod pipelines;
+pub mod plans;
 pub mod reviews;
 pub mod rigs;
 pub mod skills;
@@ -36,5 +38,7 @@ pub fn registry() -> Registry {
     pipelines::tools(&mut r);
     orchestration::tools(&mut r);
     reviews::tools(&mut r);
+    plans::tools(&mut r);
+    artifacts::tools(&mut r);
     r
 }
