@@ -4,8 +4,10 @@ A repository the test makes with two commits (packages shop and billing: a chang
 with callers, a removed one, an added one) is registered in a workspace with two reviewer
 agents (tests/mcp/agent.py --review: a real MCP client on the official Python SDK that
 cc-server starts as each run) whose skills name the packages, and one agent that is no
-reviewer. start_ai_review dispatches each area's reviewer; each raises a finding in its area,
-confirms the other's as it is posted into the review space, and gives its verdict; then
+reviewer, and a reviewer no area matches. start_ai_review dispatches each area's reviewer; each
+raises a finding in its area, confirms the other's as it is posted into the review space, and
+gives its verdict; request_peer_review starts the third reviewer on a finding (never its author
+or confirmer); then
 finalize_review applies its rule (both findings are confirmed P1s: hold) and closes the review.
 """
 
@@ -67,6 +69,8 @@ def hub(request, cc_bin, tmp_path_factory):
     h.add_agent("rev-shop", runtime="reviewer", skills="review,shop,pricing", description="reviews the shop's pricing code")
     h.add_agent("rev-billing", runtime="reviewer", skills="review,billing,invoices", description="reviews billing")
     h.add_agent("planner", runtime="echo", skills="planning,shop", description="plans the shop's work")
+    # A reviewer no area matches: the one left for a second look.
+    h.add_agent("rev-docs", runtime="echo", skills="review,docs", description="reviews the documentation")
     h.start()
     yield h
     h.stop()
@@ -91,7 +95,16 @@ async def test_reviewer_agents_dispatched_per_area_find_confirm_and_judge_then_f
         for name in ("rev-shop", "rev-billing"):
             wait_for(f"{name}'s run to end", lambda: [x for x in runs_of(hub, name) if x["status"] not in ("queued", "running")], timeout=120)
             assert [x["status"] for x in runs_of(hub, name)] == ["done"], runs_of(hub, name)
-        assert runs_of(hub, "planner") == []
+        assert runs_of(hub, "planner") == [] and runs_of(hub, "rev-docs") == []
+        # A second look at rev-shop's finding: neither its author nor its confirmer is asked.
+        texts = [m["text"] for m in (await ok(s, "get_messages", workspace_id=ALPHA, space_id=r["space_id"], limit=200))["messages"]]
+        node_id = next(t.split()[1] for t in texts if t.startswith("finding ") and "(by rev-shop)" in t)
+        peer = await ok(s, "request_peer_review", workspace_id=ALPHA, node_id=node_id)
+        assert (peer["node_id"], peer["agent"]) == (node_id, "rev-docs"), peer
+        wait_for("the peer's run to end", lambda: [x for x in runs_of(hub, "rev-docs") if x["status"] not in ("queued", "running")], timeout=120)
+        assert len(runs_of(hub, "rev-docs")) == 1, runs_of(hub, "rev-docs")
+        e = await err(s, "request_peer_review", workspace_id=ALPHA, node_id=node_id, agent="rev-shop")
+        assert (e["error"], e["pointer"]) == ("conflict", "/agent"), e
         out = await ok(s, "finalize_review", workspace_id=ALPHA, review_id=r["review_id"])
         nodes = {n["author"]: n for n in out["nodes"]}
         assert set(nodes) == {"rev-shop", "rev-billing"}, out["nodes"]
