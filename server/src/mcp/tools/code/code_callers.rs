@@ -7,7 +7,7 @@ use crate::ops::GraphOp;
 pub const DECL: Decl = Decl {
     name: "code_callers",
     title: "Callers",
-    description: "Who calls this function or method: list the symbols that call or depend on a symbol (incoming edges), breadth-first up to depth, each with its distance, call sites (file:line), the path back and a confidence.",
+    description: "Find who calls a function or method (its callers): list the symbols that call or depend on a symbol (incoming edges), breadth-first up to depth, each with its distance, call sites (file:line), the path back and a confidence.",
     set: ToolSet::Code,
     scope: Scope::Required,
     classes: &[],
