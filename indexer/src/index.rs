@@ -62,6 +62,10 @@ pub struct IndexReport {
     pub unchanged: u64,
     pub added: u64,
     pub changed: u64,
+    /// Of the changed, those whose bytes are the same: parsed again because their module or
+    /// the import map changed (their references may resolve elsewhere though the content
+    /// hash did not change).
+    pub reread: u64,
     pub deleted: u64,
     /// Files of no indexed language.
     pub other_files: u64,
@@ -134,8 +138,10 @@ pub fn index_repository_records(
     let mut rebuilt = None;
     let mut created_at = store::now_secs();
     let mut old: HashMap<String, FileRecord> = HashMap::new();
+    let mut old_import_map = String::new();
     if dir.join("meta.json").is_file() {
         let meta = store::read_meta(&dir)?;
+        old_import_map = meta.import_map.clone();
         if meta.root != root_str && !meta.root.is_empty() {
             return Err(Error::NameTaken { name, existing: meta.root });
         }
@@ -166,6 +172,9 @@ pub fn index_repository_records(
 
     let walked = walk::walk(&root, &opts.walk);
     let modules = crate::modules::modules_of(&root, &walked.files);
+    let imports = crate::imports::ImportMap::build(&root, &walked.files);
+    // Another import map: JavaScript and TypeScript files read their imports again.
+    let reparse_imports = imports.fingerprint() != old_import_map;
     phase(started, "walked");
     let total_bytes: u64 = walked.files.iter().map(|f| f.size).sum();
     progress.start(walked.files.len() as u64, total_bytes);
@@ -180,7 +189,8 @@ pub fn index_repository_records(
     if full {
         search.open()?;
     }
-    let outcomes = parse_all(&walked.files, &modules, &old, progress, cancel, &mut search)?;
+    let context = ParseContext { modules: &modules, imports: &imports, reparse_imports };
+    let outcomes = parse_all(&walked.files, &context, &old, progress, cancel, &mut search)?;
     phase(started, "parsed");
 
     // Merge. Reused records move out of `old`; what remains there afterwards was changed or deleted.
@@ -188,7 +198,7 @@ pub fn index_repository_records(
     let mut changed_paths: Vec<String> = Vec::new();
     let mut skipped = walked.skipped.clone();
     let mut diagnostics = walked.diagnostics.clone();
-    let (mut parsed, mut parsed_bytes, mut unchanged, mut added, mut changed) = (0, 0, 0, 0, 0);
+    let (mut parsed, mut parsed_bytes, mut unchanged, mut added, mut changed, mut reread) = (0, 0, 0, 0, 0, 0);
     let mut touched = false;
     for (o, f) in outcomes.into_iter().zip(&walked.files) {
         match o {
@@ -205,8 +215,9 @@ pub fn index_repository_records(
             Outcome::Parsed(r) => {
                 parsed += 1;
                 parsed_bytes += r.size;
-                if old.contains_key(&r.path) {
+                if let Some(o) = old.get(&r.path) {
                     changed += 1;
+                    reread += u64::from(o.hash == r.hash);
                 } else {
                     added += 1;
                 }
@@ -298,6 +309,7 @@ pub fn index_repository_records(
         created_at,
         indexed_at: store::now_secs(),
         stats: stats.clone(),
+        import_map: imports.fingerprint().to_string(),
     };
     store::write_meta(&dir, &meta)?;
     phase(started, "done");
@@ -311,6 +323,7 @@ pub fn index_repository_records(
         unchanged,
         added,
         changed,
+        reread,
         deleted: deleted_paths.len() as u64,
         other_files: walked.other_files,
         diagnostics,
@@ -415,13 +428,16 @@ impl SearchSink {
 /// per file (a channel to a feeding thread cost spring-framework 16k context switches).
 fn parse_all(
     files: &[walk::WalkedFile],
-    modules: &[String],
+    context: &ParseContext,
     old: &HashMap<String, FileRecord>,
     progress: &dyn Progress,
     cancel: Option<&AtomicBool>,
     search: &mut SearchSink,
 ) -> Result<Vec<Outcome>> {
-    let prev = |f: &walk::WalkedFile| old.get(&f.rel).filter(|p| p.lang == f.lang);
+    let modules = context.modules;
+    let prev = |f: &walk::WalkedFile| {
+        old.get(&f.rel).filter(|p| p.lang == f.lang && !(context.reparse_imports && crate::imports::applies_to(p.lang)))
+    };
     let is_cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     if rayon::current_thread_index().is_some() {
         // Called from inside a rayon pool: blocking this worker on a channel could
@@ -433,7 +449,7 @@ fn parse_all(
                 if is_cancelled() {
                     return None;
                 }
-                let out = process(w, f, m, prev(f));
+                let out = process(w, f, m, context.imports, prev(f));
                 progress.advance(f.size);
                 Some(out)
             })
@@ -456,7 +472,7 @@ fn parse_all(
                 while !is_cancelled() {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(f) = files.get(i) else { break };
-                    let _ = slots[i].set(process(&mut w, f, &modules[i], prev(f)));
+                    let _ = slots[i].set(process(&mut w, f, &modules[i], context.imports, prev(f)));
                     progress.advance(f.size);
                     feeder.feed_ready();
                 }
@@ -535,7 +551,21 @@ fn read_into(path: &Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
     Ok(())
 }
 
-fn process(w: &mut Worker, f: &walk::WalkedFile, module: &str, prev: Option<&FileRecord>) -> Outcome {
+/// What parsing a file needs besides its bytes: every walked file's module (in walk order)
+/// and the import map, and whether the import map changed since the last run.
+struct ParseContext<'a> {
+    modules: &'a [String],
+    imports: &'a crate::imports::ImportMap,
+    reparse_imports: bool,
+}
+
+fn process(
+    w: &mut Worker,
+    f: &walk::WalkedFile,
+    module: &str,
+    imports: &crate::imports::ImportMap,
+    prev: Option<&FileRecord>,
+) -> Outcome {
     // A file whose module changed (its crate renamed, a pyproject.toml added) has other
     // qualified names: parsed again even when its bytes are the same.
     let prev = prev.filter(|p| p.module == module);
@@ -564,6 +594,7 @@ fn process(w: &mut Worker, f: &walk::WalkedFile, module: &str, prev: Option<&Fil
         return Outcome::Skipped(reason, None);
     }
     let mut out = ex.extract_in(f.lang, &f.rel, module, bytes);
+    imports.apply(f.lang, &f.rel, &mut out.references);
     if std::str::from_utf8(bytes).is_err() {
         out.diagnostics.push(Diagnostic {
             path: f.rel.clone(),
@@ -628,7 +659,9 @@ mod tests {
         let dir = tmp.path().join("tantivy");
         let mut sink = SearchSink { dir: dir.clone(), full: true, writer: None, error: None };
         let modules = crate::modules::modules_of(&root, &walked.files);
-        let outcomes = parse_all(&walked.files, &modules, &HashMap::new(), &NoProgress, None, &mut sink).unwrap();
+        let imports = crate::imports::ImportMap::default();
+        let context = ParseContext { modules: &modules, imports: &imports, reparse_imports: false };
+        let outcomes = parse_all(&walked.files, &context, &HashMap::new(), &NoProgress, None, &mut sink).unwrap();
         assert!(outcomes.iter().all(|o| matches!(o, Outcome::Parsed(_))));
         sink.commit(1, || Ok(())).unwrap();
 

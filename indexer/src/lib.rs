@@ -21,6 +21,7 @@ pub mod extract;
 pub mod files;
 pub mod fixture;
 pub mod hybrid;
+pub mod imports;
 pub mod index;
 pub mod memory;
 pub mod modules;

@@ -239,6 +239,15 @@ impl Reference {
         self.bound.as_ref()?.module.as_deref()
     }
 
+    /// Replaces the module an import names (a specifier the toolchain maps elsewhere, see
+    /// [`crate::imports`]).
+    pub fn set_module(&mut self, module: CompactString) {
+        match &mut self.bound {
+            Some(b) => b.module = Some(module),
+            None => self.bound = Some(Box::new(Bound { module: Some(module), alias: None })),
+        }
+    }
+
     /// For imports: the local alias (`import numpy as np` -> `np`); for a type, call or
     /// value reference, the variable it binds (`Circle c` -> `c`, `c = Circle()` -> `c`,
     /// `h = f` -> `h`, `self.h = f` -> `self.h`, `d[k] = f` -> `d[k]`; `return` for a value the

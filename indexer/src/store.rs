@@ -98,6 +98,10 @@ pub struct RepoMeta {
     pub created_at: u64,
     pub indexed_at: u64,
     pub stats: IndexStats,
+    /// What the JavaScript / TypeScript import map was read from ([`crate::imports`]); a run
+    /// that reads another parses those languages' files again.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub import_map: String,
 }
 
 /// The data directory: one folder per indexed repository under `repos/`.
@@ -229,6 +233,7 @@ pub fn read_meta(dir: &Path) -> Result<RepoMeta> {
             created_at: 0,
             indexed_at: 0,
             stats: IndexStats::default(),
+            import_map: String::new(),
         });
     }
     serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt { path, reason: e.to_string() })

@@ -122,12 +122,13 @@ pub fn index_with(
             GraphReport { nodes, edges, refs_resolved: 0, full: false, seconds: started.elapsed().as_secs_f64() };
         return Ok(Indexed { index: report, graph, embeddings, peak_rss_mb: peak_rss_mb() });
     }
-    // An incremental run updates the saved graph; a rebuilt index, or a graph that
-    // cannot be read (missing, another version, corrupt), is built anew.
+    // An incremental run updates the saved graph; a rebuilt index, files whose module or
+    // imports changed with their bytes the same (the graph tells files apart by content),
+    // or a graph that cannot be read (missing, another version, corrupt), is built anew.
     let n = records.iter().map(|f| f.references.len()).sum();
     let (graph, update) = match report.rebuilt {
-        None => CallGraph::load_updated(&dir, records),
-        Some(_) => (CallGraph::build_owned(records), None),
+        None if report.reread == 0 => CallGraph::load_updated(&dir, records),
+        _ => (CallGraph::build_owned(records), None),
     };
     // An update that changed nothing leaves a current graph.bin as it is (one of older
     // records, even the same content, is stamped again).

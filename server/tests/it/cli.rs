@@ -463,6 +463,69 @@ fn names_follow_the_manifests_and_calls_cross_a_workspaces_crates() {
     );
 }
 
+/// TypeScript and JavaScript imports land where the toolchain sends them: a tsconfig's
+/// `paths` (through `extends`, comments and trailing commas allowed) and a workspace
+/// package by its package.json name (its `main` in a build folder read as `src/`). Two
+/// packages define the same names, so only the import can say which one is called; and a
+/// changed tsconfig re-reads the imports of files whose bytes did not change.
+#[test]
+fn typescript_path_aliases_and_workspace_packages_resolve_inside_the_repository() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, ws) = (tmp.path().join("data"), tmp.path().join("mono"));
+    let text = "export function slugify(s: string): string {\n  return s.toLowerCase();\n}\n\nexport function titleCase(s: string): string {\n  return s;\n}\n";
+    let base = |to: &str| {
+        format!("{{\n  // shared by every package\n  \"compilerOptions\": {{ \"baseUrl\": \".\", \"paths\": {{ \"@text/*\": [\"packages/{to}/src/*\"], }}, }},\n}}\n")
+    };
+    for (p, body) in [
+        ("package.json", "{ \"name\": \"mono\", \"private\": true, \"workspaces\": [\"packages/*\"] }".to_string()),
+        ("tsconfig.base.json", base("shared")),
+        ("packages/shared/package.json", "{ \"name\": \"@mono/shared\", \"main\": \"dist/index.js\" }".into()),
+        ("packages/shared/src/index.ts", "export { slugify, titleCase } from './text';\n".into()),
+        ("packages/shared/src/text.ts", text.into()),
+        ("packages/legacy/package.json", "{ \"name\": \"@mono/legacy\", \"main\": \"dist/index.js\" }".into()),
+        ("packages/legacy/src/index.ts", "export { slugify, titleCase } from './text';\n".into()),
+        ("packages/legacy/src/text.ts", text.into()),
+        ("packages/web/tsconfig.json", "{ \"extends\": \"../../tsconfig.base.json\" }".into()),
+        (
+            "packages/web/src/page.ts",
+            "import { slugify } from '@mono/shared';\nimport { titleCase } from '@text/text';\n\nexport function renderPage(t: string) {\n  return titleCase(slugify(t));\n}\n"
+                .into(),
+        ),
+    ] {
+        let f = ws.join(p);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, body).unwrap();
+    }
+    let cc = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cc-server")).args(args).env("CC_DATA_DIR", &data).output().unwrap()
+    };
+    let callees = || -> Vec<(String, String)> {
+        let v: serde_json::Value = serde_json::from_str(&ok(&cc(&["callees", "renderPage", "--json"]))).unwrap();
+        let mut got: Vec<(String, String)> = v["results"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{v}"))
+            .iter()
+            .map(|r| {
+                (r["name"].as_str().unwrap().to_string(), r["symbol"]["path"].as_str().unwrap_or_default().to_string())
+            })
+            .collect();
+        got.sort();
+        got
+    };
+    ok(&cc(&["index", path(&ws)]));
+    let want = |titles: &str| {
+        vec![
+            ("slugify".to_string(), "packages/shared/src/text.ts".to_string()),
+            ("titleCase".to_string(), format!("packages/{titles}/src/text.ts")),
+        ]
+    };
+    assert_eq!(callees(), want("shared"));
+    // The alias now points at the other package: page.ts is unchanged, its import is not.
+    std::fs::write(ws.join("tsconfig.base.json"), base("legacy")).unwrap();
+    ok(&cc(&["index", path(&ws)]));
+    assert_eq!(callees(), want("legacy"));
+}
+
 /// Overloads share a qualified name: the ambiguity lists their signatures, and the parameters
 /// pick one (`toJson(Object)`), in every command that takes a name.
 #[test]
