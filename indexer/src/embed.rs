@@ -5,9 +5,18 @@
 //! [`init_runtime`] loads `libonnxruntime` from `ORT_DYLIB_PATH`, else from the
 //! `onnxruntime` Python package (`onnxruntime/capi/libonnxruntime.so.<version>`, 1.24 or
 //! newer). A model is either a folder (`model.onnx` — or the `.onnx` file named — with
-//! `tokenizer.json`, `config.json`, `special_tokens_map.json`, `tokenizer_config.json`;
-//! mean pooling unless `1_Pooling/config.json` says CLS) or a fastembed model name, which
-//! fastembed fetches from the model hub into its cache on a connected machine.
+//! `tokenizer.json`, `config.json`, `special_tokens_map.json`, `tokenizer_config.json`) or a
+//! fastembed model name, which fastembed fetches from the model hub into its cache on a
+//! connected machine.
+//!
+//! A folder's conventions ([`Conventions`]) come from the sentence-transformers files beside
+//! the model when it has them — `1_Pooling/config.json` (mean, CLS or last-token pooling),
+//! `sentence_bert_config.json` (`max_seq_length`), `config_sentence_transformers.json`
+//! (`prompts`: the query and document prefixes instruction-style models need) — and from a
+//! `cc-embed.json` of the operator's, which wins: `{"pooling": "mean" | "cls" | "last_token",
+//! "max_tokens": 512, "query_prefix": "query: ", "document_prefix": "passage: ",
+//! "dimensions": 256}` (`dimensions` truncates each vector, for Matryoshka models). Vectors are
+//! always unit length (the index compares them by cosine), truncated ones normalised again.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -197,10 +206,115 @@ impl ModelSource {
     }
 }
 
+/// How a model folder's model is used (see the module doc).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conventions {
+    pub pooling: PoolingMode,
+    /// Longest input in tokens.
+    pub max_tokens: usize,
+    /// Put before every query, and before every document (a symbol's text).
+    pub query_prefix: String,
+    pub document_prefix: String,
+    /// Keep only the first N dimensions of each vector (Matryoshka truncation).
+    pub dimensions: Option<usize>,
+}
+
+/// How token vectors become one vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PoolingMode {
+    Mean,
+    Cls,
+    /// The last non-padding token's vector (decoder models: Qwen, e5-mistral).
+    LastToken,
+}
+
+impl Default for Conventions {
+    fn default() -> Conventions {
+        Conventions {
+            pooling: PoolingMode::Mean,
+            max_tokens: MAX_TOKENS,
+            query_prefix: String::new(),
+            document_prefix: String::new(),
+            dimensions: None,
+        }
+    }
+}
+
+/// The file in a model folder where the operator states its conventions.
+pub const CONVENTIONS_FILE: &str = "cc-embed.json";
+
+/// `cc-embed.json`: every key optional, none unknown.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConventionsFile {
+    pooling: Option<PoolingMode>,
+    max_tokens: Option<usize>,
+    query_prefix: Option<String>,
+    document_prefix: Option<String>,
+    dimensions: Option<usize>,
+}
+
+impl Conventions {
+    /// The conventions of the model folder `dir` (see the module doc).
+    pub fn of_folder(dir: &Path) -> Result<Conventions, String> {
+        let json = |rel: &str| -> Option<serde_json::Value> {
+            serde_json::from_str(&std::fs::read_to_string(dir.join(rel)).ok()?).ok()
+        };
+        let mut c = Conventions::default();
+        if let Some(p) = json("1_Pooling/config.json") {
+            let on = |k: &str| p.get(k).and_then(|b| b.as_bool()) == Some(true);
+            if on("pooling_mode_cls_token") {
+                c.pooling = PoolingMode::Cls;
+            } else if on("pooling_mode_lasttoken") {
+                c.pooling = PoolingMode::LastToken;
+            }
+        }
+        if let Some(n) = json("sentence_bert_config.json").and_then(|v| v.get("max_seq_length")?.as_u64()) {
+            c.max_tokens = n as usize;
+        }
+        if let Some(prompts) = json("config_sentence_transformers.json").and_then(|v| v.get("prompts").cloned()) {
+            let prompt = |keys: &[&str]| keys.iter().find_map(|k| prompts.get(*k)?.as_str().map(String::from));
+            c.query_prefix = prompt(&["query"]).unwrap_or_default();
+            c.document_prefix = prompt(&["document", "passage", "corpus"]).unwrap_or_default();
+        }
+        let path = dir.join(CONVENTIONS_FILE);
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            let f: ConventionsFile = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            c.pooling = f.pooling.unwrap_or(c.pooling);
+            c.max_tokens = f.max_tokens.unwrap_or(c.max_tokens);
+            c.query_prefix = f.query_prefix.unwrap_or(c.query_prefix);
+            c.document_prefix = f.document_prefix.unwrap_or(c.document_prefix);
+            c.dimensions = f.dimensions.or(c.dimensions);
+        }
+        if c.max_tokens == 0 || c.dimensions == Some(0) {
+            return Err(format!("{}: max_tokens and dimensions must be at least 1", path.display()));
+        }
+        Ok(c)
+    }
+
+    /// What the vectors depend on besides the weights, for the model's id.
+    fn id_part(&self) -> String {
+        let mut s = format!("{:?}", self.pooling);
+        if self.max_tokens != MAX_TOKENS {
+            s.push_str(&format!(":len{}", self.max_tokens));
+        }
+        if let Some(d) = self.dimensions {
+            s.push_str(&format!(":dim{d}"));
+        }
+        if !self.query_prefix.is_empty() || !self.document_prefix.is_empty() {
+            let h = blake3::hash(format!("{}\0{}", self.query_prefix, self.document_prefix).as_bytes());
+            s.push_str(&format!(":prompts{}", &h.to_hex()[..8]));
+        }
+        s
+    }
+}
+
 /// A loaded embedding model. `embed` takes `&mut self` (the ONNX session is not shared):
 /// one per worker, or behind a lock.
 pub struct Embedder {
     model: TextEmbedding,
+    conventions: Conventions,
     /// Identifies the vectors this model makes: vectors of another id are not comparable.
     pub model_id: String,
     pub dim: usize,
@@ -212,7 +326,7 @@ impl Embedder {
         let source = ModelSource::parse(spec)?;
         init_runtime()?;
         let err = |reason: String| EmbedError::Model { spec: spec.to_string(), reason };
-        let (model, model_id) = match &source {
+        let (model, model_id, conventions) = match &source {
             ModelSource::Dir { dir, onnx } => {
                 let read = |p: &Path| std::fs::read(p).map_err(|e| err(format!("{}: {e}", p.display())));
                 let onnx_bytes = read(onnx)?;
@@ -222,18 +336,25 @@ impl Embedder {
                     special_tokens_map_file: read(&dir.join("special_tokens_map.json"))?,
                     tokenizer_config_file: read(&dir.join("tokenizer_config.json"))?,
                 };
-                let pooling = folder_pooling(dir);
+                let conventions = Conventions::of_folder(dir).map_err(err)?;
                 let id = format!(
-                    "{}:{:?}:{}",
+                    "{}:{}:{}",
                     onnx.file_name().and_then(|n| n.to_str()).unwrap_or("model.onnx"),
-                    pooling,
+                    conventions.id_part(),
                     &blake3::hash(&onnx_bytes).to_hex()[..16]
                 );
+                // Last-token pooling is done here, from the token vectors (fastembed pools
+                // mean or CLS).
+                let pooling = match conventions.pooling {
+                    PoolingMode::Cls => Pooling::Cls,
+                    PoolingMode::Mean | PoolingMode::LastToken => Pooling::Mean,
+                };
                 // Quantization mode None for int8 files too: `Dynamic` refuses batching.
                 let user = UserDefinedEmbeddingModel::new(onnx_bytes, files).with_pooling(pooling);
-                let opts =
-                    InitOptionsUserDefined::new().with_max_length(MAX_TOKENS).with_session_config(NO_SPIN.0, NO_SPIN.1);
-                (TextEmbedding::try_new_from_user_defined(user, opts).map_err(|e| err(e.to_string()))?, id)
+                let opts = InitOptionsUserDefined::new()
+                    .with_max_length(conventions.max_tokens)
+                    .with_session_config(NO_SPIN.0, NO_SPIN.1);
+                (TextEmbedding::try_new_from_user_defined(user, opts).map_err(|e| err(e.to_string()))?, id, conventions)
             }
             ModelSource::Name(m) => {
                 let opts = TextInitOptions::new(m.clone())
@@ -241,20 +362,44 @@ impl Embedder {
                     .with_session_config(NO_SPIN.0, NO_SPIN.1)
                     .with_cache_dir(model_cache_dir())
                     .with_show_download_progress(false);
-                (TextEmbedding::try_new(opts).map_err(|e| err(e.to_string()))?, format!("fastembed:{m:?}"))
+                (
+                    TextEmbedding::try_new(opts).map_err(|e| err(e.to_string()))?,
+                    format!("fastembed:{m:?}"),
+                    Conventions::default(),
+                )
             }
         };
-        let mut e = Embedder { model, model_id, dim: 0 };
+        let mut e = Embedder { model, conventions, model_id, dim: 0 };
         e.dim = e.embed_query("dimension probe")?.len();
         Ok(e)
     }
 
-    /// One query's vector, normalised.
+    /// How this model is used.
+    pub fn conventions(&self) -> &Conventions {
+        &self.conventions
+    }
+
+    /// One query's vector (after the query prefix), normalised.
     pub fn embed_query(&mut self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        let mut v = self.model.embed([text], None).map_err(|e| EmbedError::Embed(e.to_string()))?;
-        let mut v = v.pop().ok_or_else(|| EmbedError::Embed("the model returned no vector".into()))?;
-        normalize(&mut v);
-        Ok(v)
+        let text = format!("{}{text}", self.conventions.query_prefix);
+        let mut v = self.run(&[text.as_str()])?;
+        v.pop().ok_or_else(|| EmbedError::Embed("the model returned no vector".into()))
+    }
+
+    /// The model's vectors of `texts` as they are, pooled, truncated and normalised.
+    fn run(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let e = |e: fastembed::Error| EmbedError::Embed(e.to_string());
+        let mut vecs = match self.conventions.pooling {
+            PoolingMode::LastToken => last_token(self.model.transform(texts, Some(BATCH)).map_err(e)?)?,
+            _ => self.model.embed(texts, Some(BATCH)).map_err(e)?,
+        };
+        for v in &mut vecs {
+            if let Some(d) = self.conventions.dimensions {
+                v.truncate(d);
+            }
+            normalize(v);
+        }
+        Ok(vecs)
     }
 
     /// Indices of `texts` by token count (capped at the model's maximum), shortest first:
@@ -265,7 +410,7 @@ impl Embedder {
             .map(|t| self.model.tokenizer.encode_fast(t.as_str(), true).map_or(t.len() / 4, |e| e.len()))
             .collect();
         let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| (lens[i].min(MAX_TOKENS), i));
+        order.sort_by_key(|&i| (lens[i].min(self.conventions.max_tokens), i));
         order
     }
 
@@ -284,27 +429,45 @@ impl Embedder {
         Ok(out)
     }
 
-    /// Vectors of one batch (at most [`BATCH`] texts, ideally of similar token counts), in
-    /// order, normalised.
+    /// Vectors of one batch of documents (at most [`BATCH`] texts, ideally of similar token
+    /// counts; each after the document prefix), in order, normalised.
     pub fn embed_batch(&mut self, batch: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let mut vecs = self.model.embed(batch, Some(BATCH)).map_err(|e| EmbedError::Embed(e.to_string()))?;
+        let prefix = &self.conventions.document_prefix;
+        let prefixed: Vec<String>;
+        let texts: Vec<&str> = if prefix.is_empty() {
+            batch.to_vec()
+        } else {
+            prefixed = batch.iter().map(|t| format!("{prefix}{t}")).collect();
+            prefixed.iter().map(String::as_str).collect()
+        };
+        let vecs = self.run(&texts)?;
         if vecs.len() != batch.len() {
             return Err(EmbedError::Embed(format!("{} texts gave {} vectors", batch.len(), vecs.len())));
         }
-        vecs.iter_mut().for_each(|v| normalize(v));
         Ok(vecs)
     }
 }
 
-/// Mean pooling unless the sentence-transformers pooling config says CLS.
-fn folder_pooling(dir: &Path) -> Pooling {
-    let cfg = std::fs::read_to_string(dir.join("1_Pooling").join("config.json")).unwrap_or_default();
-    let v: serde_json::Value = serde_json::from_str(&cfg).unwrap_or_default();
-    if v.get("pooling_mode_cls_token").and_then(|b| b.as_bool()) == Some(true) {
-        Pooling::Cls
-    } else {
-        Pooling::Mean
+/// Last-token pooling: per text, the vector of its last token the attention mask keeps.
+fn last_token(out: fastembed::EmbeddingOutput) -> Result<Vec<Vec<f32>>, EmbedError> {
+    const OUTPUTS: &[fastembed::OutputKey] =
+        &[fastembed::OutputKey::OnlyOne, fastembed::OutputKey::ByName("last_hidden_state")];
+    let mut vecs = Vec::new();
+    for batch in out.into_raw() {
+        let t = batch.select_output(&OUTPUTS).map_err(|e| EmbedError::Embed(e.to_string()))?;
+        let shape = t.shape().to_vec();
+        let [rows, tokens, dim] = shape[..] else {
+            return Err(EmbedError::Embed(format!("last-token pooling needs token vectors, the model gave {shape:?}")));
+        };
+        for r in 0..rows {
+            let last = (0..tokens.min(batch.attention_mask_array.ncols()))
+                .rev()
+                .find(|&i| batch.attention_mask_array[[r, i]] != 0)
+                .unwrap_or(0);
+            vecs.push((0..dim).map(|d| t[[r, last, d].as_slice()]).collect());
+        }
     }
+    Ok(vecs)
 }
 
 /// Where models fetched by name are cached: `FASTEMBED_CACHE_DIR`, else
@@ -463,6 +626,41 @@ mod tests {
         // Without a doc comment the signature stands in for it.
         let bare = Symbol { doc: None, ..s };
         assert_eq!(symbol_text(&bare), "function backoff with jitter\ndef backoffWithJitter(attempt)\nnet/retry.py");
+    }
+
+    #[test]
+    fn conventions_from_sentence_transformers_files_and_cc_embed_json() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        assert_eq!(Conventions::of_folder(d).unwrap(), Conventions::default());
+        std::fs::create_dir_all(d.join("1_Pooling")).unwrap();
+        std::fs::write(d.join("1_Pooling/config.json"), r#"{"pooling_mode_lasttoken": true}"#).unwrap();
+        std::fs::write(d.join("sentence_bert_config.json"), r#"{"max_seq_length": 512}"#).unwrap();
+        std::fs::write(
+            d.join("config_sentence_transformers.json"),
+            r#"{"prompts": {"query": "Instruct: find code\nQuery: ", "document": ""}}"#,
+        )
+        .unwrap();
+        let c = Conventions::of_folder(d).unwrap();
+        assert_eq!(
+            (c.pooling, c.max_tokens, c.query_prefix.as_str(), c.document_prefix.as_str(), c.dimensions),
+            (PoolingMode::LastToken, 512, "Instruct: find code\nQuery: ", "", None)
+        );
+        std::fs::write(
+            d.join(CONVENTIONS_FILE),
+            r#"{"pooling": "cls", "dimensions": 256, "document_prefix": "passage: "}"#,
+        )
+        .unwrap();
+        let c = Conventions::of_folder(d).unwrap();
+        assert_eq!(
+            (c.pooling, c.max_tokens, c.dimensions, c.document_prefix.as_str()),
+            (PoolingMode::Cls, 512, Some(256), "passage: ")
+        );
+        std::fs::write(d.join(CONVENTIONS_FILE), r#"{"pooling": "max"}"#).unwrap();
+        let e = Conventions::of_folder(d).unwrap_err();
+        assert!(e.contains("cc-embed.json") && e.contains("max"), "{e}");
+        std::fs::write(d.join(CONVENTIONS_FILE), r#"{"dimensions": 0}"#).unwrap();
+        assert!(Conventions::of_folder(d).unwrap_err().contains("at least 1"));
     }
 
     #[test]

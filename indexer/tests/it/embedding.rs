@@ -297,3 +297,73 @@ fn a_query_gets_the_model_while_a_repository_is_embedded() {
     assert_eq!(*p.advanced.lock().unwrap(), *p.total.lock().unwrap(), "progress adds up to the texts announced");
     assert_eq!(*p.total.lock().unwrap(), report.embedded);
 }
+
+/// A model folder that links the test model's files and states `conventions` (a
+/// cc-embed.json), as a user with another model would.
+fn model_with(tmp: &Path, name: &str, conventions: &str) -> PathBuf {
+    let dir = tmp.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = model_dir();
+    for f in ["model.onnx", "tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json"] {
+        std::os::unix::fs::symlink(src.join(f), dir.join(f)).unwrap();
+    }
+    std::fs::write(dir.join(cc_indexer::embed::CONVENTIONS_FILE), conventions).unwrap();
+    dir
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// A model's conventions are its own: the pooling (mean, CLS, last token), the query and
+/// document prefixes, and Matryoshka truncation each change the vectors as stated, and the
+/// model's id with them (an index of other vectors is not searched with these).
+#[test]
+fn a_model_folder_states_its_pooling_prefixes_and_dimensions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut mean = load(&model_with(tmp.path(), "mean", "{}"));
+    let mut cls = load(&model_with(tmp.path(), "cls", r#"{"pooling": "cls"}"#));
+    let mut last = load(&model_with(tmp.path(), "last", r#"{"pooling": "last_token"}"#));
+    let mut e5 = load(&model_with(
+        tmp.path(),
+        "e5",
+        r#"{"pooling": "cls", "query_prefix": "query: ", "document_prefix": "passage: ", "dimensions": 128}"#,
+    ));
+    assert_eq!((mean.dim, cls.dim, last.dim, e5.dim), (384, 384, 384, 128));
+    let ids = [&mean.model_id, &cls.model_id, &last.model_id, &e5.model_id];
+    for (i, a) in ids.iter().enumerate() {
+        assert!(ids[i + 1..].iter().all(|b| a != b), "{ids:?}");
+    }
+    // The folder without a cc-embed.json is the test model as the product uses it.
+    assert_eq!(
+        mean.embed_query("retry with backoff").unwrap(),
+        load(&model_dir()).embed_query("retry with backoff").unwrap()
+    );
+    let text = "retry a request with exponential backoff";
+    let (m, c, l) = (mean.embed_query(text).unwrap(), cls.embed_query(text).unwrap(), last.embed_query(text).unwrap());
+    assert!(
+        cosine(&m, &c) < 0.99 && cosine(&m, &l) < 0.99 && cosine(&c, &l) < 0.99,
+        "{} {} {}",
+        cosine(&m, &c),
+        cosine(&m, &l),
+        cosine(&c, &l)
+    );
+    // Last-token pooling reads the mask: a short text padded in a batch is its own vector.
+    let batch = last.embed_batch(&["backoff", text]).unwrap();
+    assert!(cosine(&batch[0], &last.embed_batch(&["backoff"]).unwrap()[0]) > 0.9999);
+    // The prefixes go before queries and documents; truncation keeps the first dimensions.
+    let cut = |mut v: Vec<f32>| {
+        v.truncate(128);
+        cc_indexer::embed::normalize(&mut v);
+        v
+    };
+    let q = e5.embed_query(text).unwrap();
+    assert!(cosine(&q, &cut(cls.embed_query(&format!("query: {text}")).unwrap())) > 0.9999);
+    let d = e5.embed_batch(&[text]).unwrap().remove(0);
+    assert!(cosine(&d, &cut(cls.embed_query(&format!("passage: {text}")).unwrap())) > 0.9999);
+    assert!(cosine(&q, &d) < 0.9999);
+    // A wrong key is an error naming the file and the key.
+    let bad = model_with(tmp.path(), "bad", r#"{"poolng": "cls"}"#);
+    let e = Embedder::load(bad.to_str().unwrap()).err().unwrap().to_string();
+    assert!(e.contains("cc-embed.json") && e.contains("poolng"), "{e}");
+}
