@@ -48,8 +48,11 @@ struct Scope {
     base_url: Option<String>,
     /// `paths`: a pattern (at most one `*`) and its targets, each resolved against `baseUrl`
     /// or, without one, the folder of the config that declares `paths`.
-    paths: Vec<(String, Vec<String>)>,
+    paths: Paths,
 }
+
+/// `compilerOptions.paths`: each pattern (at most one `*`) and its targets.
+type Paths = Vec<(String, Vec<String>)>;
 
 /// A config's options as merged along its `extends`, before the config that uses them is
 /// known (`${configDir}` is that config's folder).
@@ -58,7 +61,7 @@ struct RawScope {
     /// `baseUrl`, joined to the folder of the config declaring it unless it says `${configDir}`.
     base_url: Option<String>,
     /// `paths` as written, and the folder of the config declaring them.
-    paths: Option<(String, Vec<(String, Vec<String>)>)>,
+    paths: Option<(String, Paths)>,
 }
 
 /// The template TypeScript replaces with the folder of the config in use.
