@@ -58,5 +58,7 @@
   });
   es.addEventListener("resync", refresh);
   es.onerror = function () { state("reconnecting…", "off"); };
+  // A page left behind keeps no connection (the browser allows few per server).
+  window.addEventListener("pagehide", function () { es.close(); });
   document.addEventListener("focusout", function () { if (again) { again = false; setTimeout(refresh, 0); } });
 })();

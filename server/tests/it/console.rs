@@ -319,6 +319,19 @@ fn the_console_refuses_what_is_not_the_operators() {
         assert!(r.headers()["content-security-policy"].to_str().unwrap().contains("script-src 'self'"));
         assert!(r.text().await.unwrap().contains("Waiting for a decision"));
 
+        // Every page answers the operator.
+        seed(&f.app).await;
+        for path in ["/ui", "/ui/tickets", "/ui/tickets?status=open", "/ui/tickets/T-1", "/ui/approvals", "/ui/agents",
+            "/ui/spaces", "/ui/artifacts", "/ui/reviews", "/ui/code", "/ui/code?q=checkout", "/ui/runs/run-console-1"]
+        {
+            let t = std::time::Instant::now();
+            let r = c.get(format!("{base}{path}")).bearer_auth(OPERATOR).send().await.unwrap();
+            let status = r.status();
+            let body = r.text().await.unwrap();
+            eprintln!("{path}: {status} in {:?}", t.elapsed());
+            assert_eq!(status, 200, "{path}: {body}");
+        }
+
         // The login: its own CSRF token, then the operator token.
         let r = c.get(format!("{base}/ui/login")).send().await.unwrap();
         let (nonce, _) = set_cookie(&r, "cc_console_login").unwrap();
@@ -580,6 +593,8 @@ fn an_operator_decides_in_chromium_and_sees_it_live() {
             assert!(t.contains(seen), "{seen:?} not on {nav}:\n{t}");
             shot(&rig, name).await;
         }
+        click(&rig, "header nav a[href^='/ui/agents']").await;
+        wait_for(&rig, WaitFor::Selector("#org".into())).await;
         click(&rig, "#org a[href*='/ui/agents/']").await;
         wait_for(&rig, WaitFor::Selector("#agent".into())).await;
         shot(&rig, "agent").await;
