@@ -321,9 +321,20 @@ fn the_console_refuses_what_is_not_the_operators() {
 
         // Every page answers the operator.
         seed(&f.app).await;
-        for path in ["/ui", "/ui/tickets", "/ui/tickets?status=open", "/ui/tickets/T-1", "/ui/approvals", "/ui/agents",
-            "/ui/spaces", "/ui/artifacts", "/ui/reviews", "/ui/code", "/ui/code?q=checkout", "/ui/runs/run-console-1"]
-        {
+        for path in [
+            "/ui",
+            "/ui/tickets",
+            "/ui/tickets?status=open",
+            "/ui/tickets/T-1",
+            "/ui/approvals",
+            "/ui/agents",
+            "/ui/spaces",
+            "/ui/artifacts",
+            "/ui/reviews",
+            "/ui/code",
+            "/ui/code?q=checkout",
+            "/ui/runs/run-console-1",
+        ] {
             let t = std::time::Instant::now();
             let r = c.get(format!("{base}{path}")).bearer_auth(OPERATOR).send().await.unwrap();
             let status = r.status();
