@@ -1,5 +1,6 @@
 //! Events between the parts of a server, and between the replicas on one database: "a
-//! message was posted in space S", "run R ended", "ticket T was created or changed". Waiters (ask_agent, resource
+//! message was posted in space S", "run R ended", "ticket T was created or changed", "an
+//! approval was asked for or decided" (the operator console's live pages). Waiters (ask_agent, resource
 //! subscriptions, the run queue) subscribe instead of polling the store.
 //!
 //! On SQLite (one server) an event goes to a broadcast channel. On PostgreSQL it is sent
@@ -28,6 +29,9 @@ pub enum Event {
     /// A ticket was created (`previous_status` none) or changed (its status then and now;
     /// `version` is the ticket's after the change).
     Ticket { workspace_id: String, ticket_id: String, version: i64, status: String, previous_status: Option<String> },
+    /// An approval was asked for or decided: a tool call's (`board` false; `workspace_id` none
+    /// for a call outside a workspace) or the board's.
+    Approval { workspace_id: Option<String>, approval_id: String, board: bool, status: String },
 }
 
 pub struct Bus {

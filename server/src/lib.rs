@@ -9,6 +9,7 @@ pub mod bench;
 pub mod bus;
 pub mod cli;
 pub mod config;
+pub mod console;
 pub mod embedding;
 pub mod engine;
 pub mod feeds;

@@ -218,6 +218,27 @@ pub async fn confirm(
     ))
 }
 
+/// Decides pending approval `id` (the operator: `/approvals`, the console) and tells the
+/// server's listeners (the console's live pages); the store's errors as
+/// [`Approvals::decide`](crate::store::Approvals::decide) gives them.
+pub async fn decide(
+    services: &crate::services::Services,
+    id: &str,
+    approve: bool,
+    by: &str,
+    reason: Option<&str>,
+) -> Result<Approval, StoreError> {
+    let a = services.store.approvals().decide(id, approve, by, reason).await?;
+    let event = crate::bus::Event::Approval {
+        workspace_id: a.workspace.clone(),
+        approval_id: a.id.clone(),
+        board: false,
+        status: a.status.as_str().into(),
+    };
+    services.bus.publish(&services.store, event).await;
+    Ok(a)
+}
+
 /// A new approval's id: `ap-` and a UUIDv7 (time-ordered, so ids sort by creation).
 fn approval_id() -> String {
     format!("ap-{}", uuid::Uuid::now_v7().simple())

@@ -1,6 +1,7 @@
 //! The HTTP server: Streamable HTTP at `/mcp` (rmcp), the legacy HTTP+SSE pair at
 //! `/sse` + `/messages`, the operator's approval queue at `/approvals`, artifacts as
-//! pages at `/artifacts/{id}` (for a principal that sees the artifact's workspace), one guard in
+//! pages at `/artifacts/{id}` (for a principal that sees the artifact's workspace), the
+//! operator console at `/ui` (`crate::console`), one guard in
 //! front of every route (Host and Origin against DNS rebinding, the bearer token of a
 //! principal — or the operator's on `/approvals` —, the body limit), MCP sessions bound
 //! to the principal that opened them, and graceful shutdown.
@@ -228,7 +229,7 @@ async fn jsonrpc_body(State(max_body): State<usize>, req: Request, next: Next) -
 
 /// The token of an `Authorization: Bearer TOKEN` header (the scheme is case-insensitive,
 /// RFC 9110 §11.1).
-fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
+pub(crate) fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
     let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim_start();
     let (scheme, token) = v.split_once(char::is_whitespace)?;
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
@@ -240,21 +241,56 @@ fn unauthorized(message: &str) -> Response {
     r
 }
 
-/// Host, Origin, token and size checks, in front of every route (the SSE pair too). The
-/// authenticated principal goes into the request's extensions, where the MCP handlers
-/// read it (every request is authenticated; a session never is the authentication).
-pub async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Response {
-    let headers = req.headers();
+/// Whether `origin` is the request's own (`http(s)://` + its Host): a same-origin form post
+/// of a console served under an allowed Host name.
+fn same_origin(origin: &str, host: &str) -> bool {
+    origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")).is_some_and(|rest| rest == host)
+}
+
+/// The checks every route shares, in one place: Host and Origin (DNS rebinding), and the
+/// declared body size. `console`: the operator console's routes, where an Origin equal to the
+/// request's own (allowed) Host is accepted too.
+fn shared_checks(g: &Guard, headers: &axum::http::HeaderMap, console: bool) -> Result<(), Response> {
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
     if !g.host_ok(host) {
-        return deny(StatusCode::FORBIDDEN, "Forbidden: Host header is not allowed (DNS rebinding protection)");
+        return Err(deny(StatusCode::FORBIDDEN, "Forbidden: Host header is not allowed (DNS rebinding protection)"));
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
-        let ok = origin.to_str().is_ok_and(|o| g.origin_ok(o));
+        let ok = origin.to_str().is_ok_and(|o| g.origin_ok(o) || (console && same_origin(o, host)));
         if !ok {
-            return deny(StatusCode::FORBIDDEN, "Forbidden: Origin is not allowed (DNS rebinding protection)");
+            return Err(deny(StatusCode::FORBIDDEN, "Forbidden: Origin is not allowed (DNS rebinding protection)"));
         }
     }
+    if let Some(len) =
+        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok())
+    {
+        if len > g.max_body {
+            return Err(deny(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!("Payload Too Large: the limit is {} bytes", g.max_body),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Host, Origin, token and size checks, in front of every route (the SSE pair too). The
+/// authenticated principal goes into the request's extensions, where the MCP handlers
+/// read it (every request is authenticated; a session never is the authentication). The
+/// console (`/ui`) passes the shared checks here and authenticates its own requests (the
+/// operator's session cookie or token: `crate::console`).
+pub async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Response {
+    let console = crate::console::is_console_path(req.uri().path());
+    if let Err(r) = shared_checks(&g, req.headers(), console) {
+        return r;
+    }
+    if console {
+        if g.operator.is_none() {
+            return crate::console::off();
+        }
+        return next.run(req).await;
+    }
+    let headers = req.headers();
     let operator_route = req.uri().path() == "/approvals" || req.uri().path().starts_with("/approvals/");
     let principal = if operator_route {
         let Some(op) = &g.operator else {
@@ -288,16 +324,6 @@ pub async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Resp
     } else {
         return unauthorized("Unauthorized: a bearer token is required");
     };
-    if let Some(len) =
-        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok())
-    {
-        if len > g.max_body {
-            return deny(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                &format!("Payload Too Large: the limit is {} bytes", g.max_body),
-            );
-        }
-    }
     if let Some(p) = principal {
         req.extensions_mut().insert(p);
     }
@@ -344,6 +370,7 @@ pub fn router_with(
         manager,
         config,
     );
+    let console = crate::console::routes(app.clone(), opts, shutdown.child_token());
     let sse = super::sse::SseState::new(app.clone(), surface, opts.max_body, shutdown);
     let mut guard_state = Guard::new(opts);
     guard_state.store = Some(app.services.store.clone());
@@ -356,6 +383,7 @@ pub fn router_with(
         .merge(super::sse::routes(sse))
         .merge(approval_routes(app.clone()))
         .merge(artifact_routes(app))
+        .merge(console)
         .fallback(|| async {
             deny(StatusCode::NOT_FOUND, "Not Found: the MCP endpoints are /mcp, /sse and /messages (and /approvals)")
         })
@@ -449,7 +477,7 @@ async fn decide(app: Arc<App>, id: String, approve: bool, body: axum::body::Byte
         }
     };
     let by = body.by.unwrap_or_else(|| "operator (http)".into());
-    match app.services.store.approvals().decide(&id, approve, &by, body.reason.as_deref()).await {
+    match super::approvals::decide(&app.services, &id, approve, &by, body.reason.as_deref()).await {
         Ok(a) => json_response(StatusCode::OK, serde_json::json!(a)),
         Err(e) => store_error(e),
     }

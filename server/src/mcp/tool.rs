@@ -511,7 +511,21 @@ impl<W> Ctx<W> {
             why,
         };
         let who = super::approvals::Approvers { elicit: self.call.peer.as_ref().filter(|_| self.call.can_elicit) };
-        super::approvals::confirm(&self.services.store, &self.services.policy.approvals, payload, who).await
+        let workspace = payload.workspace.clone();
+        let r = super::approvals::confirm(&self.services.store, &self.services.policy.approvals, payload, who).await;
+        // A call waiting in the operator's queue: the console shows it as it comes.
+        if let Some(e) = r.as_ref().err().filter(|e| e.error == ErrorKind::ApprovalPending) {
+            if let Some(id) = e.data.as_ref().and_then(|d| d.get("approval_id")).and_then(|v| v.as_str()) {
+                let event = crate::bus::Event::Approval {
+                    workspace_id: workspace,
+                    approval_id: id.to_string(),
+                    board: false,
+                    status: "pending".into(),
+                };
+                self.services.bus.publish(&self.services.store, event).await;
+            }
+        }
+        r
     }
 
     /// The same call with another workspace type (the dispatcher's step from the raw context).

@@ -183,6 +183,8 @@ pub async fn from_bus(store: &Store, e: &Event) -> Result<Vec<TriggerEvent>> {
                 fields: complete(spec, fields),
             }])
         }
+        // Not a trigger (the operator console listens to it).
+        Event::Approval { .. } => Ok(vec![]),
         Event::Ticket { workspace_id, ticket_id, version, previous_status, .. } => {
             let Some(t) = store.tickets().get(ticket_id).await? else { return Ok(vec![]) };
             let assignee = match &t.assignee_id {

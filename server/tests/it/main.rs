@@ -4,6 +4,7 @@ mod artifacts;
 mod bench;
 mod cli;
 mod common;
+mod console;
 mod desktop;
 mod dispatch;
 mod faults;
