@@ -258,6 +258,13 @@ impl ServerHandler for Session {
             .with_instructions(instructions)
     }
 
+    /// A session hears `notifications/tools/list_changed` when a bridged server's tools change.
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if let Some(b) = &self.app.dispatcher.bridge {
+            b.notify(context.peer.clone());
+        }
+    }
+
     async fn initialize(
         &self,
         request: InitializeRequestParams,
@@ -277,13 +284,8 @@ impl ServerHandler for Session {
     ) -> Result<ListToolsResult, ErrorData> {
         self.open(&context)?;
         let mode = self.conversation.mode();
-        let tools = self
-            .app
-            .dispatcher
-            .served(&self.surface)
-            .filter(|t| policy::gate(mode, t).callable())
-            .map(wire_tool)
-            .collect();
+        let catalog = self.app.dispatcher.catalog();
+        let tools = self.surface.served(&catalog).filter(|t| policy::gate(mode, t).callable()).map(wire_tool).collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 
