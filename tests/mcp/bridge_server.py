@@ -7,7 +7,8 @@ with the Python `mcp` SDK's FastMCP: what cc-server bridges.
 Tools: echo, whoami (its pid and how many times it started), slow (progress every 50 ms; a
 cancelled call writes BRIDGE_STATE/cancelled-<marker>), add_tool (registers a tool and
 sends notifications/tools/list_changed), boom (an error), search_code (a built-in's name),
-hostile (a description with hidden and control characters, far too long).
+hostile (a description with hidden and control characters, far too long). A resource
+(notes://greeting) and a prompt (review).
 
 BRIDGE_STATE (a folder, required): `gate` in it reading `down` makes the server exit at
 start (a server that stays dead until the test lets it back); `starts` counts its starts.
@@ -89,6 +90,16 @@ def boom() -> str:
 def search_code(query: str) -> str:
     """A tool named like one of cc-server's built-ins."""
     return f"external search for {query}"
+
+
+@mcp.resource("notes://greeting", name="greeting", description="A greeting\u200b note.")
+def greeting() -> str:
+    return "hello from the external server"
+
+
+@mcp.prompt(description="Review a change.")
+def review(change: str) -> str:
+    return f"Please review {change}."
 
 
 @mcp.tool(description=HOSTILE)

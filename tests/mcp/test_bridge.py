@@ -252,6 +252,7 @@ async def test_list_and_call_a_bridged_tool(bridged, transport, request):
     else:
         bridged.add_http("ext", request.getfixturevalue("http_external"), "[bridge.tools.echo]\napproval = false\n")
     async with client(bridged) as s:
+        await wait_for_tool(s, "ext__echo")
         tools = await names(s)
         for t in ("echo", "whoami", "slow", "add_tool", "boom", "hostile"):
             assert f"ext__{t}" in tools, sorted(tools)
@@ -339,6 +340,7 @@ async def test_a_second_cc_server_as_an_external_server(bridged, cc_bin, tmp_pat
     bridged.cli("bridge", "add", "cc", "--env", "CC_NO_PROJECT=1", "--", cc_bin, "--data-dir", str(inner), "mcp")
     bridged.append("[bridge.tools.list_workspaces]\napproval = false\n")
     async with client(bridged) as s:
+        await wait_for_tool(s, "cc__list_workspaces", timeout=60)  # a debug cc-server starts slowly
         tools = await names(s)
         assert "cc__list_workspaces" in tools and "cc__code_read" in tools, sorted(tools)
         assert tools["cc__list_workspaces"].description.startswith("[from external server 'cc'] ")
@@ -357,6 +359,7 @@ async def test_a_second_cc_server_as_an_external_server(bridged, cc_bin, tmp_pat
 async def test_a_changed_list_reaches_the_client(bridged):
     bridged.add_stdio("ext", "[bridge.tools.add_tool]\napproval = false\n[bridge.tools.fresh]\napproval = false\n")
     async with client(bridged) as s:
+        await wait_for_tool(s, "ext__add_tool")
         assert "ext__fresh" not in await names(s)
         await ok(s, "ext__add_tool", name="fresh")
         deadline = time.monotonic() + 20
@@ -436,3 +439,24 @@ async def test_the_servers_timeout_cancels_the_call_upstream(bridged):
         while not cancelled.exists() and time.monotonic() < deadline:
             await anyio.sleep(0.05)
         assert cancelled.exists(), "the timeout's cancellation did not reach the external server"
+
+
+# ---------------------------------------------------------------- resources and prompts
+
+
+async def test_resources_and_prompts_are_mounted_too(bridged):
+    bridged.add_stdio("ext")
+    async with client(bridged) as s:
+        await wait_for_tool(s, "ext__echo")
+        res = {r.name: r for r in (await s.list_resources()).resources}
+        g = res["ext__greeting"]
+        assert str(g.uri) == "bridge:ext:notes://greeting", g
+        assert g.description == "[from external server 'ext'] A greeting note.", g.description
+        read = await s.read_resource(g.uri)
+        assert read.contents[0].text == "hello from the external server", read
+        prompts = {p.name: p for p in (await s.list_prompts()).prompts}
+        p = prompts["ext__review"]
+        assert p.description == "[from external server 'ext'] Review a change." and p.arguments[0].name == "change"
+        got = await s.get_prompt("ext__review", {"change": "PR 7"})
+        assert got.messages[0].content.text == "Please review PR 7.", got
+        assert "goal" in prompts, "the product's prompts are still listed"

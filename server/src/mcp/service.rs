@@ -386,6 +386,9 @@ impl ServerHandler for Session {
         if let Some(e) = self.ext() {
             list.extend(e.resources());
         }
+        if let Some(b) = &self.app.dispatcher.bridge {
+            list.extend(b.resources(&self.surface));
+        }
         Ok(rmcp::model::ListResourcesResult::with_all_items(list))
     }
 
@@ -397,6 +400,11 @@ impl ServerHandler for Session {
         let uri = request.uri.as_str();
         if let Some(read) = self.ext().and_then(|e| e.read(uri)) {
             return read.map(Into::into);
+        }
+        if let Some(b) = &self.app.dispatcher.bridge {
+            if let Some(read) = b.read(&self.surface, uri).await {
+                return read.map(Into::into);
+            }
         }
         let text = read_cc(&self.app.services, &self.principal(&context), uri).await?;
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
@@ -414,6 +422,9 @@ impl ServerHandler for Session {
         let mut all = crate::mcp::prompts::prompts();
         if let Some(e) = self.ext() {
             all.extend(e.prompts());
+        }
+        if let Some(b) = &self.app.dispatcher.bridge {
+            all.extend(b.prompts(&self.surface));
         }
         Ok(ListPromptsResult::with_all_items(all))
     }
@@ -434,6 +445,11 @@ impl ServerHandler for Session {
             )
             .await?;
             return Ok(r.into());
+        }
+        if let Some(b) = &self.app.dispatcher.bridge {
+            if let Some(r) = b.get_prompt(&self.surface, &request.name, request.arguments.clone()).await {
+                return r.map(Into::into);
+            }
         }
         match self.ext() {
             Some(e) => e.get_prompt(&request.name, request.arguments.as_ref()).map(Into::into),

@@ -19,6 +19,8 @@
 //! - dynamic: a server's `notifications/tools/list_changed`, or a reconnect that lists other
 //!   tools, rebuilds the catalog and every session hears `notifications/tools/list_changed`;
 //!   a dead server's tools stay listed and answer `unavailable` naming the server and why;
+//! - its resources (`bridge:<server>:<uri>`) and prompts (`<server>__<prompt>`) are served
+//!   beside the product's, cleaned the same way, for servers bridged into every workspace;
 //! - a call is forwarded with its progress (the external server's notifications become the
 //!   caller's) and its cancellation (the caller's cancel, or the server's `timeout_secs`,
 //!   sends `notifications/cancelled` to the external server).
@@ -38,14 +40,14 @@ use rmcp::model::{
     ServerResult, Tool,
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
-use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, ServiceExt};
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
 pub use config::{BridgeDecl, Endpoint};
 
 use super::policy::Mode;
-use super::surface::ExtraSet;
+use super::surface::{ExtraSet, Surface};
 use super::tool::{
     Ctx, Decl, ErrorKind, Handler, Hints, Modes, Output, ProgressFn, Registry, Scope, ToolError, ToolSet, NEVER_SERVED,
 };
@@ -101,6 +103,9 @@ pub struct Upstream {
     tools: Mutex<Vec<Tool>>,
     /// Its tools that are not mounted, and why.
     skipped: Mutex<Vec<(String, String)>>,
+    /// Its resources and prompts as it listed them last (empty when it has none).
+    resources: Mutex<Vec<rmcp::model::Resource>>,
+    prompts: Mutex<Vec<rmcp::model::Prompt>>,
     /// The calls in flight that asked for progress, by the progress token sent upstream.
     progress: Mutex<HashMap<ProgressToken, ProgressFn>>,
     /// Its tool list changed (its notification): list again.
@@ -115,6 +120,8 @@ impl Upstream {
             state: Mutex::new(State::Connecting),
             tools: Mutex::new(Vec::new()),
             skipped: Mutex::new(Vec::new()),
+            resources: Mutex::new(Vec::new()),
+            prompts: Mutex::new(Vec::new()),
             progress: Mutex::new(HashMap::new()),
             relist: tokio::sync::Notify::new(),
         })
@@ -166,6 +173,14 @@ impl ClientHandler for Hooks {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.0.relist.notify_one();
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.0.relist.notify_one();
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.0.relist.notify_one();
     }
 
@@ -241,6 +256,28 @@ async fn connect(up: &Arc<Upstream>) -> Result<Client, String> {
 
 async fn list_tools(peer: &Peer<RoleClient>) -> Result<Vec<Tool>, String> {
     peer.list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))
+}
+
+/// Lists `up`'s resources and prompts, when its capabilities say it has them.
+async fn list_extras(up: &Upstream, peer: &Peer<RoleClient>) {
+    let caps = peer.peer_info().map(|i| i.capabilities.clone());
+    if caps.as_ref().is_some_and(|c| c.resources.is_some()) {
+        match peer.list_all_resources().await {
+            Ok(r) => *up.resources.lock().expect("resources") = r,
+            Err(e) => tracing::warn!(server = up.name(), "bridge: resources/list failed: {e}"),
+        }
+    }
+    if caps.as_ref().is_some_and(|c| c.prompts.is_some()) {
+        match peer.list_all_prompts().await {
+            Ok(p) => *up.prompts.lock().expect("prompts") = p,
+            Err(e) => tracing::warn!(server = up.name(), "bridge: prompts/list failed: {e}"),
+        }
+    }
+}
+
+/// The address a bridged resource is mounted at: `bridge:<server>:<its own uri>`.
+fn resource_uri(server: &str, uri: &str) -> String {
+    format!("bridge:{server}:{uri}")
 }
 
 /// The bridged servers and the catalog they make with the built-in registry.
@@ -342,6 +379,7 @@ impl Bridge {
                         Ok(tools) => {
                             tracing::info!(server = up.name(), tools = tools.len(), "bridge: connected");
                             *up.tools.lock().expect("tools") = tools;
+                            list_extras(&up, &peer).await;
                             up.set_state(State::Up(peer.clone()));
                             self.rebuild();
                             wait = BACKOFF.0;
@@ -378,6 +416,7 @@ impl Bridge {
                 _ = up.relist.notified() => match list_tools(peer).await {
                     Ok(tools) => {
                         *up.tools.lock().expect("tools") = tools;
+                        list_extras(up, peer).await;
                         self.rebuild();
                     }
                     Err(why) => tracing::warn!(server = up.name(), "bridge: {why}"),
@@ -389,6 +428,92 @@ impl Bridge {
                 }
             }
         }
+    }
+
+    /// The servers whose resources and prompts a session serving `surface` sees: those on
+    /// its surface and bridged into every workspace (a resource read names no workspace).
+    fn visible<'a>(&'a self, surface: &'a Surface) -> impl Iterator<Item = &'a Arc<Upstream>> + 'a {
+        self.servers.iter().filter(|s| surface.has(s.set) && s.decl.workspaces.is_empty())
+    }
+
+    /// The bridged servers' resources, mounted at `bridge:<server>:<uri>` as `<server>__<name>`.
+    pub fn resources(&self, surface: &Surface) -> Vec<rmcp::model::Resource> {
+        let mut out = Vec::new();
+        for up in self.visible(surface) {
+            for r in up.resources.lock().expect("resources").iter() {
+                let mut m = rmcp::model::Resource::new(
+                    resource_uri(up.name(), &r.uri),
+                    format!("{}{}{}", up.name(), names::SEPARATOR, names::clean(&r.name, names::MAX_TITLE)),
+                );
+                m.title = r.title.as_deref().map(|t| names::clean(t, names::MAX_TITLE));
+                m.description = Some(names::description(up.name(), r.description.as_deref()));
+                m.mime_type = r.mime_type.clone();
+                m.size = r.size;
+                out.push(m);
+            }
+        }
+        out
+    }
+
+    /// The bridged servers' prompts, as `<server>__<name>`.
+    pub fn prompts(&self, surface: &Surface) -> Vec<rmcp::model::Prompt> {
+        let mut out = Vec::new();
+        for up in self.visible(surface) {
+            for p in up.prompts.lock().expect("prompts").iter() {
+                let mut m = p.clone();
+                m.name = format!("{}{}{}", up.name(), names::SEPARATOR, p.name);
+                m.title = p.title.as_deref().map(|t| names::clean(t, names::MAX_TITLE));
+                m.description = Some(names::description(up.name(), p.description.as_deref()));
+                m.icons = None;
+                m.meta = None;
+                if let Some(args) = &mut m.arguments {
+                    for a in args {
+                        a.description = a.description.as_deref().map(|d| names::clean(d, names::MAX_DESCRIPTION));
+                    }
+                }
+                out.push(m);
+            }
+        }
+        out
+    }
+
+    /// Reads a bridged resource (`None`: `uri` is not one).
+    pub async fn read(
+        &self,
+        surface: &Surface,
+        uri: &str,
+    ) -> Option<Result<rmcp::model::ReadResourceResult, ErrorData>> {
+        let (up, own) = self.visible(surface).find_map(|up| {
+            let own = uri.strip_prefix(&format!("bridge:{}:", up.name()))?;
+            up.resources.lock().expect("resources").iter().any(|r| r.uri == own).then(|| (up.clone(), own.to_string()))
+        })?;
+        let peer = match up.peer() {
+            Ok(p) => p,
+            Err(why) => return Some(Err(ErrorData::internal_error(up.unavailable(&why).message, None))),
+        };
+        let r = peer.read_resource(rmcp::model::ReadResourceRequestParams::new(own)).await;
+        Some(r.map_err(|e| ErrorData::internal_error(format!("external server '{}': {e}", up.name()), None)))
+    }
+
+    /// Gets a bridged prompt (`None`: `name` is not one).
+    pub async fn get_prompt(
+        &self,
+        surface: &Surface,
+        name: &str,
+        arguments: Option<rmcp::model::JsonObject>,
+    ) -> Option<Result<rmcp::model::GetPromptResult, ErrorData>> {
+        let (up, own) = self.visible(surface).find_map(|up| {
+            let own = name.strip_prefix(&format!("{}{}", up.name(), names::SEPARATOR))?;
+            up.prompts.lock().expect("prompts").iter().any(|p| p.name == own).then(|| (up.clone(), own.to_string()))
+        })?;
+        let peer = match up.peer() {
+            Ok(p) => p,
+            Err(why) => return Some(Err(ErrorData::internal_error(up.unavailable(&why).message, None))),
+        };
+        let mut params = rmcp::model::GetPromptRequestParams::new(own);
+        params.arguments = arguments;
+        let r = peer.get_prompt(params).await;
+        Some(r.map_err(|e| ErrorData::internal_error(format!("external server '{}': {e}", up.name()), None)))
     }
 
     /// Mounts every server's last listed tools over the built-ins; bumps the generation
