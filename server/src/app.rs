@@ -26,9 +26,23 @@ impl App {
         App { services: Arc::new(services), dispatcher: Dispatcher::new(registry), extension }
     }
 
-    /// The tool sets the extension adds.
+    /// Mounts the bridged servers of `[[bridge]]` over the registry (connected by
+    /// [`crate::mcp::bridge::Bridge::start`]).
+    pub fn with_bridge(mut self, decls: &[crate::mcp::bridge::BridgeDecl]) -> App {
+        if !decls.is_empty() {
+            let b = crate::mcp::bridge::Bridge::new(decls, self.dispatcher.registry.clone());
+            self.dispatcher.bridge = Some(b);
+        }
+        self
+    }
+
+    /// The tool sets the extension and the bridged servers add.
     pub fn extra_sets(&self) -> Vec<ExtraSet> {
-        self.extension.as_ref().map(|e| e.sets()).unwrap_or_default()
+        let mut sets = self.extension.as_ref().map(|e| e.sets()).unwrap_or_default();
+        if let Some(b) = &self.dispatcher.bridge {
+            sets.extend(b.sets());
+        }
+        sets
     }
 
     /// `--tools` on this server (its extension's sets known too).

@@ -151,6 +151,11 @@ pub enum Command {
     /// propose a fact; a policy needs write access to its domain, which only this command
     /// grants. Works on the data directory's store, or --store's.
     Memory(crate::memory::cli::MemoryArgs),
+    /// External MCP servers bridged into the registry: add, list, remove, check
+    ///
+    /// Their tools are served beside the built-ins as SERVER__TOOL on the tool set
+    /// bridge:SERVER, under this server's policy (docs/bridge.md). Edits the configuration file.
+    Bridge(crate::mcp::bridge::cli::BridgeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -737,7 +742,11 @@ fn dispatch(cli: Cli, extension: Option<std::sync::Arc<dyn crate::mcp::extension
     crate::embedding::configure(cli.embed_model.clone());
     let data = data_dir(&cli)?;
     let quiet = cli.quiet;
-    let config = crate::config::Config::load(cli.config.as_deref(), &data.root)?;
+    // `bridge add` may create the file --config names.
+    let creates = matches!(cli.command, Command::Bridge(_)) && cli.config.as_deref().is_some_and(|p| !p.exists());
+    let config =
+        if creates { Default::default() } else { crate::config::Config::load(cli.config.as_deref(), &data.root)? };
+    let config_path = cli.config.clone().unwrap_or_else(|| data.root.join("config.toml"));
     let setup = crate::serve::Setup { store_url: cli.store_url.clone(), extension, config };
     match cli.command {
         Command::Index(a) => index(&data, &setup, a, quiet),
@@ -760,6 +769,7 @@ fn dispatch(cli: Cli, extension: Option<std::sync::Arc<dyn crate::mcp::extension
         Command::Profiles(a) => crate::serve::profiles(&data, &setup, a),
         Command::Feeds(a) => crate::feeds::cli::run(&data, &setup, a),
         Command::Memory(a) => crate::memory::cli::run(&data, &setup, a),
+        Command::Bridge(a) => crate::mcp::bridge::cli::run(&config_path, &setup, a),
     }
 }
 

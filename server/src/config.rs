@@ -77,6 +77,8 @@ pub struct Config {
     /// The pipelines, checked and compiled from `pipeline_decls` when the file is loaded.
     #[serde(skip)]
     pub pipelines: Vec<crate::pipelines::Pipeline>,
+    /// `[[bridge]]`: external MCP servers mounted into the registry (`crate::mcp::bridge::config`).
+    pub bridge: Vec<crate::mcp::bridge::BridgeDecl>,
 }
 
 /// One `[[pipelines]]` table: triggers (an event type and filters on its fields) and the
@@ -270,6 +272,7 @@ impl Config {
             "{}: [runtimes] run_timeout_secs must be at least 1",
             path.display()
         );
+        crate::mcp::bridge::config::check(&c.bridge).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         if let Some(g) = &c.tickets.github {
             let parts: Vec<&str> = g.repository.split('/').collect();
             anyhow::ensure!(

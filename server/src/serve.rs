@@ -133,7 +133,8 @@ pub fn app_with_config(
         services.mirror = Some(Arc::new(mirror));
     }
     configure(&mut services.policy)?;
-    Ok(Arc::new(App::new(services, crate::mcp::tools::registry(), setup.extension.clone())))
+    let app = App::new(services, crate::mcp::tools::registry(), setup.extension.clone());
+    Ok(Arc::new(app.with_bridge(&setup.config.bridge)))
 }
 
 /// The app over the product's registry (and `extension`'s tools) on `store`.
@@ -254,8 +255,12 @@ pub fn serve(data: DataDir, setup: &Setup, a: ServeArgs, quiet: bool) -> Result<
         eprintln!("cc-server: decomposing approved orchestration plans: {e}");
     }
     rt.spawn(crate::pipelines::background(app.services.clone(), feeds_stop.clone()));
+    start_bridge(&rt, &app);
     let r = rt.block_on(crate::mcp::http::serve(app.clone(), surface, opts, CancellationToken::new()));
     feeds_stop.cancel();
+    if let Some(b) = &app.dispatcher.bridge {
+        b.shutdown();
+    }
     // Nothing a rig or a run started outlives the server.
     rt.block_on(app.services.runtime.shutdown(std::time::Duration::from_secs(10)));
     app.services.rigs.shutdown();
@@ -305,6 +310,7 @@ pub fn mcp(data: DataDir, setup: &Setup, a: McpArgs) -> Result<()> {
         app.services.repos.set_bound_root(root, name);
     }
     let rigs_owner = app.clone();
+    start_bridge(&rt, &app);
     let r = rt.block_on(async move {
         let session = Session::new(app, surface).with_principal(Principal::local());
         let running = session.serve(rmcp::transport::stdio()).await.context("MCP over stdio")?;
@@ -314,9 +320,22 @@ pub fn mcp(data: DataDir, setup: &Setup, a: McpArgs) -> Result<()> {
         }
         Ok(())
     });
-    // Nothing a rig started outlives the server.
+    // Nothing a rig or a bridged server started outlives the server.
     rigs_owner.services.rigs.shutdown();
+    if let Some(b) = &rigs_owner.dispatcher.bridge {
+        b.shutdown();
+    }
     r
+}
+
+/// Connects the bridged servers (each keeps reconnecting on its own task) and waits a moment
+/// for them, so a client's first tools/list has their tools; a slow one joins later.
+fn start_bridge(rt: &tokio::runtime::Runtime, app: &App) {
+    if let Some(b) = &app.dispatcher.bridge {
+        let _in = rt.enter();
+        b.start();
+        rt.block_on(b.settle(std::time::Duration::from_secs(3)));
+    }
 }
 
 /// `cc-server approvals list|approve|reject`: the operator's queue, on the store.

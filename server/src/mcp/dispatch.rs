@@ -122,7 +122,11 @@ pub enum CallOutcome {
 /// services a call uses are handed to it (it does not own them).
 pub struct Dispatcher {
     pub registry: Arc<Registry>,
+    /// The bridged servers (`mcp::bridge`): the dynamic layer over `registry`.
+    pub bridge: Option<Arc<super::bridge::Bridge>>,
     validators: Mutex<HashMap<&'static str, Arc<jsonschema::Validator>>>,
+    /// The bridge's catalog the validators were compiled for (a changed list drops them).
+    validators_of: std::sync::atomic::AtomicU64,
     /// Debug builds check each result against its tool's output schema (clients such as
     /// the Python SDK refuse a result that does not match it).
     #[cfg(debug_assertions)]
@@ -133,19 +137,30 @@ impl Dispatcher {
     pub fn new(registry: Registry) -> Dispatcher {
         Dispatcher {
             registry: Arc::new(registry),
+            bridge: None,
             validators: Mutex::new(HashMap::new()),
+            validators_of: std::sync::atomic::AtomicU64::new(0),
             #[cfg(debug_assertions)]
             output_validators: Mutex::new(HashMap::new()),
         }
     }
 
-    /// The tools `surface` serves, sorted by name.
-    pub fn served<'a>(&'a self, surface: &'a Surface) -> impl Iterator<Item = &'a ToolDef> + 'a {
-        surface.served(&self.registry)
+    /// Every tool as of now: the registry, and the bridged servers' tools mounted over it.
+    pub fn catalog(&self) -> Arc<Registry> {
+        match &self.bridge {
+            Some(b) => b.catalog(),
+            None => self.registry.clone(),
+        }
     }
 
     fn validator(&self, tool: &ToolDef) -> Arc<jsonschema::Validator> {
         let mut cache = self.validators.lock().expect("validators");
+        if let Some(b) = &self.bridge {
+            let now = b.generation();
+            if self.validators_of.swap(now, std::sync::atomic::Ordering::Relaxed) != now {
+                cache.clear();
+            }
+        }
         cache
             .entry(tool.decl.name)
             .or_insert_with(|| {
@@ -196,8 +211,8 @@ impl Dispatcher {
         cancel: CancellationToken,
         progress: Option<ProgressFn>,
     ) -> CallOutcome {
-        let Some(tool) = self.registry.get(name).filter(|t| surface.serves(t) && !NEVER_SERVED.contains(&t.decl.name))
-        else {
+        let catalog = self.catalog();
+        let Some(tool) = catalog.get(name).filter(|t| surface.serves(t) && !NEVER_SERVED.contains(&t.decl.name)) else {
             return CallOutcome::Unknown(name.to_string());
         };
         let mut args = args.unwrap_or_default();
@@ -233,8 +248,7 @@ impl Dispatcher {
                 );
             }
         };
-        let state =
-            CallState::new(args.clone(), progress, caller.peer.clone(), caller.can_elicit, self.registry.clone());
+        let state = CallState::new(args.clone(), progress, caller.peer.clone(), caller.can_elicit, catalog.clone());
         let ctx = Ctx {
             workspace,
             tool: tool.decl.name,

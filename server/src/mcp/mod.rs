@@ -2,6 +2,7 @@
 //! guardrails, approvals, principals), the tools, and the transports (stdio, Streamable
 //! HTTP, legacy HTTP+SSE). Only this module knows MCP and JSON-RPC.
 pub mod approvals;
+pub mod bridge;
 pub mod dispatch;
 pub mod extension;
 pub mod http;

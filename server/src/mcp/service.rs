@@ -258,6 +258,13 @@ impl ServerHandler for Session {
             .with_instructions(instructions)
     }
 
+    /// A session hears `notifications/tools/list_changed` when a bridged server's tools change.
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if let Some(b) = &self.app.dispatcher.bridge {
+            b.notify(context.peer.clone());
+        }
+    }
+
     async fn initialize(
         &self,
         request: InitializeRequestParams,
@@ -277,13 +284,8 @@ impl ServerHandler for Session {
     ) -> Result<ListToolsResult, ErrorData> {
         self.open(&context)?;
         let mode = self.conversation.mode();
-        let tools = self
-            .app
-            .dispatcher
-            .served(&self.surface)
-            .filter(|t| policy::gate(mode, t).callable())
-            .map(wire_tool)
-            .collect();
+        let catalog = self.app.dispatcher.catalog();
+        let tools = self.surface.served(&catalog).filter(|t| policy::gate(mode, t).callable()).map(wire_tool).collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -384,6 +386,9 @@ impl ServerHandler for Session {
         if let Some(e) = self.ext() {
             list.extend(e.resources());
         }
+        if let Some(b) = &self.app.dispatcher.bridge {
+            list.extend(b.resources(&self.surface));
+        }
         Ok(rmcp::model::ListResourcesResult::with_all_items(list))
     }
 
@@ -395,6 +400,11 @@ impl ServerHandler for Session {
         let uri = request.uri.as_str();
         if let Some(read) = self.ext().and_then(|e| e.read(uri)) {
             return read.map(Into::into);
+        }
+        if let Some(b) = &self.app.dispatcher.bridge {
+            if let Some(read) = b.read(&self.surface, uri).await {
+                return read.map(Into::into);
+            }
         }
         let text = read_cc(&self.app.services, &self.principal(&context), uri).await?;
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
@@ -412,6 +422,9 @@ impl ServerHandler for Session {
         let mut all = crate::mcp::prompts::prompts();
         if let Some(e) = self.ext() {
             all.extend(e.prompts());
+        }
+        if let Some(b) = &self.app.dispatcher.bridge {
+            all.extend(b.prompts(&self.surface));
         }
         Ok(ListPromptsResult::with_all_items(all))
     }
@@ -432,6 +445,11 @@ impl ServerHandler for Session {
             )
             .await?;
             return Ok(r.into());
+        }
+        if let Some(b) = &self.app.dispatcher.bridge {
+            if let Some(r) = b.get_prompt(&self.surface, &request.name, request.arguments.clone()).await {
+                return r.map(Into::into);
+            }
         }
         match self.ext() {
             Some(e) => e.get_prompt(&request.name, request.arguments.as_ref()).map(Into::into),
