@@ -324,7 +324,9 @@ fn check(lang: &Lang, start: &(Vec<usize>, Vec<u64>), edits: &[Edit]) -> Result<
 }
 
 fn config() -> ProptestConfig {
-    ProptestConfig { cases: 128, failure_persistence: None, ..ProptestConfig::default() }
+    // `PROPTEST_CASES` runs more (or fewer) cases.
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(128);
+    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
 }
 
 proptest! {
