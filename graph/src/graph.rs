@@ -23,7 +23,9 @@ use crate::{Error, Result};
 /// 4: both stamped with the generation of the records they were resolved from (was: the
 /// files' modification times compared).
 /// 5: an edge kind per target, each file's language, the rung `flow` (Python value flow).
-pub const GRAPH_FORMAT_VERSION: u32 = 5;
+/// 6: a file's names include what its imports bind (an update re-resolves what a deleted
+/// re-export provided).
+pub const GRAPH_FORMAT_VERSION: u32 = 6;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.
@@ -200,7 +202,10 @@ fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
         kind: r.kind,
         resolution: tables.resolve(fi, r),
     }));
+    // A file's imports are names it provides too (a re-export, `from m import *` of a
+    // package that imports them): an update re-resolves what looked them up in it.
     let mut names: Vec<String> = f.symbols.iter().map(|s| s.name.clone()).collect();
+    names.extend(import_bindings(f).into_iter().map(str::to_string));
     names.sort_unstable();
     names.dedup();
     FileEntry { hash: f.hash, lang: f.lang, names, refs }
@@ -253,6 +258,7 @@ impl CallGraph {
                 old => {
                     changed.insert(&f.path);
                     names.extend(f.symbols.iter().map(|s| s.name.clone()));
+                    names.extend(import_bindings(f).into_iter().map(str::to_string));
                     if let Some(e) = old {
                         names.extend(old_names(e));
                     }

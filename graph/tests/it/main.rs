@@ -1,6 +1,7 @@
 //! The integration tests of cc-graph, one binary.
 mod export;
 mod incremental;
+mod incremental_prop;
 mod suite;
 mod support;
 mod walk;
