@@ -18,8 +18,9 @@ use cc_server::mcp::principal::Principals;
 use cc_server::mcp::sessions::SessionLimits;
 use cc_server::mcp::surface::{ExtraSet, Surface};
 use cc_server::store::agents::Ended;
+use cc_server::store::reviews::{Cohort, NewNode, NewReview, NodePriority, Verdict};
 use cc_server::store::{
-    Actor, BoardKind, Family, NewTicket, RelationKind, Run, RunStatus, RuntimeProfile, Sender, TicketStatus,
+    Actor, BoardKind, Family, NewTicket, RelationKind, Run, RunStatus, RuntimeProfile, Sender, SpaceKind, TicketStatus,
 };
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -275,6 +276,51 @@ async fn seed(app: &Arc<App>) -> (String, String, String) {
         {"type": "table", "columns": ["Fixture", "Rows"], "rows": [["users.csv", 120], ["orders.json", 48]]}
     ]);
     store.artifacts().create("default", "Import report", &blocks, "dev").await.unwrap();
+    // A review with an area, findings of two priorities (entered P2 first) and a verdict.
+    let review_space = store.spaces().create("default", SpaceKind::Review, "review: shop", &[]).await.unwrap();
+    let area = Cohort {
+        area: "shop.cart".into(),
+        modules: vec!["shop.cart".into()],
+        files: vec!["shop/cart.py".into()],
+        symbols: Vec::new(),
+        callers: 3,
+        caller_files: vec!["shop/api.py".into()],
+        summary: None,
+        summary_by: None,
+    };
+    let review = store
+        .reviews()
+        .create(NewReview {
+            workspace: "default",
+            repo: "shop",
+            base_rev: "main",
+            head_rev: "importer",
+            base_sha: "1111111111111111111111111111111111111111",
+            head_sha: "2222222222222222222222222222222222222222",
+            pr: Some(7),
+            space_id: &review_space.id,
+            walkthrough: &json!([]),
+            cohorts: &[area],
+            by: &by,
+        })
+        .await
+        .unwrap();
+    for (priority, title) in
+        [(NodePriority::P2, "Name the retry constant"), (NodePriority::P0, "Checkout charges twice")]
+    {
+        let node = NewNode {
+            area: "shop.cart",
+            file: "shop/cart.py",
+            line: 4,
+            priority,
+            title,
+            body: "charge() runs again when the payment retries.",
+            suppression_key: title,
+            suppressed_by: None,
+        };
+        store.reviews().add_node(&review.id, node, &by).await.unwrap();
+    }
+    store.reviews().submit_verdict(&review.id, Verdict::Block, 0.9, "Double charge on retry.", &by).await.unwrap();
     (main.key, main.space_id, board.id)
 }
 
@@ -528,6 +574,9 @@ fn an_operator_decides_in_chromium_and_sees_it_live() {
         assert_ne!(out["isError"], true, "the approved call runs: {out}");
         let again = mcp.call("test_approval_counter", json!({"key": "console"})).await;
         assert_eq!(again["isError"], true, "an approval runs its call once: {again}");
+        // That refused call waits for approval again: the page shows it live (and has swapped
+        // its content before the note is typed).
+        wait_for(&rig, WaitFor::Selector("#calls .approval.waiting[data-tool=test_approval_counter]".into())).await;
         // The board: ask for a revision, with a note.
         act(
             &rig,
@@ -595,7 +644,7 @@ fn an_operator_decides_in_chromium_and_sees_it_live() {
             ("/ui/agents", "#org", "agents", "Writes the importer"),
             ("/ui/spaces", "main table", "spaces", "ticket"),
             ("/ui/artifacts", "main table", "artifacts", "Import report"),
-            ("/ui/reviews", "main .card", "reviews", "No reviews yet"),
+            ("/ui/reviews", "main table", "reviews", "PR #7"),
             ("/ui/code", "#repos", "code", "shop"),
         ] {
             click(&rig, &format!("header nav a[href^='{nav}']")).await;
@@ -604,6 +653,17 @@ fn an_operator_decides_in_chromium_and_sees_it_live() {
             assert!(t.contains(seen), "{seen:?} not on {nav}:\n{t}");
             shot(&rig, name).await;
         }
+        // A review: findings by priority (P0 first), the verdict.
+        click(&rig, "header nav a[href^='/ui/reviews']").await;
+        wait_for(&rig, WaitFor::Selector("main table a".into())).await;
+        click(&rig, "main table a").await;
+        wait_for(&rig, WaitFor::Selector("#findings".into())).await;
+        let t = text(&rig, "#findings").await;
+        let (p0, p2) = (t.find("Checkout charges twice"), t.find("Name the retry constant"));
+        assert!(p0.is_some() && p2.is_some() && p0 < p2, "P0 first: {t}");
+        assert!(text(&rig, "#verdicts").await.contains("Double charge on retry."));
+        assert!(text(&rig, "main").await.contains("shop.cart"), "the area is shown");
+        shot(&rig, "review").await;
         click(&rig, "header nav a[href^='/ui/agents']").await;
         wait_for(&rig, WaitFor::Selector("#org".into())).await;
         click(&rig, "#org a[href*='/ui/agents/']").await;
