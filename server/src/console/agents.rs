@@ -78,16 +78,16 @@ async fn runs_of(c: &Console, ids: &[String]) -> Result<Vec<Run>, Fail> {
     Ok(out)
 }
 
-fn tree(
-    b: &mut String,
-    c: &Console,
-    v: &View,
-    parent: Option<&str>,
-    all: &[Agent],
-    beats: &[Heartbeat],
-    live: &HashMap<String, (i64, i64)>,
-    depth: usize,
-) {
+/// What the org chart is drawn from: the workspace's agents, their heartbeats, their live
+/// runs (running, queued) by agent id.
+struct Chart<'a> {
+    all: &'a [Agent],
+    beats: &'a [Heartbeat],
+    live: &'a HashMap<String, (i64, i64)>,
+}
+
+fn tree(b: &mut String, c: &Console, v: &View, chart: &Chart<'_>, parent: Option<&str>, depth: usize) {
+    let Chart { all, beats, live } = *chart;
     let kids: Vec<&Agent> = all
         .iter()
         .filter(|a| match parent {
@@ -111,7 +111,7 @@ fn tree(
             esc(&clip(&a.description, 60)),
             if r + q > 0 { format!("<span class=\"pill s-running\">{r} running · {q} queued</span>") } else { String::new() }
         );
-        tree(b, c, v, Some(&a.id), all, beats, live, depth + 1);
+        tree(b, c, v, chart, Some(&a.id), depth + 1);
         b.push_str("</li>");
     }
     b.push_str("</ul>");
@@ -132,7 +132,7 @@ pub(crate) async fn page(State(c): State<Console>, Extension(s): Extension<Sessi
             "<p class=\"empty\">No agents yet (the operator hires them: <code>cc-server agents add</code>).</p>",
         );
     } else {
-        tree(&mut b, &c, &v, None, &all, &beats, &live, 0);
+        tree(&mut b, &c, &v, &Chart { all: &all, beats: &beats, live: &live }, None, 0);
     }
     b.push_str("</section><section class=\"card\" id=\"presence\"><h2>Presence</h2>");
     let pager = p.pager("agents", PER);

@@ -308,7 +308,7 @@ fn head(h: &mut String, title: &str) {
 pub(crate) fn bare_page(status: StatusCode, title: &str, body: &str) -> Response {
     let mut h = String::with_capacity(body.len() + 1024);
     head(&mut h, title);
-    let _ = write!(h, "<body class=\"bare\"><main>{body}</main></body></html>\n");
+    let _ = writeln!(h, "<body class=\"bare\"><main>{body}</main></body></html>");
     respond(status, h)
 }
 

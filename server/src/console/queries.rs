@@ -85,6 +85,8 @@ pub(crate) async fn live_runs(store: &Store, ws: &str) -> Result<HashMap<String,
 }
 
 type MessageRow = (String, String, i64, String, String, Option<String>, String, Option<String>, i64);
+/// A [`MessageRow`] and its space's name.
+type MessageInSpace = (String, String, i64, String, String, Option<String>, String, Option<String>, i64, String);
 
 fn message((id, space_id, seq, kind, name, agent_id, text, reply_to, created_at): MessageRow) -> Message {
     Message { id, space_id, seq, sender: Sender { kind, name, agent_id }, text, reply_to, created_at }
@@ -97,18 +99,17 @@ pub(crate) async fn recent_messages(
     offset: i64,
     limit: i64,
 ) -> Result<Vec<(Message, String)>> {
-    let rows: Vec<(String, String, i64, String, String, Option<String>, String, Option<String>, i64, String)> =
-        sqlx::query_as(
-            "SELECT m.id, m.space_id, m.seq, m.sender_kind, m.sender_name, m.sender_agent_id, m.text, m.reply_to, \
+    let rows: Vec<MessageInSpace> = sqlx::query_as(
+        "SELECT m.id, m.space_id, m.seq, m.sender_kind, m.sender_name, m.sender_agent_id, m.text, m.reply_to, \
              m.created_at, s.name FROM messages m JOIN spaces s ON s.id = m.space_id WHERE s.workspace_id = $1 \
              ORDER BY m.created_at DESC, m.id DESC LIMIT $2 OFFSET $3",
-        )
-        .bind(ws)
-        .bind(limit)
-        .bind(offset)
-        .fetch_all(store.reader())
-        .await
-        .map_err(|e| store.err(e))?;
+    )
+    .bind(ws)
+    .bind(limit)
+    .bind(offset)
+    .fetch_all(store.reader())
+    .await
+    .map_err(|e| store.err(e))?;
     Ok(rows
         .into_iter()
         .map(|(a, b, c, d, e, f, g, h, i, space)| (message((a, b, c, d, e, f, g, h, i)), space))
@@ -144,16 +145,11 @@ pub(crate) async fn call_approvals(
     } else {
         ("status <> 'pending'", "created_at DESC, id DESC")
     };
-    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+    let sql = format!(
         "SELECT id FROM approvals WHERE {filter} AND (workspace_id = $1 OR workspace_id IS NULL) \
          ORDER BY {order} LIMIT $2 OFFSET $3"
-    )))
-    .bind(ws)
-    .bind(limit)
-    .bind(offset)
-    .fetch_all(store.reader())
-    .await
-    .map_err(|e| store.err(e))
+    );
+    ids(store, sql, ws, offset, limit).await
 }
 
 /// Ids of `ws`'s board approvals: open ones (pending, revision requested) oldest first, decided
@@ -170,15 +166,10 @@ pub(crate) async fn board_approvals(
     } else {
         ("status IN ('approved', 'rejected')", "updated_at DESC, id DESC")
     };
-    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+    let sql = format!(
         "SELECT id FROM board_approvals WHERE workspace_id = $1 AND {filter} ORDER BY {order} LIMIT $2 OFFSET $3"
-    )))
-    .bind(ws)
-    .bind(limit)
-    .bind(offset)
-    .fetch_all(store.reader())
-    .await
-    .map_err(|e| store.err(e))
+    );
+    ids(store, sql, ws, offset, limit).await
 }
 
 /// Ids of `ws`'s runs (of `agent`, when given), newest first.
@@ -198,26 +189,24 @@ pub(crate) async fn runs(store: &Store, ws: &str, agent: Option<&str>, offset: i
 
 /// Ids of `ws`'s reviews, newest first.
 pub(crate) async fn reviews(store: &Store, ws: &str, offset: i64, limit: i64) -> Result<Vec<String>> {
-    sqlx::query_scalar(
-        "SELECT id FROM reviews WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3",
-    )
-    .bind(ws)
-    .bind(limit)
-    .bind(offset)
-    .fetch_all(store.reader())
-    .await
-    .map_err(|e| store.err(e))
+    let sql = "SELECT id FROM reviews WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3";
+    ids(store, sql.to_string(), ws, offset, limit).await
 }
 
 /// Ids of `ws`'s artifacts, newest change first.
 pub(crate) async fn artifacts(store: &Store, ws: &str, offset: i64, limit: i64) -> Result<Vec<String>> {
-    sqlx::query_scalar(
-        "SELECT id FROM artifacts WHERE workspace_id = $1 ORDER BY updated_at DESC, id DESC LIMIT $2 OFFSET $3",
-    )
-    .bind(ws)
-    .bind(limit)
-    .bind(offset)
-    .fetch_all(store.reader())
-    .await
-    .map_err(|e| store.err(e))
+    let sql = "SELECT id FROM artifacts WHERE workspace_id = $1 ORDER BY updated_at DESC, id DESC LIMIT $2 OFFSET $3";
+    ids(store, sql.to_string(), ws, offset, limit).await
+}
+
+/// The ids `sql` selects for workspace `$1`, `$2` rows from row `$3` (its filter and order
+/// are the caller's constants, never a request's text).
+async fn ids(store: &Store, sql: String, ws: &str, offset: i64, limit: i64) -> Result<Vec<String>> {
+    sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+        .bind(ws)
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(store.reader())
+        .await
+        .map_err(|e| store.err(e))
 }

@@ -249,26 +249,32 @@ fn same_origin(origin: &str, host: &str) -> bool {
 
 /// The checks every route shares, in one place: Host and Origin (DNS rebinding), and the
 /// declared body size. `console`: the operator console's routes, where an Origin equal to the
-/// request's own (allowed) Host is accepted too.
-fn shared_checks(g: &Guard, headers: &axum::http::HeaderMap, console: bool) -> Result<(), Response> {
+/// request's own (allowed) Host is accepted too. The refusal, when one fails.
+fn shared_checks(g: &Guard, headers: &axum::http::HeaderMap, console: bool) -> Result<(), Box<Response>> {
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
     if !g.host_ok(host) {
-        return Err(deny(StatusCode::FORBIDDEN, "Forbidden: Host header is not allowed (DNS rebinding protection)"));
+        return Err(Box::new(deny(
+            StatusCode::FORBIDDEN,
+            "Forbidden: Host header is not allowed (DNS rebinding protection)",
+        )));
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let ok = origin.to_str().is_ok_and(|o| g.origin_ok(o) || (console && same_origin(o, host)));
         if !ok {
-            return Err(deny(StatusCode::FORBIDDEN, "Forbidden: Origin is not allowed (DNS rebinding protection)"));
+            return Err(Box::new(deny(
+                StatusCode::FORBIDDEN,
+                "Forbidden: Origin is not allowed (DNS rebinding protection)",
+            )));
         }
     }
     if let Some(len) =
         headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok())
     {
         if len > g.max_body {
-            return Err(deny(
+            return Err(Box::new(deny(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 &format!("Payload Too Large: the limit is {} bytes", g.max_body),
-            ));
+            )));
         }
     }
     Ok(())
@@ -282,7 +288,7 @@ fn shared_checks(g: &Guard, headers: &axum::http::HeaderMap, console: bool) -> R
 pub async fn guard(State(g): State<Guard>, mut req: Request, next: Next) -> Response {
     let console = crate::console::is_console_path(req.uri().path());
     if let Err(r) = shared_checks(&g, req.headers(), console) {
-        return r;
+        return *r;
     }
     if console {
         if g.operator.is_none() {
