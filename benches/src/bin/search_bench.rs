@@ -3,14 +3,16 @@
 //!
 //! ```text
 //! search_bench throughput --model DIR --repo PATH [--n 3000]
-//! search_bench relevance  --model DIR|FILE --queries tests/data/relevance/bench-queries.json --repos-root DIR --data DIR
+//! search_bench relevance  --model DIR|FILE --queries tests/data/relevance/bench-queries.json --repos-root DIR --data DIR [--split even|odd]
 //! search_bench synthetic  --model DIR|FILE --data DIR --repo NAME --queries FILE [--n 1000000]
 //! ```
 //!
 //! `throughput` embeds the same symbol texts (of PATH) with `model.onnx` (fp32) and
 //! `model_int8.onnx`. `relevance` indexes each repository of the query set (at
 //! `<repos-root>/<name>`, which must be at the pinned commit), embeds it, prints MRR@10 and
-//! recall@10 per mode and latency p50/p99 per mode (query embedding included). `synthetic`
+//! recall@10 per mode and latency p50/p99 per mode (query embedding included); `--split` keeps
+//! every other query (`even`: the 0th, 2nd, …; `odd`: the others), the halves a set is tuned
+//! on and held out with. `synthetic`
 //! grows the vectors of an indexed repository to `--n` rows (each a stored vector plus
 //! noise, renormalised), then times exact and prefiltered vector search at several sizes
 //! (the crossover), the prefilter's top-10 overlap with exact, memory, and hybrid search
@@ -50,7 +52,18 @@ fn main() {
             opt.get("n").map_or(3000, |n| n.parse().unwrap()),
         ),
         "relevance" => {
-            relevance(&get("model"), Path::new(&get("queries")), Path::new(&get("repos-root")), Path::new(&get("data")))
+            let split = opt.get("split").map(|s| match s.as_str() {
+                "even" => 0,
+                "odd" => 1,
+                _ => usage(),
+            });
+            relevance(
+                &get("model"),
+                Path::new(&get("queries")),
+                Path::new(&get("repos-root")),
+                Path::new(&get("data")),
+                split,
+            )
         }
         "diagnose" => diagnose(&get("model"), Path::new(&get("queries")), Path::new(&get("data"))),
         "synthetic" => synthetic(
@@ -106,8 +119,11 @@ fn repo_of<'a>(set: &'a QuerySet, q: &'a cc_indexer::relevance::LabeledQuery) ->
     q.repo.as_deref().unwrap_or_else(|| set.repos.keys().next().expect("a repository"))
 }
 
-fn relevance(model: &str, queries: &Path, repos_root: &Path, data: &Path) {
-    let set = QuerySet::parse(&std::fs::read_to_string(queries).unwrap()).unwrap();
+fn relevance(model: &str, queries: &Path, repos_root: &Path, data: &Path, split: Option<usize>) {
+    let mut set = QuerySet::parse(&std::fs::read_to_string(queries).unwrap()).unwrap();
+    if let Some(half) = split {
+        set.queries = std::mem::take(&mut set.queries).into_iter().skip(half).step_by(2).collect();
+    }
     let wrong: Vec<&str> = set.mislabelled().iter().map(|q| q.query.as_str()).collect();
     if !wrong.is_empty() {
         eprintln!("warning: no_shared_word is wrong for {wrong:?}");
