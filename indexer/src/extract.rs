@@ -378,6 +378,12 @@ impl Extractor {
                 path: path.to_string(),
                 span: Span::from_node(&d.node),
                 signature: signature(d.node, source),
+                // A container's body is its members, which carry their own windows.
+                body: if kinds[i].is_type_like() || kinds[i] == SymbolKind::Module {
+                    String::new()
+                } else {
+                    body_window(d.node, source, &d.name)
+                },
                 doc: doc.map(|s| plain_doc(lang, s)).filter(|s| !s.is_empty()).map(|s| truncate(s, MAX_DOC)),
             });
         }
@@ -585,6 +591,62 @@ fn find_body(node: Node<'_>) -> Option<Node<'_>> {
         }
     }
     None
+}
+
+/// Bytes of a symbol's body window ([`body_window`]).
+pub const MAX_BODY: usize = 256;
+
+/// What a definition's body says, bounded: the distinct identifiers of the body in the
+/// order they first appear (the names it calls, reads and declares), space-separated, up to
+/// [`MAX_BODY`] bytes; the definition's own name and the receiver words (`self`, `this`,
+/// `cls`) left out. Classes, structs, interfaces, traits, enums and modules have none: their
+/// members have theirs (with the class's body, "append a product row" found the class
+/// before its `add_line_item`). Search reads it as a field of its own and the embedded text ends with
+/// it (see `embed::symbol_text`). Empty when the definition has no body.
+fn body_window(node: Node<'_>, source: &[u8], own: &str) -> String {
+    let Some(body) = find_body(node) else { return String::new() };
+    let mut out = String::new();
+    let mut seen: rustc_hash::FxHashSet<&[u8]> = Default::default();
+    let mut cursor = body.walk();
+    'walk: loop {
+        let n = cursor.node();
+        if n.child_count() == 0 && is_identifier_kind(n.kind()) {
+            let text = &source[n.byte_range()];
+            let skip = text.is_empty()
+                || text.len() > 64
+                || matches!(text, b"self" | b"this" | b"cls" | b"Self")
+                || text == own.as_bytes()
+                || !text.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$');
+            if !skip && seen.insert(text) {
+                if out.len() + text.len() + 1 > MAX_BODY {
+                    break 'walk;
+                }
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(std::str::from_utf8(text).expect("ASCII"));
+            }
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                continue 'walk;
+            }
+            if !cursor.goto_parent() || cursor.node() == body {
+                break 'walk;
+            }
+        }
+    }
+    out
+}
+
+/// Leaf kinds that are names across the grammars (`identifier`, `field_identifier`,
+/// `property_identifier`, `type_identifier`, `simple_identifier`, PHP's `name`, Ruby's
+/// `constant`).
+fn is_identifier_kind(kind: &str) -> bool {
+    kind.ends_with("identifier") || kind == "name" || kind == "constant"
 }
 
 /// The declaration header: from the start of the definition to the start of its body,
@@ -1144,6 +1206,40 @@ mod tests {
             }
         }
         assert!(compared > 5000 && documented > 100, "{compared} nodes compared, {documented} with a doc comment");
+    }
+
+    #[test]
+    fn a_body_window_is_the_bodys_distinct_identifiers_in_order_and_bounded() {
+        let src = "class Store:\n    def save(self, record):\n        \"\"\"Write a record.\"\"\"\n        payload = json.dumps(record)\n        self.save(payload)\n        self.conn.execute(payload)\n\ndef empty(): ...\n";
+        let out = Extractor::new().extract(Lang::Python, "store.py", src.as_bytes());
+        let body = |q: &str| out.symbols.iter().find(|s| s.qualified_name == q).unwrap().body.as_str();
+        // Not the doc (a string), not `self`, not its own name; each identifier once.
+        assert_eq!(body("store.Store.save"), "payload json dumps record conn execute");
+        assert_eq!(body("store.Store"), "", "a class's members have the windows");
+        assert_eq!(body("store.empty"), "");
+        for lang in [Lang::Rust, Lang::TypeScript, Lang::Go, Lang::Java] {
+            let src = match lang {
+                Lang::Rust => "fn f() { let total = items.iter().map(weigh).sum(); log::info!(total); }",
+                Lang::Go => "package p\nfunc f() { total := weigh(items); fmt.Println(total) }",
+                Lang::Java => "class C { void f() { int total = weigh(items); System.out.println(total); } }",
+                _ => "function f() { const total = weigh(items); console.log(total); }",
+            };
+            let out = Extractor::new().extract(lang, "x", src.as_bytes());
+            let f = out.symbols.iter().find(|s| s.name == "f").unwrap();
+            assert!(
+                f.body.contains("total") && f.body.contains("weigh") && f.body.contains("items"),
+                "{lang:?}: {}",
+                f.body
+            );
+        }
+        // Bounded: a long body keeps its first identifiers, whole.
+        let long: String = (0..400).map(|i| format!("    v{i} = call{i}()\n")).collect();
+        let out = Extractor::new().extract(Lang::Python, "l.py", format!("def f():\n{long}").as_bytes());
+        let b = &out.symbols[0].body;
+        assert!(
+            b.len() <= MAX_BODY && b.starts_with("v0 call0 v1 call1 ") && b.split(' ').all(|w| w.len() >= 2),
+            "{b}"
+        );
     }
 
     #[test]

@@ -6,8 +6,11 @@
 //! [0, 1] is [`identifier_likeness`]. Plain RRF (k = 60, equal weights) loses to dense
 //! ranking alone on prose queries; BM25 wins on identifiers. `K` was chosen on the fixture
 //! query set (`tests/data/relevance`); `BM25_MIN` went from 0.2 to 0.1 once the vector
-//! ranking had priors (vectors::prior), measured on both sets (ARCHITECTURE.md has the
-//! numbers). The vector list carries the priors: its scores are cosine + prior.
+//! ranking had priors (vectors::prior), and to 0.3 once BM25 read bodies and scored its
+//! fields as one document (FORMAT_VERSION 12: tokio + sqlalchemy hybrid MRR@10 0.540 at
+//! 0.1, 0.578 at 0.2, 0.576 at 0.3, 0.568 at 0.4; rich development half 0.699, 0.718,
+//! 0.721, 0.726; k = 5 and 20 no better; docs/performance.md). The vector list carries the
+//! priors: its scores are cosine + prior.
 
 use std::collections::HashMap;
 
@@ -21,7 +24,7 @@ use crate::vectors::{Strategy, VectorFilter, VectorIndex};
 /// Rank offset of the fusion: small, so the first ranks of each list count.
 pub const RRF_K: f32 = 10.0;
 /// Weight of BM25 for a query of plain prose (no identifier-like word).
-pub const BM25_MIN: f32 = 0.1;
+pub const BM25_MIN: f32 = 0.3;
 /// Each list is read this deep (at least; `limit` deeper when larger).
 pub const DEPTH: usize = 50;
 

@@ -392,7 +392,7 @@ impl SearchSink {
             _ => return,
         };
         let full = self.full;
-        let result = self.open().and_then(|w| w.add_file(&record.path, &record.symbols, !full));
+        let result = self.open().and_then(|w| w.add_file(record, !full));
         if let Err(e) = result {
             self.error = Some(e);
         }

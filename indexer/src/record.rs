@@ -128,6 +128,10 @@ pub struct Symbol {
     /// The declaration header without its body, whitespace collapsed.
     pub signature: String,
     pub doc: Option<String>,
+    /// The body's distinct identifiers in order, bounded (`extract::MAX_BODY` bytes);
+    /// empty without a body.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub body: String,
 }
 
 /// A use of a name found in a file.

@@ -1,8 +1,15 @@
 //! The tantivy symbol index: schema, writing, BM25 search and exact lookup.
 //!
-//! Fields: `name`, `qualified`, `signature`, `doc` are tokenized with the code tokenizer
-//! ([`crate::tokenize`]) and searched with boosts name > qualified > signature > doc;
-//! `kind`, `lang` and `path` filter. A path prefix is the file itself or the range of
+//! Ranking is BM25F-style over one field, `text`: each part of a symbol (name, qualified
+//! name, signature, doc, body window, the names it calls) is written into it as many times
+//! as its weight ([`WEIGHTS`]), so the weights scale term frequencies before saturation and
+//! one length normalisation covers the whole (FORMAT_VERSION 12). Until then each field was
+//! scored on its own and the scores summed with boosts: a function named after a common
+//! word of a prose query outranked everything that only described it (keyword MRR@10 on
+//! the tokio + sqlalchemy set 0.305, now 0.495; docs/performance.md). Identifier queries
+//! keep their first place through two more clauses: every query word in the qualified name
+//! (`Session flush`), and the exact name typed. `qualified` (code tokens) also serves
+//! lookups; `kind`, `lang` and `path` filter. A path prefix is the file itself or the range of
 //! paths under the folder (`p/` up to `p0`, `0` being the byte after `/`), answered from
 //! `path`'s fast column. Until format 4 every symbol also carried one term per ancestor
 //! folder: on spring-framework (deep Java paths, ~10 levels) dropping them saved 3-4% of
@@ -42,26 +49,38 @@ use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextO
 use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Score, Searcher, TantivyDocument, Term};
 
 use crate::error::{Error, Result};
-use crate::record::{Lang, Span, Symbol, SymbolId, SymbolKind};
+use crate::record::{FileRecord, Lang, RefKind, Span, Symbol, SymbolId, SymbolKind};
 use crate::store::RecordsReader;
 use crate::tokenize::{query_terms, CodeTokenizer, CODE_TOKENIZER};
 
-/// Boosts per field: a hit in the name counts most.
-const BOOST_NAME: Score = 4.0;
-const BOOST_QUALIFIED: Score = 2.0;
-const BOOST_SIGNATURE: Score = 1.5;
-const BOOST_DOC: Score = 1.0;
+/// How many times each part of a symbol is written into `text`: BM25F's field weights,
+/// applied to the term frequencies before saturation, with one length normalisation over
+/// the weighted whole. Chosen on the relevance sets (docs/performance.md, "Search
+/// relevance"): name 6, qualified name 2, signature 1, doc 2, body 2, callees 1.
+const WEIGHTS: Weights = Weights { name: 6, qualified: 2, signature: 1, doc: 2, body: 2, callees: 1 };
+/// Boost of the clause "every word of the query is in the qualified name" (the query
+/// names the symbol: `Session flush`, `broadcast channel`).
+const BOOST_NAMED: Score = 3.0;
+/// Boost of the exact identifier as typed (a one-word query).
+const BOOST_EXACT: Score = 8.0;
+
+struct Weights {
+    name: usize,
+    qualified: usize,
+    signature: usize,
+    doc: usize,
+    body: usize,
+    callees: usize,
+}
 
 #[derive(Clone, Copy)]
 pub(crate) struct Fields {
     id: Field,
-    name: Field,
     name_lower: Field,
     name_hash: Field,
     qualified: Field,
     qualified_hash: Field,
-    signature: Field,
-    doc: Field,
+    text: Field,
     kind: Field,
     lang: Field,
     path: Field,
@@ -94,15 +113,13 @@ fn schema() -> (Schema, Fields) {
     // Nothing is stored: symbols are read from records.bin.
     let fields = Fields {
         id: b.add_u64_field(ID, FAST),
-        name: b.add_text_field("name", code()),
         // Indexed with frequencies (always 1) like the word fields, so that a query's
         // clauses are all term scorers that read frequencies: block-max WAND then ranks them.
         name_lower: b.add_text_field("name_lower", exact()),
         name_hash: b.add_u64_field(NAME_HASH, FAST),
         qualified: b.add_text_field("qualified", code()),
         qualified_hash: b.add_u64_field(QUALIFIED_HASH, FAST),
-        signature: b.add_text_field("signature", code()),
-        doc: b.add_text_field("doc", code()),
+        text: b.add_text_field("text", code()),
         kind: b.add_text_field("kind", STRING),
         lang: b.add_text_field("lang", STRING),
         path: b.add_text_field(PATH, STRING | FAST),
@@ -231,29 +248,44 @@ impl Writer {
     /// documents when `replace`): tantivy's indexing thread takes a file per channel
     /// message instead of a symbol per message (spring-framework: 9.6k wake-ups instead
     /// of 131k).
-    pub(crate) fn add_file(&mut self, path: &str, symbols: &[Symbol], replace: bool) -> Result<()> {
+    pub(crate) fn add_file(&mut self, record: &FileRecord, replace: bool) -> Result<()> {
+        let symbols = &record.symbols;
         let mut ops = Vec::with_capacity(symbols.len() + usize::from(replace));
         if replace {
-            ops.push(UserOperation::Delete(self.path_term(path)));
+            ops.push(UserOperation::Delete(self.path_term(&record.path)));
         }
-        ops.extend(symbols.iter().map(|s| UserOperation::Add(self.document(s))));
+        let callees = callees(record);
+        ops.extend(symbols.iter().map(|s| UserOperation::Add(self.document(s, callees.get(&s.id).map_or("", |c| c)))));
         self.writer.run(ops).map_err(|e| write_error(&self.dir, e))?;
         Ok(())
     }
 
-    fn document(&self, s: &Symbol) -> TantivyDocument {
+    fn document(&self, s: &Symbol, callees: &str) -> TantivyDocument {
         let f = &self.fields;
         let mut doc = TantivyDocument::default();
         doc.add_u64(f.id, s.id.0);
-        doc.add_text(f.name, &s.name);
         doc.add_text(f.name_lower, s.name.to_lowercase());
         doc.add_u64(f.name_hash, text_hash(&s.name));
         doc.add_text(f.qualified, &s.qualified_name);
         doc.add_u64(f.qualified_hash, text_hash(&s.qualified_name));
-        doc.add_text(f.signature, &s.signature);
-        if let Some(d) = &s.doc {
-            doc.add_text(f.doc, d);
+        let w = &WEIGHTS;
+        let doc_text = s.doc.as_deref().unwrap_or("");
+        let parts = [
+            (s.name.as_str(), w.name),
+            (s.qualified_name.as_str(), w.qualified),
+            (s.signature.as_str(), w.signature),
+            (doc_text, w.doc),
+            (s.body.as_str(), w.body),
+            (callees, w.callees),
+        ];
+        let mut text = String::with_capacity(parts.iter().map(|(p, n)| (p.len() + 1) * n).sum());
+        for (part, n) in parts {
+            for _ in 0..n {
+                text.push_str(part);
+                text.push('\n');
+            }
         }
+        doc.add_text(f.text, &text);
         doc.add_text(f.kind, s.kind.as_str());
         doc.add_text(f.lang, s.lang.name());
         doc.add_text(f.path, &s.path);
@@ -489,22 +521,24 @@ impl SymbolIndex {
         }
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for t in &terms {
-            for (field, boost) in [
-                (f.name, BOOST_NAME),
-                (f.qualified, BOOST_QUALIFIED),
-                (f.signature, BOOST_SIGNATURE),
-                (f.doc, BOOST_DOC),
-            ] {
-                let tq = TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs);
-                should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(tq), boost))));
-            }
+            let tq = TermQuery::new(Term::from_field_text(f.text, t), IndexRecordOption::WithFreqs);
+            should.push((Occur::Should, Box::new(tq)));
         }
+        // Every word of the query in the qualified name: the query names the symbol.
+        let named: Vec<(Occur, Box<dyn Query>)> = terms
+            .iter()
+            .map(|t| {
+                let q = TermQuery::new(Term::from_field_text(f.qualified, t), IndexRecordOption::WithFreqs);
+                (Occur::Must, Box::new(q) as Box<dyn Query>)
+            })
+            .collect();
+        should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(BooleanQuery::new(named)), BOOST_NAMED))));
         // The exact identifier as typed outranks sub-word matches.
         let raw = q.text.trim();
         if !raw.is_empty() && !raw.contains(char::is_whitespace) {
             let exact =
                 TermQuery::new(Term::from_field_text(f.name_lower, &raw.to_lowercase()), IndexRecordOption::WithFreqs);
-            should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(exact), 2.0 * BOOST_NAME))));
+            should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(exact), BOOST_EXACT))));
         }
         let mut filters = Vec::new();
         self.push_filters(&mut filters, &q.kinds, &q.langs, q.path_prefix.as_deref());
@@ -741,4 +775,31 @@ impl SymbolIndex {
             }),
         }
     }
+}
+
+/// The names each symbol of a file calls (`receiver.name` as written), space-separated, in
+/// the order of the calls, each once.
+fn callees(record: &FileRecord) -> rustc_hash::FxHashMap<SymbolId, String> {
+    let mut out: rustc_hash::FxHashMap<SymbolId, String> = Default::default();
+    let mut seen: rustc_hash::FxHashSet<(SymbolId, &str, &str)> = Default::default();
+    for r in record.references.iter().filter(|r| r.kind == RefKind::Call) {
+        let Some(from) = r.enclosing else { continue };
+        let receiver = r.receiver.as_deref().unwrap_or("");
+        if !seen.insert((from, receiver, r.name.as_str())) {
+            continue;
+        }
+        let text = out.entry(from).or_default();
+        if text.len() > crate::extract::MAX_BODY {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        if !receiver.is_empty() {
+            text.push_str(receiver);
+            text.push('.');
+        }
+        text.push_str(&r.name);
+    }
+    out
 }

@@ -1,6 +1,6 @@
 //! The persisted index of one repository, and reading it back.
 //!
-//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 10):
+//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 12):
 //!
 //! | file | content |
 //! |---|---|
@@ -56,7 +56,10 @@ use crate::walk::SkipReason;
 /// raise references and anonymous functions are extracted (the call graph's value flow).
 /// 11: a file's module is read from the manifests (a Rust crate's name from its Cargo.toml,
 /// a Python src layout's root), recorded with it, and starts its qualified names.
-pub const FORMAT_VERSION: u32 = 11;
+/// 12: every symbol carries its body window (the body's identifiers, bounded), and the
+/// search index scores one weighted `text` field (BM25F-style) over name, qualified name,
+/// signature, doc, body and callees.
+pub const FORMAT_VERSION: u32 = 12;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
@@ -450,15 +453,15 @@ struct Head<P> {
 }
 
 /// A symbol in its entry: all but the id (the entry's prefix) and the path (its file's).
-type SymbolBody<S> = (S, crate::record::SymbolKind, S, Option<SymbolId>, Lang, crate::record::Span, S, Option<S>);
+type SymbolBody<S> = (S, crate::record::SymbolKind, S, Option<SymbolId>, Lang, crate::record::Span, S, Option<S>, S);
 
 fn symbol_body(s: &Symbol) -> SymbolBody<&str> {
-    (&s.name, s.kind, &s.qualified_name, s.parent, s.lang, s.span, &s.signature, s.doc.as_deref())
+    (&s.name, s.kind, &s.qualified_name, s.parent, s.lang, s.span, &s.signature, s.doc.as_deref(), &s.body)
 }
 
 fn symbol_from(id: SymbolId, path: &str, body: SymbolBody<String>) -> Symbol {
-    let (name, kind, qualified_name, parent, lang, span, signature, doc) = body;
-    Symbol { id, name, kind, qualified_name, parent, lang, path: path.to_string(), span, signature, doc }
+    let (name, kind, qualified_name, parent, lang, span, signature, doc, body) = body;
+    Symbol { id, name, kind, qualified_name, parent, lang, path: path.to_string(), span, signature, doc, body }
 }
 
 /// A symbol entry: the id, then the symbol.
@@ -899,6 +902,7 @@ mod tests {
                         span,
                         signature: format!("def g{j}(x)"),
                         doc: (j % 2 == 0).then(|| format!("Doc of g{j}.")),
+                        body: format!("x g{j}"),
                     })
                     .collect();
                 let references = symbols

@@ -913,6 +913,7 @@ mod tests {
             span: Span { start_line: 1, start_col: 1, end_line: 1, end_col: 1 },
             signature: sig.into(),
             doc: doc.map(str::to_string),
+            body: String::new(),
         };
         use crate::record::Lang;
         assert_eq!(prior::of(&sym("open", "lib/a.py", "def open()", Some("Opens."), Lang::Python)), prior::DOCUMENTED);

@@ -64,7 +64,7 @@ pub enum Command {
     /// deleted files are re-parsed. Progress is a bar on a terminal, else a line on stderr
     /// every 5 s (CC_PROGRESS_EVERY=SECONDS).
     Index(IndexArgs),
-    /// Search symbols by words of their name, signature and doc comment (BM25 and embeddings)
+    /// Search symbols by words of their name, signature, doc comment and body (BM25 and embeddings)
     ///
     /// Identifiers are split into words, so `parse json` finds `parseJSONValue` and
     /// `parse_json`. Without --repo, searches the repository the current directory is in,

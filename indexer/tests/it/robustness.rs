@@ -275,6 +275,23 @@ fn code_tokens_find_camel_and_snake_parts() {
     assert_eq!(hits[0].symbol.name, "parseJSONValue");
 }
 
+/// The body is searched too (its identifiers and the calls it makes), below the name: a
+/// query of a name's words finds that name first, and a word only a body has finds the
+/// functions whose body has it.
+#[test]
+fn keyword_search_reads_the_body_and_the_calls_below_the_name() {
+    let (_repo, _data, r) = indexed("//- /a.py\ndef handle(request):\n    payload = jsonschema.validate(request.body, SCHEMA)\n    return payload\n\ndef validate_input(x):\n    \"\"\"Check x.\"\"\"\n    return x\n\ndef other():\n    pass\n");
+    let names = |q: &str| -> Vec<String> {
+        let hits = r.symbols.search(&SearchQuery { text: q.into(), limit: 10, ..Default::default() }).unwrap();
+        hits.into_iter().map(|h| h.symbol.name).collect()
+    };
+    assert_eq!(names("jsonschema"), ["handle"]);
+    assert_eq!(names("payload schema"), ["handle"]);
+    assert_eq!(names("validate"), ["validate_input", "handle"]);
+    assert_eq!(names("validate input"), ["validate_input", "handle"]);
+    assert!(names("pass").is_empty(), "a keyword is no identifier");
+}
+
 /// The fuzz target `records` starts from these seeds; a seed of an older format version stops
 /// at the version check and fuzzes nothing past it. After a `FORMAT_VERSION` bump, replace them
 /// (benches/fuzz/README.md says how).

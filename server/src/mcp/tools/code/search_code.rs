@@ -10,7 +10,7 @@ use crate::mcp::tool::{Ctx, Decl, Hints, Modes, Scope, ToolError, ToolSet};
 pub const DECL: Decl = Decl {
     name: "search_code",
     title: "Search code",
-    description: "Search indexed symbols by name, signature and doc comment (BM25 over identifier words; hybrid with semantic ranking when embeddings are available). Answers file:line, signature and a resource link for each symbol.",
+    description: "Search indexed symbols by name, signature, doc comment and body: the identifiers and calls in it (BM25 over identifier words; hybrid with semantic ranking when embeddings are available). Answers file:line, signature and a resource link for each symbol.",
     set: ToolSet::Code,
     scope: Scope::Required,
     classes: &[],
