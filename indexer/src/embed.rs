@@ -496,12 +496,12 @@ pub fn normalize(v: &mut [f32]) {
 /// then the body window's identifiers split into words (`extract::MAX_BODY`, 256 bytes of
 /// identifiers: about 60 of MiniLM's tokens, so the whole text stays under its 256).
 ///
-/// The body lifted semantic MRR@10 on the rich development half (124 queries) from 0.587
-/// to 0.689 and hybrid from 0.636 to 0.725 (docs/performance.md, "Search relevance");
-/// also tried: the identifiers as written (0.682), 96 bytes of them (0.696 MRR, recall
-/// 0.833 against 0.845), the body only for symbols without a doc (0.601). On the tokio +
-/// sqlalchemy set it costs semantic mode a little (0.419 -> 0.405), which hybrid more than
-/// makes up (0.558 -> 0.576).
+/// The body lifted semantic MRR@10 on the rich tuning half (124 queries) from 0.587 to
+/// 0.684, on its held-out half from 0.582 to 0.610, and on the tokio + sqlalchemy set from
+/// 0.419 to 0.456 (docs/performance.md, "Search relevance"). Also tried (with classes'
+/// bodies still in, tuning half): the identifiers as written (0.682 against 0.689 in
+/// words), 96 bytes of them (0.696, recall 0.833 against 0.845), the body only for symbols
+/// without a doc (0.601).
 ///
 /// A documented symbol's signature is left out: a question in prose matches what the doc
 /// says, and parameter lists and types only pull its vector away from that. Measured

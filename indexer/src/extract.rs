@@ -601,8 +601,9 @@ pub const MAX_BODY: usize = 256;
 /// [`MAX_BODY`] bytes; the definition's own name and the receiver words (`self`, `this`,
 /// `cls`) left out. Classes, structs, interfaces, traits, enums and modules have none: their
 /// members have theirs (with the class's body, "append a product row" found the class
-/// before its `add_line_item`). Search reads it as a field of its own and the embedded text ends with
-/// it (see `embed::symbol_text`). Empty when the definition has no body.
+/// before its `add_line_item`). BM25 reads it as a part of the `text` field
+/// (`search::WEIGHTS`) and the embedded text ends with it (`embed::symbol_text`). Empty when
+/// the definition has no body.
 fn body_window(node: Node<'_>, source: &[u8], own: &str) -> String {
     let Some(body) = find_body(node) else { return String::new() };
     let mut out = String::new();

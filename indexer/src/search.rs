@@ -6,7 +6,7 @@
 //! one length normalisation covers the whole (FORMAT_VERSION 12). Until then each field was
 //! scored on its own and the scores summed with boosts: a function named after a common
 //! word of a prose query outranked everything that only described it (keyword MRR@10 on
-//! the tokio + sqlalchemy set 0.305, now 0.495; docs/performance.md). Identifier queries
+//! the tokio + sqlalchemy set 0.305, now 0.494; docs/performance.md). Identifier queries
 //! keep their first place through two more clauses: every query word in the qualified name
 //! (`Session flush`), and the exact name typed. `qualified` (code tokens) also serves
 //! lookups; `kind`, `lang` and `path` filter. A path prefix is the file itself or the range of
