@@ -3,12 +3,15 @@ with the Python `mcp` SDK's FastMCP: what cc-server bridges.
 
     python bridge_server.py stdio
     python bridge_server.py http PORT        # Streamable HTTP at http://127.0.0.1:PORT/mcp
+    python bridge_server.py sse PORT         # the legacy HTTP+SSE transport at http://127.0.0.1:PORT/sse
 
 Tools: echo, whoami (its pid and how many times it started), slow (progress every 50 ms; a
 cancelled call writes BRIDGE_STATE/cancelled-<marker>), add_tool (registers a tool and
 sends notifications/tools/list_changed), boom (an error), search_code (a built-in's name),
-hostile (a description with hidden and control characters, far too long). A resource
-(notes://greeting) and a prompt (review).
+hostile (a description with hidden and control characters, far too long), touch_note
+(changes the greeting and sends notifications/resources/updated for it). A resource
+(notes://greeting; it can be subscribed to: each subscribe and unsubscribe is appended to
+BRIDGE_STATE/subscriptions) and a prompt (review).
 
 BRIDGE_STATE (a folder, required): `gate` in it reading `down` makes the server exit at
 start (a server that stays dead until the test lets it back); `starts` counts its starts.
@@ -21,6 +24,7 @@ import sys
 from pathlib import Path
 
 import anyio
+import mcp_types as types
 
 # FastMCP, the SDK's high-level server, is named MCPServer from mcp 2.x on.
 from mcp.server.mcpserver import Context, MCPServer as FastMCP
@@ -92,9 +96,42 @@ def search_code(query: str) -> str:
     return f"external search for {query}"
 
 
-@mcp.resource("notes://greeting", name="greeting", description="A greeting\u200b note.")
+NOTE = {"text": "hello from the external server"}
+GREETING = "notes://greeting"
+
+
+@mcp.resource(GREETING, name="greeting", description="A greeting\u200b note.")
 def greeting() -> str:
-    return "hello from the external server"
+    return NOTE["text"]
+
+
+@mcp.tool()
+async def touch_note(text: str, ctx: Context) -> str:
+    """Change the greeting, and tell the client it was updated."""
+    NOTE["text"] = text
+    await ctx.session.send_resource_updated(GREETING)
+    return "touched"
+
+
+def _log_subscription(what: str, uri: str) -> None:
+    with open(STATE / "subscriptions", "a") as f:
+        f.write(f"{what} {uri}\n")
+
+
+async def _subscribe(ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
+    _log_subscription("subscribe", str(params.uri))
+    return types.EmptyResult()
+
+
+async def _unsubscribe(ctx, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+    _log_subscription("unsubscribe", str(params.uri))
+    return types.EmptyResult()
+
+
+# MCPServer has no decorator for them; the low-level server's handlers (registered, they make
+# the server advertise resources.subscribe).
+mcp._lowlevel_server.add_request_handler("resources/subscribe", types.SubscribeRequestParams, _subscribe)
+mcp._lowlevel_server.add_request_handler("resources/unsubscribe", types.UnsubscribeRequestParams, _unsubscribe)
 
 
 @mcp.prompt(description="Review a change.")
@@ -110,6 +147,8 @@ def hostile() -> str:
 if __name__ == "__main__":
     if sys.argv[1] == "stdio":
         mcp.run(transport="stdio")
+    elif sys.argv[1] == "sse":
+        mcp.run(transport="sse", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         port = int(sys.argv[2])
         mcp.run(transport="streamable-http", host="127.0.0.1", port=port)

@@ -184,11 +184,12 @@ class HttpServer:
         return f"{self.base}/sse"
 
 
-def _start_http(cc_bin: str, data: Path, log: Path, extra: list[str]) -> HttpServer:
+def _start_http(cc_bin: str, data: Path, log: Path, extra: list[str], config: Path | None = None) -> HttpServer:
     # --port 0: the server picks a free port and names it on stderr.
     logf = open(log, "wb")
+    global_args = ["--config", str(config)] if config else []
     proc = subprocess.Popen(
-        [cc_bin, "--data-dir", str(data), "serve", "--port", "0", *extra],
+        [cc_bin, "--data-dir", str(data), *global_args, "serve", "--port", "0", *extra],
         stdin=subprocess.DEVNULL,
         stdout=logf,
         stderr=subprocess.STDOUT,

@@ -1,12 +1,17 @@
 """Bridged MCP servers (docs/bridge.md) with real external servers: a FastMCP server
-(bridge_server.py, the Python `mcp` SDK) over stdio and over Streamable HTTP, and a second
-cc-server over stdio, mounted into a cc-server the official Python client talks to.
+(bridge_server.py, the Python `mcp` SDK) over stdio, over Streamable HTTP and over the
+legacy HTTP+SSE transport, and a second cc-server over stdio and over its own /sse, mounted
+into a cc-server the official Python client talks to.
 
 Covers: `bridge add|list|remove|check`; list and call; the policy (approvals asked by
 default, modes, workspace scoping, fencing); a built-in's name refused; a hostile
 description cleaned; a changed list (the external server's list_changed reaches the
 client); a killed server (unavailable, naming it) and its return; a slow call's progress
-and its cancellation reaching the external server (by the client, and by the timeout).
+and its cancellation reaching the external server (by the client, and by the timeout);
+the legacy SSE transport found without being named, and a named transport kept to; a
+bridged resource subscribed to (one upstream subscription, its updates, renewed after a
+reconnect, unsubscribed); a workspace-scoped server's resources and prompts shown to the
+principals of its workspaces only.
 """
 
 from __future__ import annotations
@@ -29,7 +34,10 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from conftest import WORKSPACE
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from conftest import WORKSPACE, _start_http, _stop
 
 pytestmark = pytest.mark.anyio
 
@@ -179,31 +187,58 @@ def free_port() -> int:
         return so.getsockname()[1]
 
 
+class External:
+    """bridge_server.py over HTTP (Streamable or the legacy SSE) on a port of 127.0.0.1;
+    stopped and started again on the same port."""
+
+    def __init__(self, tmp_path: Path, transport: str):
+        self.port, self.transport = free_port(), transport
+        self.state = tmp_path / f"{transport}-state"
+        self.log_path = tmp_path / f"{transport}-external.log"
+        self.proc: subprocess.Popen | None = None
+        path = "/mcp" if transport == "http" else "/sse"
+        self.url = f"http://127.0.0.1:{self.port}{path}"
+
+    def start(self) -> None:
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, SERVER, self.transport, str(self.port)],
+            env={**os.environ, "BRIDGE_STATE": str(self.state)},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                assert self.proc.poll() is None, self.log_path.read_text()
+                time.sleep(0.1)
+        raise AssertionError(f"the {self.transport} external server did not start")
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
 @pytest.fixture
 def http_external(tmp_path):
-    """bridge_server.py over Streamable HTTP on a free port of 127.0.0.1."""
-    port = free_port()
-    state = tmp_path / "http-state"
-    log = open(tmp_path / "http-external.log", "wb")
-    proc = subprocess.Popen(
-        [sys.executable, SERVER, "http", str(port)],
-        env={**os.environ, "BRIDGE_STATE": str(state)},
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            assert proc.poll() is None, (tmp_path / "http-external.log").read_text()
-            time.sleep(0.1)
-    else:
-        raise AssertionError("the HTTP external server did not start")
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(10)
+    """bridge_server.py over Streamable HTTP: its URL."""
+    ext = External(tmp_path, "http")
+    ext.start()
+    yield ext.url
+    ext.kill()
+
+
+@pytest.fixture
+def sse_external(tmp_path):
+    """bridge_server.py over the legacy HTTP+SSE transport."""
+    ext = External(tmp_path, "sse")
+    ext.start()
+    yield ext
+    ext.kill()
 
 
 # ---------------------------------------------------------------- the command line
@@ -462,3 +497,188 @@ async def test_resources_and_prompts_are_mounted_too(bridged):
         got = await s.get_prompt("ext__review", {"change": "PR 7"})
         assert got.messages[0].content.text == "Please review PR 7.", got
         assert "goal" in prompts, "the product's prompts are still listed"
+
+
+async def wait_until(what: str, cond, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return
+        await anyio.sleep(0.05)
+    raise AssertionError(f"never: {what}")
+
+
+def subscriptions(state: Path) -> list[str]:
+    f = state / "subscriptions"
+    return f.read_text().splitlines() if f.exists() else []
+
+
+async def test_a_bridged_resource_can_be_subscribed_to(bridged):
+    bridged.add_stdio("ext", "[bridge.tools.touch_note]\napproval = false\n[bridge.tools.whoami]\napproval = false\n")
+    uri = "bridge:ext:notes://greeting"
+    async with client(bridged) as s:
+        await wait_for_tool(s, "ext__touch_note")
+        await s.subscribe_resource(uri)
+        assert subscriptions(bridged.state) == ["subscribe notes://greeting"], "subscribed upstream, by its own URI"
+        updated = lambda: [n for n in s.recorder.of(types.ResourceUpdatedNotification) if str(n.params.uri) == uri]
+        await ok(s, "ext__touch_note", text="changed once")
+        await wait_until("the update reached the session", lambda: len(updated()) == 1)
+        assert (await s.read_resource(uri)).contents[0].text == "changed once"
+        # The server dies and comes back: cc-server subscribes again, and updates flow again.
+        first = json.loads(text_of(await ok(s, "ext__whoami")))
+        os.kill(first["pid"], signal.SIGKILL)
+        await wait_until("subscribed again after the reconnect", lambda: len(subscriptions(bridged.state)) == 2, 30)
+        assert subscriptions(bridged.state)[1] == "subscribe notes://greeting"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (await s.call_tool("ext__touch_note", {"text": "twice"})).is_error:
+            await anyio.sleep(0.1)
+        await wait_until("the second update reached the session", lambda: len(updated()) == 2)
+        # The last session's unsubscribe unsubscribes upstream.
+        await s.unsubscribe_resource(uri)
+        await wait_until("unsubscribed upstream", lambda: subscriptions(bridged.state)[-1:] == ["unsubscribe notes://greeting"])
+        await ok(s, "ext__touch_note", text="thrice")
+        await s.send_ping()  # (the update, were one sent, would have come before the answer)
+        assert len(updated()) == 2, s.recorder.of(types.ResourceUpdatedNotification)
+        # A bridged URI nobody serves cannot be subscribed to.
+        with pytest.raises(Exception, match="cannot be subscribed to"):
+            await s.subscribe_resource("bridge:ext:notes://nothing")
+
+
+async def test_a_server_without_subscriptions_refuses_one_naming_itself(bridged, tmp_path):
+    """A FastMCP server without the subscription handlers does not advertise them."""
+    plain = tmp_path / "plain_server.py"
+    plain.write_text(
+        "from mcp.server.mcpserver import MCPServer\n"
+        "mcp = MCPServer('plain')\n"
+        "@mcp.resource('notes://plain', name='plain')\n"
+        "def plain() -> str:\n    return 'plain'\n"
+        "mcp.run(transport='stdio')\n"
+    )
+    bridged.cli("bridge", "add", "plain", "--", sys.executable, str(plain))
+    async with client(bridged) as s:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            listed = [str(r.uri) for r in (await s.list_resources()).resources]
+            if "bridge:plain:notes://plain" in listed:
+                break
+            await anyio.sleep(0.1)
+        assert "bridge:plain:notes://plain" in listed, listed
+        with pytest.raises(Exception, match="external server 'plain' offers no resource subscriptions"):
+            await s.subscribe_resource("bridge:plain:notes://plain")
+
+
+# ---------------------------------------------------------------- the legacy SSE transport
+
+
+async def test_a_legacy_sse_server_is_found_and_bridged(bridged, sse_external):
+    # No transport given: Streamable HTTP is refused at that URL, the event stream answers.
+    bridged.cli("bridge", "add", "old", "--url", sse_external.url)
+    bridged.append("[bridge.tools.echo]\napproval = false\n[bridge.tools.slow]\napproval = false\n")
+    out = bridged.cli("bridge", "check").stdout
+    assert f"old  http: {sse_external.url} (sse)  ok: " in out and "old__echo" in out, out
+    async with client(bridged) as s:
+        await wait_for_tool(s, "old__echo")
+        assert "echo: over sse" in text_of(await ok(s, "old__echo", text="over sse"))
+        # Progress comes back over the event stream.
+        res = await s.call_tool("old__slow", {"seconds": 0.2, "marker": "m"}, meta={"progressToken": "p-sse"})
+        assert not res.is_error and "slept 0.2" in text_of(res), res
+        assert [p.params.progress_token for p in s.recorder.of(types.ProgressNotification)][:1] == ["p-sse"]
+        read = await s.read_resource("bridge:old:notes://greeting")
+        assert read.contents[0].text == "hello from the external server"
+        # Killed: unavailable, naming the server; started again on its port: back.
+        sse_external.kill()
+        deadline, e = time.monotonic() + 20, None
+        while time.monotonic() < deadline:
+            res = await s.call_tool("old__echo", {"text": "x"})
+            if res.is_error:
+                e = error_of(res)
+                break
+            await anyio.sleep(0.05)
+        assert e and e["error"] == "unavailable" and "external server 'old'" in e["message"], e
+        sse_external.start()
+        deadline, back = time.monotonic() + 30, None
+        while time.monotonic() < deadline:
+            res = await s.call_tool("old__echo", {"text": "again"})
+            if not res.is_error:
+                back = text_of(res)
+                break
+            await anyio.sleep(0.1)
+        assert back and "echo: again" in back, back
+
+
+def test_a_named_transport_is_the_only_one_tried(bridged, http_external):
+    bridged.cli("bridge", "add", "web", "--url", http_external, "--transport", "sse")
+    listed = json.loads(bridged.cli("bridge", "list", "--json").stdout)["servers"]
+    assert listed[0]["transport"] == "sse", listed
+    assert 'transport = "sse"' in bridged.config.read_text()
+    r = bridged.cli("bridge", "check", check=False)
+    # A Streamable HTTP endpoint opens no legacy event stream; nothing else is tried.
+    assert r.returncode == 1 and f"web  http: {http_external}  unreachable: GET {http_external}" in r.stdout, r.stdout
+    assert "and over" not in r.stdout, r.stdout
+    r = bridged.cli("bridge", "add", "bad", "--url", http_external, "--transport", "ws", check=False)
+    assert r.returncode == 2 and "invalid value 'ws'" in r.stderr, r.stderr
+
+
+async def test_a_second_cc_server_over_its_sse_endpoint(bridged, cc_bin, tmp_path):
+    inner = tmp_path / "inner-data"
+    inner.mkdir()
+    srv = _start_http(cc_bin, inner, tmp_path / "inner-serve.log", [])
+    try:
+        bridged.cli("bridge", "add", "cc", "--url", srv.sse_url, "--transport", "sse")
+        bridged.append("[bridge.tools.list_workspaces]\napproval = false\n")
+        async with client(bridged) as s:
+            await wait_for_tool(s, "cc__list_workspaces", timeout=60)
+            res = await ok(s, "cc__list_workspaces")
+            got = res.structured_content or json.loads(text_of(res))
+            assert "default" in [w["id"] for w in got["workspaces"]], got
+    finally:
+        _stop(srv)
+
+
+# ---------------------------------------------------------------- workspace-scoped resources
+
+
+async def test_a_scoped_servers_resources_and_prompts_are_its_workspaces_principals(bridged, tmp_path):
+    """Over HTTP with two principals: alice sees workspace default, bob workspace elsewhere."""
+    bridged.add_stdio("ext")
+    bridged.set_key('workspaces = ["default"]')
+    bridged.add_stdio("far")
+    bridged.set_key('workspaces = ["elsewhere"]')
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"alice alice-token {WORKSPACE}\nbob bob-token elsewhere\n")
+    srv = _start_http(
+        bridged.cc_bin,
+        bridged.data,
+        tmp_path / "serve-scoped.log",
+        ["--tokens-file", str(tokens)],
+        config=bridged.config,
+    )
+    try:
+
+        async def seen(token: str) -> tuple[set[str], set[str]]:
+            http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+            async with streamable_http_client(srv.mcp_url, http_client=http) as (read, write):
+                async with ClientSession(read, write, read_timeout_seconds=60) as s:
+                    await s.initialize()
+                    deadline = time.monotonic() + 20
+                    while time.monotonic() < deadline:
+                        resources = {str(r.uri) for r in (await s.list_resources()).resources}
+                        if any(u.startswith("bridge:") for u in resources):
+                            break
+                        await anyio.sleep(0.1)
+                    prompts = {p.name for p in (await s.list_prompts()).prompts}
+                    mine = "bridge:ext:notes://greeting" if token == "alice-token" else "bridge:far:notes://greeting"
+                    theirs = "bridge:far:notes://greeting" if token == "alice-token" else "bridge:ext:notes://greeting"
+                    assert (await s.read_resource(mine)).contents[0].text == "hello from the external server"
+                    with pytest.raises(Exception):
+                        await s.read_resource(theirs)
+                    return resources, prompts
+
+        alice_r, alice_p = await seen("alice-token")
+        assert "bridge:ext:notes://greeting" in alice_r and "bridge:far:notes://greeting" not in alice_r, alice_r
+        assert "ext__review" in alice_p and "far__review" not in alice_p, alice_p
+        bob_r, bob_p = await seen("bob-token")
+        assert "bridge:far:notes://greeting" in bob_r and "bridge:ext:notes://greeting" not in bob_r, bob_r
+        assert "far__review" in bob_p and "ext__review" not in bob_p, bob_p
+    finally:
+        _stop(srv)

@@ -380,14 +380,14 @@ impl ServerHandler for Session {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
         let mut list = Vec::new();
         if let Some(e) = self.ext() {
             list.extend(e.resources());
         }
         if let Some(b) = &self.app.dispatcher.bridge {
-            list.extend(b.resources(&self.surface));
+            list.extend(b.resources(&self.surface, &self.principal(&context)));
         }
         Ok(rmcp::model::ListResourcesResult::with_all_items(list))
     }
@@ -401,12 +401,13 @@ impl ServerHandler for Session {
         if let Some(read) = self.ext().and_then(|e| e.read(uri)) {
             return read.map(Into::into);
         }
+        let principal = self.principal(&context);
         if let Some(b) = &self.app.dispatcher.bridge {
-            if let Some(read) = b.read(&self.surface, uri).await {
+            if let Some(read) = b.read(&self.surface, &principal, uri).await {
                 return read.map(Into::into);
             }
         }
-        let text = read_cc(&self.app.services, &self.principal(&context), uri).await?;
+        let text = read_cc(&self.app.services, &principal, uri).await?;
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
     }
 
@@ -417,14 +418,14 @@ impl ServerHandler for Session {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let mut all = crate::mcp::prompts::prompts();
         if let Some(e) = self.ext() {
             all.extend(e.prompts());
         }
         if let Some(b) = &self.app.dispatcher.bridge {
-            all.extend(b.prompts(&self.surface));
+            all.extend(b.prompts(&self.surface, &self.principal(&context)));
         }
         Ok(ListPromptsResult::with_all_items(all))
     }
@@ -447,7 +448,8 @@ impl ServerHandler for Session {
             return Ok(r.into());
         }
         if let Some(b) = &self.app.dispatcher.bridge {
-            if let Some(r) = b.get_prompt(&self.surface, &request.name, request.arguments.clone()).await {
+            let principal = self.principal(&context);
+            if let Some(r) = b.get_prompt(&self.surface, &principal, &request.name, request.arguments.clone()).await {
                 return r.map(Into::into);
             }
         }
@@ -490,13 +492,25 @@ impl ServerHandler for Session {
     }
 
     /// A space's messages are subscribed to here (each new one, posted through any replica,
-    /// is a `notifications/resources/updated`); anything else is the extension's.
+    /// is a `notifications/resources/updated`), and a bridged server's resources (through
+    /// the bridge); anything else is the extension's.
     #[allow(deprecated)]
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if let Some(b) = self.app.dispatcher.bridge.as_ref().filter(|_| request.uri.starts_with("bridge:")) {
+            self.open(&context)?;
+            if self.conversation.ephemeral() {
+                return Err(stateless_subscription());
+            }
+            let principal = self.principal(&context);
+            if let Some(r) = b.subscribe(&self.surface, &principal, &request.uri, context.peer.clone()).await {
+                self.subscriptions.insert(request.uri, r?);
+                return Ok(());
+            }
+        }
         let Some(Address::Messages { space }) = resources::parse(&request.uri) else {
             return match self.ext() {
                 Some(e) => e.subscribe(&self.conversation.id, &request.uri),
@@ -508,10 +522,7 @@ impl ServerHandler for Session {
         };
         self.open(&context)?;
         if self.conversation.ephemeral() {
-            return Err(ErrorData::invalid_request(
-                "a stateless request (protocol 2026-07-28 over HTTP) has no session to notify; subscribe over a session",
-                None,
-            ));
+            return Err(stateless_subscription());
         }
         let principal = self.principal(&context);
         let space = visible_space(&self.app.services, &principal, space).await?;
@@ -550,12 +561,21 @@ impl ServerHandler for Session {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if let Some(Address::Messages { .. }) = resources::parse(&request.uri) {
+        let bridged = request.uri.starts_with("bridge:") && self.app.dispatcher.bridge.is_some();
+        if bridged || matches!(resources::parse(&request.uri), Some(Address::Messages { .. })) {
             self.subscriptions.remove(&request.uri);
             return Ok(());
         }
         self.require_extension::<UnsubscribeRequestMethod>()?.unsubscribe(&self.conversation.id, &request.uri)
     }
+}
+
+/// A subscription asked by a request that has no session to notify.
+fn stateless_subscription() -> ErrorData {
+    ErrorData::invalid_request(
+        "a stateless request (protocol 2026-07-28 over HTTP) has no session to notify; subscribe over a session",
+        None,
+    )
 }
 
 impl Session {

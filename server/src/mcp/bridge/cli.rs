@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 
-use super::config::{self, BridgeDecl};
+use super::config::{self, BridgeDecl, HttpTransport};
 
 #[derive(Args, Debug)]
 pub struct BridgeArgs {
@@ -22,12 +22,15 @@ pub enum BridgeCommand {
     Add {
         /// Its name: letters, digits and '-'; its tools are mounted as NAME__<tool>
         name: String,
-        /// A Streamable HTTP server's endpoint
+        /// An HTTP server's endpoint (Streamable HTTP, or the legacy HTTP+SSE one's event stream)
         #[arg(long, value_name = "URL", conflicts_with = "command")]
         url: Option<String>,
         /// A header sent with every HTTP request (repeatable)
         #[arg(long = "header", value_name = "K=V", requires = "url")]
         headers: Vec<String>,
+        /// How the URL speaks; without it, Streamable HTTP is tried first, then SSE
+        #[arg(long, value_enum, requires = "url")]
+        transport: Option<TransportArg>,
         /// A variable of a stdio server's environment (repeatable)
         #[arg(long = "env", value_name = "K=V", conflicts_with = "url")]
         env: Vec<String>,
@@ -44,6 +47,24 @@ pub enum BridgeCommand {
     Remove { name: String },
     /// Connect to each bridged server and print what it serves (and what is not mounted, why)
     Check,
+}
+
+/// `--transport`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum TransportArg {
+    /// Streamable HTTP (MCP 2025-03-26 and later)
+    StreamableHttp,
+    /// The legacy HTTP+SSE transport (MCP 2024-11-05)
+    Sse,
+}
+
+impl From<TransportArg> for HttpTransport {
+    fn from(t: TransportArg) -> HttpTransport {
+        match t {
+            TransportArg::StreamableHttp => HttpTransport::StreamableHttp,
+            TransportArg::Sse => HttpTransport::Sse,
+        }
+    }
 }
 
 fn pairs(flag: &str, list: &[String]) -> Result<BTreeMap<String, String>> {
@@ -71,6 +92,9 @@ pub fn render(d: &BridgeDecl) -> String {
     let mut s = format!("[[bridge]]\nname = {}\n", quoted(&d.name));
     if let Some(u) = &d.url {
         s.push_str(&format!("url = {}\n", quoted(u)));
+        if let Some(t) = d.transport {
+            s.push_str(&format!("transport = {}\n", quoted(t.as_str())));
+        }
     } else {
         let argv: Vec<String> = d.command.iter().map(|a| quoted(a)).collect();
         s.push_str(&format!("command = [{}]\n", argv.join(", ")));
@@ -164,9 +188,9 @@ pub fn run(path: &Path, setup: &crate::serve::Setup, a: BridgeArgs) -> Result<()
         Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
     };
     match a.command {
-        BridgeCommand::Add { name, url, headers, env, command } => {
+        BridgeCommand::Add { name, url, headers, transport, env, command } => {
             let mut d = match url {
-                Some(u) => BridgeDecl::http(&name, u, pairs("header", &headers)?),
+                Some(u) => BridgeDecl::http(&name, u, pairs("header", &headers)?, transport.map(Into::into)),
                 None if command.is_empty() => anyhow::bail!(crate::cli::BadInput(
                     "bridge add NAME -- COMMAND ARG… (stdio) or bridge add NAME --url URL".into()
                 )),
@@ -200,10 +224,10 @@ pub fn run(path: &Path, setup: &crate::serve::Setup, a: BridgeArgs) -> Result<()
                 println!("no bridged servers");
             } else {
                 for m in list {
-                    let how = m
-                        .get("command")
-                        .map(|c| format!("stdio: {c}"))
-                        .or_else(|| m.get("url").map(|u| format!("http: {u}")));
+                    let how = m.get("command").map(|c| format!("stdio: {c}")).or_else(|| {
+                        let t = m.get("transport").map(|t| format!(" ({t})")).unwrap_or_default();
+                        m.get("url").map(|u| format!("http: {u}{t}"))
+                    });
                     println!(
                         "{}  {}  set={}  tools={}<tool>",
                         m["name"],
@@ -261,16 +285,19 @@ mod tests {
         let original = "# the operator's notes\n[runtimes]\nallow = [\"python3\"] # inline\n";
         let a = BridgeDecl::stdio("docs", vec!["python3".into(), "a \"q\".py".into()]);
         let mut b =
-            BridgeDecl::http("gh", "http://127.0.0.1:1/mcp".into(), BTreeMap::from([("X-K".into(), "v".into())]));
+            BridgeDecl::http("gh", "http://127.0.0.1:1/mcp".into(), BTreeMap::from([("X-K".into(), "v".into())]), None);
+        let c = BridgeDecl::http("old", "http://127.0.0.1:1/sse".into(), BTreeMap::new(), Some(HttpTransport::Sse));
         b.tools.insert("x".into(), Default::default());
-        let text = append(&append(original, &a), &b);
+        let text = append(&append(&append(original, &a), &c), &b);
         let mut with_sub = text.clone();
         with_sub.push_str("[bridge.tools.search]\napproval = false\n\n[health]\nmissing_after_secs = 5\n");
         let decls = decls_of(&with_sub).unwrap();
-        assert_eq!(decls.len(), 2);
+        assert_eq!(decls.len(), 3);
+        assert_eq!((decls[1].transport, decls[2].transport), (Some(HttpTransport::Sse), None));
         assert_eq!(decls[0].command, vec!["python3", "a \"q\".py"]);
-        assert_eq!(decls[1].headers["X-K"], "v");
-        assert_eq!(decls[1].tool("search").approval, Some(false));
+        assert_eq!(decls[2].headers["X-K"], "v");
+        assert_eq!(decls[2].tool("search").approval, Some(false));
+        let with_sub = remove(&with_sub, "old").unwrap();
         let without_gh = remove(&with_sub, "gh").unwrap();
         assert!(without_gh.starts_with(original), "{without_gh}");
         assert!(without_gh.contains("[health]\nmissing_after_secs = 5") && !without_gh.contains("bridge.tools"));

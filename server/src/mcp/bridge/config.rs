@@ -8,6 +8,8 @@
 //! command = ["python3", "docs_server.py"]  # stdio: argv (the program on PATH, or a path)
 //! env = { DOCS_ROOT = "/srv/docs" }     # its environment besides PATH, HOME and the locale
 //! # or: url = "http://127.0.0.1:8000/mcp" and headers = { Authorization = "Bearer …" }
+//! # transport = "sse"                 # a url's protocol: "streamable-http" or "sse" (the legacy
+//! #                                   # HTTP+SSE one); absent: Streamable HTTP, then SSE if refused
 //! timeout_secs = 60                     # one call's limit
 //! workspaces = ["default"]              # the workspaces that see it (absent: every one, global)
 //! modes = ["plan"]                      # restricted modes that may call its tools (chat always may)
@@ -42,6 +44,9 @@ pub struct BridgeDecl {
     pub url: Option<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,
+    /// How a server reached by url speaks (`None`: Streamable HTTP, falling back to SSE).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<HttpTransport>,
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -68,6 +73,26 @@ pub struct ToolPolicy {
     pub modes: Option<Vec<Mode>>,
 }
 
+/// The two HTTP transports of MCP.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum HttpTransport {
+    /// Streamable HTTP (protocol 2025-03-26 on): one endpoint, POST and GET.
+    StreamableHttp,
+    /// The legacy HTTP+SSE transport (2024-11-05): a GET opens the event stream, whose
+    /// first event names where messages are POSTed.
+    Sse,
+}
+
+impl HttpTransport {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HttpTransport::StreamableHttp => "streamable-http",
+            HttpTransport::Sse => "sse",
+        }
+    }
+}
+
 fn default_timeout() -> u64 {
     60
 }
@@ -80,7 +105,7 @@ fn yes() -> bool {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Endpoint<'a> {
     Stdio { argv: &'a [String], env: &'a BTreeMap<String, String> },
-    Http { url: &'a str, headers: &'a BTreeMap<String, String> },
+    Http { url: &'a str, headers: &'a BTreeMap<String, String>, transport: Option<HttpTransport> },
 }
 
 impl BridgeDecl {
@@ -90,8 +115,13 @@ impl BridgeDecl {
     }
 
     /// An HTTP server (what `bridge add NAME --url URL` writes).
-    pub fn http(name: &str, url: String, headers: BTreeMap<String, String>) -> BridgeDecl {
-        BridgeDecl { headers, ..BridgeDecl::empty(name, Vec::new(), Some(url)) }
+    pub fn http(
+        name: &str,
+        url: String,
+        headers: BTreeMap<String, String>,
+        transport: Option<HttpTransport>,
+    ) -> BridgeDecl {
+        BridgeDecl { headers, transport, ..BridgeDecl::empty(name, Vec::new(), Some(url)) }
     }
 
     fn empty(name: &str, command: Vec<String>, url: Option<String>) -> BridgeDecl {
@@ -101,6 +131,7 @@ impl BridgeDecl {
             env: BTreeMap::new(),
             url,
             headers: BTreeMap::new(),
+            transport: None,
             timeout_secs: default_timeout(),
             workspaces: Vec::new(),
             modes: Vec::new(),
@@ -113,7 +144,7 @@ impl BridgeDecl {
 
     pub fn endpoint(&self) -> Endpoint<'_> {
         match &self.url {
-            Some(url) => Endpoint::Http { url, headers: &self.headers },
+            Some(url) => Endpoint::Http { url, headers: &self.headers, transport: self.transport },
             None => Endpoint::Stdio { argv: &self.command, env: &self.env },
         }
     }
@@ -154,6 +185,9 @@ pub fn check(decls: &[BridgeDecl]) -> Result<(), String> {
         }
         if d.url.is_none() && !d.headers.is_empty() {
             return Err(format!("{at}: headers: only for a server reached by url"));
+        }
+        if d.url.is_none() && d.transport.is_some() {
+            return Err(format!("{at}: transport: only for a server reached by url"));
         }
         if d.url.is_some() && !d.env.is_empty() {
             return Err(format!("{at}: env: only for a server started by command"));
@@ -205,6 +239,7 @@ read_only = true
 name = "gh"
 url = "http://127.0.0.1:9/mcp"
 headers = { Authorization = "Bearer t" }
+transport = "sse"
 workspaces = ["default"]
 fence = true
 prefix = ""
@@ -216,7 +251,10 @@ prefix = ""
         assert!(b[0].approval && b[0].tool("search").read_only && b[0].tool("search").approval == Some(false));
         assert_eq!(b[0].modes, vec![Mode::Plan]);
         assert!(!b[0].tool("other").read_only && b[0].tool("other").approval.is_none());
-        assert!(matches!(b[1].endpoint(), Endpoint::Http { url: "http://127.0.0.1:9/mcp", .. }));
+        assert!(matches!(
+            b[1].endpoint(),
+            Endpoint::Http { url: "http://127.0.0.1:9/mcp", transport: Some(HttpTransport::Sse), .. }
+        ));
         assert_eq!((b[1].prefix(), b[1].fence), (String::new(), true));
     }
 
@@ -239,5 +277,9 @@ prefix = ""
         assert!(e.contains("timeout"), "{e}");
         let e = parse("[[bridge]]\nname = \"a\"\ncommand = [\"x\"]\nheaders = { A = \"b\" }\n").unwrap_err();
         assert!(e.contains("headers: only for a server reached by url"), "{e}");
+        let e = parse("[[bridge]]\nname = \"a\"\ncommand = [\"x\"]\ntransport = \"sse\"\n").unwrap_err();
+        assert!(e.contains("transport: only for a server reached by url"), "{e}");
+        let e = parse("[[bridge]]\nname = \"a\"\nurl = \"http://h/\"\ntransport = \"ws\"\n").unwrap_err();
+        assert!(e.contains("unknown variant `ws`"), "{e}");
     }
 }

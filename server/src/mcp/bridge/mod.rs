@@ -2,8 +2,10 @@
 //! cc-server's policy" — the registry's dynamic layer (spec/registry.md).
 //!
 //! The operator lists the servers in `[[bridge]]` ([`config`]); `serve` and `mcp` connect to
-//! each (a child process over stdio, or Streamable HTTP through [`http`]) with rmcp's client,
-//! and keep reconnecting with backoff. Each server's tools are mounted as registry tools
+//! each (a child process over stdio, Streamable HTTP through [`http`], or the legacy HTTP+SSE
+//! transport through [`sse`]: a url without `transport` tries Streamable HTTP first, then SSE,
+//! as the MCP specification's backwards-compatibility section says) with rmcp's client, and
+//! keep reconnecting with backoff. Each server's tools are mounted as registry tools
 //! ([`Bridge::catalog`]: the built-in registry plus the mounted tools, swapped whole when a
 //! list changes) under `<server>__<tool>` ([`names`]) on the tool set `bridge:<server>`:
 //!
@@ -20,7 +22,10 @@
 //!   tools, rebuilds the catalog and every session hears `notifications/tools/list_changed`;
 //!   a dead server's tools stay listed and answer `unavailable` naming the server and why;
 //! - its resources (`bridge:<server>:<uri>`) and prompts (`<server>__<prompt>`) are served
-//!   beside the product's, cleaned the same way, for servers bridged into every workspace;
+//!   beside the product's, cleaned the same way, to principals that see one of the server's
+//!   workspaces (every principal, for a server bridged into every workspace); a resource can
+//!   be subscribed to when the server offers it: one upstream subscription per resource,
+//!   however many sessions ask, renewed on a reconnect, its updates sent to each session;
 //! - a call is forwarded with its progress (the external server's notifications become the
 //!   caller's) and its cancellation (the caller's cancel, or the server's `timeout_secs`,
 //!   sends `notifications/cancelled` to the external server).
@@ -29,6 +34,7 @@ pub mod cli;
 pub mod config;
 pub mod http;
 pub mod names;
+pub mod sse;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};
@@ -44,9 +50,10 @@ use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, ServiceExt};
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
-pub use config::{BridgeDecl, Endpoint};
+pub use config::{BridgeDecl, Endpoint, HttpTransport};
 
 use super::policy::Mode;
+use super::principal::Principal;
 use super::surface::{ExtraSet, Surface};
 use super::tool::{
     Ctx, Decl, ErrorKind, Handler, Hints, Modes, Output, ProgressFn, Registry, Scope, ToolError, ToolSet, NEVER_SERVED,
@@ -110,6 +117,12 @@ pub struct Upstream {
     progress: Mutex<HashMap<ProgressToken, ProgressFn>>,
     /// Its tool list changed (its notification): list again.
     relist: tokio::sync::Notify,
+    /// The HTTP transport that answered last (a url without `transport` is tried with it first).
+    transport: Mutex<Option<HttpTransport>>,
+    /// Its resources the sessions subscribed to (its own URI: how many sessions), and the
+    /// updates it sent for them.
+    subscribed: Mutex<HashMap<String, usize>>,
+    updated: tokio::sync::broadcast::Sender<String>,
 }
 
 impl Upstream {
@@ -124,6 +137,9 @@ impl Upstream {
             prompts: Mutex::new(Vec::new()),
             progress: Mutex::new(HashMap::new()),
             relist: tokio::sync::Notify::new(),
+            transport: Mutex::new(None),
+            subscribed: Mutex::new(HashMap::new()),
+            updated: tokio::sync::broadcast::channel(64).0,
         })
     }
 
@@ -162,6 +178,7 @@ impl Upstream {
 
 /// rmcp's client callbacks for one server: its progress notifications go to the call that
 /// asked, its list changes wake the connection's task.
+#[derive(Clone)]
 struct Hooks(Arc<Upstream>);
 
 impl ClientHandler for Hooks {
@@ -182,6 +199,14 @@ impl ClientHandler for Hooks {
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.0.relist.notify_one();
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.updated.send(params.uri);
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -225,33 +250,72 @@ async fn connect(up: &Arc<Upstream>) -> Result<Client, String> {
                     hooks.serve((stdout, stdin)).await.map_err(|e| format!("the MCP handshake failed: {e}"))?;
                 Ok(Client { service, _child: Some(child) })
             }
-            Endpoint::Http { url, headers } => {
-                use rmcp::transport::streamable_http_client::{
-                    StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
-                };
-                // As many calls in flight as cc-server's clients make (rmcp's default is 16).
-                let mut cfg =
-                    StreamableHttpClientTransportConfig::with_uri(url.to_string()).max_concurrent_requests(256);
+            Endpoint::Http { url, headers, transport } => {
+                let mut map = reqwest::header::HeaderMap::new();
                 for (k, v) in headers {
                     let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
                         .map_err(|e| format!("headers.{k}: {e}"))?;
                     let value = reqwest::header::HeaderValue::from_str(v).map_err(|e| format!("headers.{k}: {e}"))?;
-                    cfg.custom_headers.insert(name, value);
+                    map.insert(name, value);
                 }
                 let client = reqwest::Client::builder()
                     .connect_timeout(Duration::from_secs(10))
                     .build()
                     .map_err(|e| format!("an HTTP client: {e}"))?;
-                let transport = StreamableHttpClientTransport::with_client(http::Http(client), cfg);
-                let service =
-                    hooks.serve(transport).await.map_err(|e| format!("the MCP handshake with {url} failed: {e}"))?;
-                Ok(Client { service, _child: None })
+                let known = *up.transport.lock().expect("transport");
+                let first = transport.or(known).unwrap_or(HttpTransport::StreamableHttp);
+                let connected = match connect_http(hooks.clone(), &client, url, &map, first).await {
+                    Ok(c) => Ok((c, first)),
+                    // No transport configured: the other one (the specification's fallback).
+                    Err(why) if transport.is_none() => {
+                        let other = match first {
+                            HttpTransport::StreamableHttp => HttpTransport::Sse,
+                            HttpTransport::Sse => HttpTransport::StreamableHttp,
+                        };
+                        match connect_http(hooks, &client, url, &map, other).await {
+                            Ok(c) => Ok((c, other)),
+                            Err(why2) => Err(format!("{why}; and over {}: {why2}", other.as_str())),
+                        }
+                    }
+                    Err(why) => Err(why),
+                };
+                let (c, used) = connected?;
+                *up.transport.lock().expect("transport") = Some(used);
+                Ok(c)
             }
         }
     };
     tokio::time::timeout(CONNECT_TIMEOUT, fut)
         .await
         .map_err(|_| format!("connecting took longer than {} s", CONNECT_TIMEOUT.as_secs()))?
+}
+
+/// One HTTP transport's connection and handshake.
+async fn connect_http(
+    hooks: Hooks,
+    client: &reqwest::Client,
+    url: &str,
+    headers: &reqwest::header::HeaderMap,
+    transport: HttpTransport,
+) -> Result<Client, String> {
+    let service = match transport {
+        HttpTransport::StreamableHttp => {
+            use rmcp::transport::streamable_http_client::{
+                StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
+            };
+            // As many calls in flight as cc-server's clients make (rmcp's default is 16).
+            let mut cfg = StreamableHttpClientTransportConfig::with_uri(url.to_string()).max_concurrent_requests(256);
+            cfg.custom_headers = headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            let transport = StreamableHttpClientTransport::with_client(http::Http(client.clone()), cfg);
+            hooks.serve(transport).await
+        }
+        HttpTransport::Sse => {
+            let transport = sse::connect(client.clone(), url, headers.clone()).await?;
+            hooks.serve(transport).await
+        }
+    };
+    let service = service.map_err(|e| format!("the MCP handshake with {url} failed: {e}"))?;
+    Ok(Client { service, _child: None })
 }
 
 async fn list_tools(peer: &Peer<RoleClient>) -> Result<Vec<Tool>, String> {
@@ -380,6 +444,7 @@ impl Bridge {
                             tracing::info!(server = up.name(), tools = tools.len(), "bridge: connected");
                             *up.tools.lock().expect("tools") = tools;
                             list_extras(&up, &peer).await;
+                            resubscribe(&up, &peer).await;
                             up.set_state(State::Up(peer.clone()));
                             self.rebuild();
                             wait = BACKOFF.0;
@@ -430,16 +495,31 @@ impl Bridge {
         }
     }
 
-    /// The servers whose resources and prompts a session serving `surface` sees: those on
-    /// its surface and bridged into every workspace (a resource read names no workspace).
-    fn visible<'a>(&'a self, surface: &'a Surface) -> impl Iterator<Item = &'a Arc<Upstream>> + 'a {
-        self.servers.iter().filter(|s| surface.has(s.set) && s.decl.workspaces.is_empty())
+    /// The servers whose resources and prompts a session serving `surface` shows `principal`:
+    /// those on its surface that are bridged into every workspace or into one the principal
+    /// sees (a resource read names no workspace; the principal's own do).
+    fn visible<'a>(
+        &'a self,
+        surface: &'a Surface,
+        principal: &'a Principal,
+    ) -> impl Iterator<Item = &'a Arc<Upstream>> + 'a {
+        self.servers.iter().filter(|s| {
+            surface.has(s.set) && (s.decl.workspaces.is_empty() || s.decl.workspaces.iter().any(|w| principal.sees(w)))
+        })
+    }
+
+    /// The server and its own URI of the mounted resource `uri`, if `principal` sees it.
+    fn resource_of(&self, surface: &Surface, principal: &Principal, uri: &str) -> Option<(Arc<Upstream>, String)> {
+        self.visible(surface, principal).find_map(|up| {
+            let own = uri.strip_prefix(&format!("bridge:{}:", up.name()))?;
+            up.resources.lock().expect("resources").iter().any(|r| r.uri == own).then(|| (up.clone(), own.to_string()))
+        })
     }
 
     /// The bridged servers' resources, mounted at `bridge:<server>:<uri>` as `<server>__<name>`.
-    pub fn resources(&self, surface: &Surface) -> Vec<rmcp::model::Resource> {
+    pub fn resources(&self, surface: &Surface, principal: &Principal) -> Vec<rmcp::model::Resource> {
         let mut out = Vec::new();
-        for up in self.visible(surface) {
+        for up in self.visible(surface, principal) {
             for r in up.resources.lock().expect("resources").iter() {
                 let mut m = rmcp::model::Resource::new(
                     resource_uri(up.name(), &r.uri),
@@ -456,9 +536,9 @@ impl Bridge {
     }
 
     /// The bridged servers' prompts, as `<server>__<name>`.
-    pub fn prompts(&self, surface: &Surface) -> Vec<rmcp::model::Prompt> {
+    pub fn prompts(&self, surface: &Surface, principal: &Principal) -> Vec<rmcp::model::Prompt> {
         let mut out = Vec::new();
-        for up in self.visible(surface) {
+        for up in self.visible(surface, principal) {
             for p in up.prompts.lock().expect("prompts").iter() {
                 let mut m = p.clone();
                 m.name = format!("{}{}{}", up.name(), names::SEPARATOR, p.name);
@@ -481,12 +561,10 @@ impl Bridge {
     pub async fn read(
         &self,
         surface: &Surface,
+        principal: &Principal,
         uri: &str,
     ) -> Option<Result<rmcp::model::ReadResourceResult, ErrorData>> {
-        let (up, own) = self.visible(surface).find_map(|up| {
-            let own = uri.strip_prefix(&format!("bridge:{}:", up.name()))?;
-            up.resources.lock().expect("resources").iter().any(|r| r.uri == own).then(|| (up.clone(), own.to_string()))
-        })?;
+        let (up, own) = self.resource_of(surface, principal, uri)?;
         let peer = match up.peer() {
             Ok(p) => p,
             Err(why) => return Some(Err(ErrorData::internal_error(up.unavailable(&why).message, None))),
@@ -499,10 +577,11 @@ impl Bridge {
     pub async fn get_prompt(
         &self,
         surface: &Surface,
+        principal: &Principal,
         name: &str,
         arguments: Option<rmcp::model::JsonObject>,
     ) -> Option<Result<rmcp::model::GetPromptResult, ErrorData>> {
-        let (up, own) = self.visible(surface).find_map(|up| {
+        let (up, own) = self.visible(surface, principal).find_map(|up| {
             let own = name.strip_prefix(&format!("{}{}", up.name(), names::SEPARATOR))?;
             up.prompts.lock().expect("prompts").iter().any(|p| p.name == own).then(|| (up.clone(), own.to_string()))
         })?;
@@ -514,6 +593,76 @@ impl Bridge {
         params.arguments = arguments;
         let r = peer.get_prompt(params).await;
         Some(r.map_err(|e| ErrorData::internal_error(format!("external server '{}': {e}", up.name()), None)))
+    }
+
+    /// Subscribes a session (`peer`) to the mounted resource `uri` (`None`: `uri` is not
+    /// one): the server is subscribed once per resource, whatever the number of sessions;
+    /// each update it sends is a `notifications/resources/updated` of the mounted URI to the
+    /// session, until the returned task is aborted (unsubscribe, the session's end), which
+    /// unsubscribes the server when no session is left.
+    #[allow(deprecated)] // resources/subscribe is the method of the protocol the bridge speaks
+    pub async fn subscribe(
+        &self,
+        surface: &Surface,
+        principal: &Principal,
+        uri: &str,
+        peer: Peer<rmcp::RoleServer>,
+    ) -> Option<Result<tokio::task::AbortHandle, ErrorData>> {
+        let (up, own) = self.resource_of(surface, principal, uri)?;
+        let upstream = match up.peer() {
+            Ok(p) => p,
+            Err(why) => return Some(Err(ErrorData::internal_error(up.unavailable(&why).message, None))),
+        };
+        let offers = upstream
+            .peer_info()
+            .and_then(|i| i.capabilities.resources.as_ref().and_then(|r| r.subscribe))
+            .unwrap_or(false);
+        if !offers {
+            return Some(Err(ErrorData::invalid_params(
+                format!(
+                    "{uri} cannot be subscribed to: external server '{}' offers no resource subscriptions",
+                    up.name()
+                ),
+                Some(json!({ "uri": uri, "server": up.name() })),
+            )));
+        }
+        // Listening before subscribing: no update is missed in between.
+        let mut updates = up.updated.subscribe();
+        let first = {
+            let mut subs = up.subscribed.lock().expect("subscribed");
+            let n = subs.entry(own.clone()).or_insert(0);
+            *n += 1;
+            *n == 1
+        };
+        let guard = Subscribed { up: up.clone(), own: own.clone() };
+        if first {
+            let params = rmcp::model::SubscribeRequestParams::new(own.clone());
+            if let Err(e) = upstream.subscribe(params).await {
+                drop(guard);
+                return Some(Err(ErrorData::internal_error(
+                    format!("external server '{}': resources/subscribe failed: {e}", up.name()),
+                    None,
+                )));
+            }
+        }
+        let mounted = uri.to_string();
+        let task = tokio::spawn(async move {
+            let _guard = guard;
+            use tokio::sync::broadcast::error::RecvError;
+            loop {
+                match updates.recv().await {
+                    Ok(u) if u == own => {}
+                    Ok(_) => continue,
+                    Err(RecvError::Lagged(_)) => {} // one notification covers what was missed
+                    Err(RecvError::Closed) => return,
+                }
+                let params = rmcp::model::ResourceUpdatedNotificationParam::new(mounted.clone());
+                if peer.notify_resource_updated(params).await.is_err() {
+                    return; // the session is gone
+                }
+            }
+        });
+        Some(Ok(task.abort_handle()))
     }
 
     /// Mounts every server's last listed tools over the built-ins; bumps the generation
@@ -548,6 +697,51 @@ impl Bridge {
 }
 
 /// Whether two catalogs list the same tools with the same declarations and schemas.
+/// One session's subscription to a server's resource: dropped, it counts one session less,
+/// and the last one unsubscribes the server.
+struct Subscribed {
+    up: Arc<Upstream>,
+    own: String,
+}
+
+impl Drop for Subscribed {
+    #[allow(deprecated)] // resources/unsubscribe: as `Bridge::subscribe`
+    fn drop(&mut self) {
+        let last = {
+            let mut subs = self.up.subscribed.lock().expect("subscribed");
+            match subs.get_mut(&self.own) {
+                Some(n) if *n > 1 => {
+                    *n -= 1;
+                    false
+                }
+                Some(_) => {
+                    subs.remove(&self.own);
+                    true
+                }
+                None => false,
+            }
+        };
+        let (Ok(peer), Ok(rt)) = (self.up.peer(), tokio::runtime::Handle::try_current()) else { return };
+        if last {
+            let params = rmcp::model::UnsubscribeRequestParams::new(std::mem::take(&mut self.own));
+            rt.spawn(async move {
+                let _ = peer.unsubscribe(params).await;
+            });
+        }
+    }
+}
+
+/// Subscribes the server again to what sessions are subscribed to (after a reconnect).
+#[allow(deprecated)] // as `Bridge::subscribe`
+async fn resubscribe(up: &Upstream, peer: &Peer<RoleClient>) {
+    let uris: Vec<String> = up.subscribed.lock().expect("subscribed").keys().cloned().collect();
+    for uri in uris {
+        if let Err(e) = peer.subscribe(rmcp::model::SubscribeRequestParams::new(uri.clone())).await {
+            tracing::warn!(server = up.name(), "bridge: resources/subscribe {uri} after reconnecting: {e}");
+        }
+    }
+}
+
 fn same_tools(a: &Registry, b: &Registry) -> bool {
     a.all().count() == b.all().count()
         && a.all().zip(b.all()).all(|(x, y)| {
@@ -760,19 +954,24 @@ pub async fn check(decls: &[BridgeDecl], builtin: Arc<Registry>) -> Vec<Checked>
     let bridge = Bridge::new(decls, builtin);
     let mut out = Vec::new();
     for up in &bridge.servers {
-        let endpoint = match up.decl.endpoint() {
-            Endpoint::Stdio { argv, .. } => format!("stdio: {}", argv.join(" ")),
-            Endpoint::Http { url, .. } => format!("http: {url}"),
-        };
         let mut c = Checked {
             name: up.name().to_string(),
-            endpoint,
+            endpoint: String::new(),
             tools: Err(String::new()),
             skipped: Vec::new(),
             resources: 0,
             prompts: 0,
         };
-        match connect(up).await {
+        let connected = connect(up).await;
+        c.endpoint = match up.decl.endpoint() {
+            Endpoint::Stdio { argv, .. } => format!("stdio: {}", argv.join(" ")),
+            // The legacy transport is said: the operator may want to know its server is old.
+            Endpoint::Http { url, .. } => match *up.transport.lock().expect("transport") {
+                Some(HttpTransport::Sse) => format!("http: {url} (sse)"),
+                _ => format!("http: {url}"),
+            },
+        };
+        match connected {
             Err(why) => c.tools = Err(why),
             Ok(client) => {
                 let peer = client.service.peer().clone();
@@ -811,7 +1010,12 @@ pub fn describe(d: &BridgeDecl) -> BTreeMap<&'static str, String> {
     m.insert("name", d.name.clone());
     match d.endpoint() {
         Endpoint::Stdio { argv, .. } => m.insert("command", argv.join(" ")),
-        Endpoint::Http { url, .. } => m.insert("url", url.to_string()),
+        Endpoint::Http { url, transport, .. } => {
+            if let Some(t) = transport {
+                m.insert("transport", t.as_str().to_string());
+            }
+            m.insert("url", url.to_string())
+        }
     };
     m.insert("set", d.set_name());
     m.insert("prefix", d.prefix());
