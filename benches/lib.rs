@@ -10,11 +10,15 @@
 //!   build time, memory and query latency percentiles).
 //!
 //! This library holds what they share: fixtures, a seeded RNG, percentiles, RSS, the store of
-//! a run on SQLite or PostgreSQL, a tool call through the dispatcher.
+//! a run on SQLite or PostgreSQL, a tool call through the dispatcher, a bare MCP client over
+//! Streamable HTTP (`mcp_http`, for the load generators `mcp_soak` and `mcp_load`).
 
 use std::path::PathBuf;
 
 use cc_grammars::Lang;
+
+#[path = "src/mcp_http.rs"]
+pub mod mcp_http;
 
 /// One source file held in memory.
 #[derive(Clone, Debug)]

@@ -16,15 +16,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
+use cc_benches::mcp_http::{self, delete, post, tool_call, HttpClient};
 use serde_json::{json, Value};
-
-type HttpClient = Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
-
-const PROTOCOL: &str = "2025-06-18";
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -35,64 +28,14 @@ fn rss_kib(pid: u32) -> u64 {
     cc_server::bench::status_kib(&status, "VmRSS:").unwrap_or(0)
 }
 
-/// One POST to the MCP endpoint: the status, the session id header, and the JSON-RPC
-/// message of the body (a JSON body, or the first `data:` event of an SSE one).
-async fn post(client: &HttpClient, url: &str, session: Option<&str>, body: &Value) -> (u16, Option<String>, Value) {
-    let mut req = hyper::Request::post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", PROTOCOL);
-    if let Some(s) = session {
-        req = req.header("mcp-session-id", s);
-    }
-    let req = req.body(Full::new(Bytes::from(body.to_string()))).expect("a request");
-    let resp = match client.request(req).await {
-        Ok(r) => r,
-        Err(e) => return (0, None, json!({"transport_error": e.to_string()})),
-    };
-    let status = resp.status().as_u16();
-    let sid = resp.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_string);
-    let bytes = match resp.into_body().collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(e) => return (status, sid, json!({"transport_error": e.to_string()})),
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    let msg = serde_json::from_str(&text).ok().or_else(|| {
-        text.lines().filter_map(|l| l.strip_prefix("data:")).find_map(|d| serde_json::from_str(d.trim()).ok())
-    });
-    (status, sid, msg.unwrap_or(Value::Null))
-}
-
-async fn delete(client: &HttpClient, url: &str, session: &str) {
-    let req = hyper::Request::delete(url)
-        .header("mcp-session-id", session)
-        .header("mcp-protocol-version", PROTOCOL)
-        .body(Full::new(Bytes::new()))
-        .expect("a request");
-    if let Ok(r) = client.request(req).await {
-        let _ = r.into_body().collect().await;
-    }
-}
-
 async fn open_session(client: &HttpClient, url: &str) -> String {
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "mcp_soak", "version": "1"}}});
-    let (status, sid, msg) = post(client, url, None, &init).await;
-    let sid = sid.unwrap_or_else(|| panic!("initialize: {status} without a session id: {msg}"));
-    let (status, _, _) =
-        post(client, url, Some(&sid), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-    assert!(status < 300, "notifications/initialized: {status}");
-    sid
+    mcp_http::open_session(client, url, "mcp_soak").await
 }
 
 /// What the calls are about: symbols (id, name, path) found by a first round of searches.
 struct Targets {
     symbols: Vec<(String, String, String)>,
     words: Vec<String>,
-}
-
-fn tool_call(name: &str, arguments: Value, id: u64) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
 }
 
 /// The `n`th call of the mix.
@@ -151,7 +94,7 @@ async fn main() {
     let seconds: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(600);
     let warmup = env_u64("CC_SOAK_WARMUP", 60);
     let churn = env_u64("CC_SOAK_CHURN", 500);
-    let client: HttpClient = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(sessions).build_http();
+    let client: HttpClient = mcp_http::client(sessions);
 
     // The targets: symbols found by searching common words.
     let sid = open_session(&client, &url).await;
