@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What the desktop rig tests (rigs/tests/it/desktop.rs) need, idempotently:
-#   1. Debian's docker.io (dockerd, runc, containerd) and debootstrap;
+#   1. Debian's docker.io (dockerd, runc, containerd) and debootstrap; openssl and
+#      openssh-server for the remote-engine tests (a second dockerd over TLS and ssh);
 #   2. a reachable dockerd: when the socket does not answer, dockerd is started in the
 #      background as root, with its pidfile and log under the CI cache dir
 #      ($CC_CI_CACHE, default ~/.cache/cc-server-ci/dockerd/), and we wait for the socket.
@@ -25,7 +26,7 @@ apt_install() {
   fi
 }
 
-apt_install docker.io debootstrap ca-certificates tar
+apt_install docker.io debootstrap ca-certificates tar openssl openssh-server openssh-client
 
 cache="${CC_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cc-server-ci}/dockerd"
 mkdir -p "$cache"

@@ -13,7 +13,8 @@ pub enum DesktopError {
     /// No Docker daemon answers.
     #[error(
         "the Docker daemon is not reachable ({endpoint}): {reason}; start dockerd \
-         (tests/setup-docker.sh starts it for the tests) or set DOCKER_HOST"
+         (tests/setup-docker.sh starts it for the tests) or set DOCKER_HOST (a remote engine: \
+         tcp://HOST:PORT with DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH, or ssh://USER@HOST)"
     )]
     DockerUnavailable { endpoint: String, reason: String },
     /// The desktop image of this recipe is not loaded in the daemon.

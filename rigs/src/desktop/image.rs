@@ -1,6 +1,7 @@
 //! The desktop image: its recipe (rigs/desktop-image/, compiled into the binary), its tag
 //! (the hash of the recipe) and `build_image`, which debootstraps and imports it when the
-//! daemon does not have that tag yet.
+//! engine does not have that tag yet — or, for a remote engine, copies it there from this
+//! machine's engine when that has it.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -10,6 +11,7 @@ use bollard::Docker;
 use futures::StreamExt;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+use super::endpoint::Endpoint;
 use super::error::{DesktopError, Result};
 
 /// Repository name of the desktop image; the tag is the recipe hash.
@@ -77,10 +79,13 @@ pub struct BuiltImage {
     pub built: bool,
 }
 
-/// Makes sure the image of this recipe is loaded: when it is not, writes the recipe to a
-/// scratch folder, runs its build.sh as root (debootstrap; a few minutes, each output line
-/// goes to `progress`) and imports the root file system under [`image_tag`]. Processes
-/// building at once wait for each other (a lock file), so it builds once.
+/// Makes sure the image of this recipe is loaded in `docker`'s engine. When it is not and
+/// this machine's engine ([`Endpoint::local`]) has it — `docker` is a remote engine —
+/// copies it from there ([`copy_image`]). Otherwise writes the recipe to a scratch folder,
+/// runs its build.sh as root (debootstrap; a few minutes, each output line goes to
+/// `progress`) and imports the root file system under [`image_tag`], over the engine's
+/// API (so a remote engine gets it the same way). Processes building at once wait for each
+/// other (a lock file), so it builds once.
 pub async fn build_image(docker: &Docker, progress: &mut (dyn FnMut(&str) + Send)) -> Result<BuiltImage> {
     let tag = image_tag();
     if image_exists(docker, &tag).await? {
@@ -96,6 +101,11 @@ pub async fn build_image(docker: &Docker, progress: &mut (dyn FnMut(&str) + Send
     if image_exists(docker, &tag).await? {
         return Ok(BuiltImage { tag, built: false });
     }
+    if let Some(local) = local_engine_with(&tag).await {
+        progress(&format!("copying {tag} from this machine's engine"));
+        copy_image(&local, docker, &tag, progress).await?;
+        return Ok(BuiltImage { tag, built: true });
+    }
     if !is_root() {
         return Err(DesktopError::Build(
             "building the desktop image needs root (debootstrap); run `cc-server rigs build-image` as root".into(),
@@ -108,6 +118,40 @@ pub async fn build_image(docker: &Docker, progress: &mut (dyn FnMut(&str) + Send
     result?;
     cleanup?;
     Ok(BuiltImage { tag, built: true })
+}
+
+/// This machine's engine when it answers and has `tag`. (When `docker` is this engine
+/// too, it lacks the tag as well: nothing is copied onto itself.)
+async fn local_engine_with(tag: &str) -> Option<Docker> {
+    let local = Endpoint::local().connect().await.ok()?;
+    image_exists(&local, tag).await.ok()?.then_some(local)
+}
+
+/// Copies image `tag` from one engine to another (`docker save | docker load`, streamed:
+/// nothing is held in memory or written to disk here), then checks it arrived.
+pub async fn copy_image(from: &Docker, to: &Docker, tag: &str, progress: &mut (dyn FnMut(&str) + Send)) -> Result<()> {
+    if !image_exists(from, tag).await? {
+        return Err(DesktopError::ImageMissing { tag: tag.into() });
+    }
+    let tarball = from.export_image(tag);
+    let options = bollard::query_parameters::ImportImageOptionsBuilder::default().quiet(true).build();
+    let mut stream = to.import_image_stream(options, tarball, None);
+    while let Some(info) = stream.next().await {
+        let info = info.map_err(|e| DesktopError::Build(format!("copying {tag} to the engine: {e}")))?;
+        if let Some(s) = info.stream.as_deref().or(info.status.as_deref()) {
+            let s = s.trim();
+            if !s.is_empty() {
+                progress(s);
+            }
+        }
+        if let Some(e) = info.error_detail.and_then(|d| d.message) {
+            return Err(DesktopError::Build(format!("copying {tag} to the engine: {e}")));
+        }
+    }
+    if !image_exists(to, tag).await? {
+        return Err(DesktopError::Build(format!("the engine loaded the copy but {tag} is not there")));
+    }
+    Ok(())
 }
 
 async fn build_in(docker: &Docker, tag: &str, scratch: &Path, progress: &mut (dyn FnMut(&str) + Send)) -> Result<()> {

@@ -12,24 +12,32 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Containers start from the local image [`image_tag`] (`cc-server rigs build-image`), with
+//! The engine is this machine's dockerd or one on another machine ([`Endpoint`]: the
+//! Docker CLI's `DOCKER_HOST`, `DOCKER_TLS_VERIFY`, `DOCKER_CERT_PATH`; TCP with mutual
+//! TLS, or ssh): every action goes through its API, so a remote desktop's screenshots and
+//! input travel over that one connection.
+//!
+//! Containers start from the engine's image [`image_tag`] (`cc-server rigs build-image`), with
 //! no network unless `egress`, memory and pids capped, every capability dropped, and the
 //! labels [`LABEL_DESKTOP`] + the owner process, so [`cleanup_orphans`] can remove what a
 //! crashed server left behind. Every action runs as an argv array (never a shell string
 //! holding caller text) under a timeout.
 
 mod action;
+mod endpoint;
 mod error;
 mod image;
 mod keys;
 mod rig;
+mod ssh;
 
 pub use action::{
     DesktopAction, MouseButton, ScrollDirection, ACTION_NAMES, MAX_CLIPBOARD_BYTES, MAX_SIZE, MAX_TYPE_CHARS,
     MAX_WAIT_SECONDS, MIN_SIZE,
 };
+pub use endpoint::{Endpoint, LOCAL_SOCKET};
 pub use error::{DesktopError, Result};
-pub use image::{build_image, image_exists, image_tag, BuiltImage, IMAGE_REPO, RECIPE};
+pub use image::{build_image, copy_image, image_exists, image_tag, BuiltImage, IMAGE_REPO, RECIPE};
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -59,19 +67,16 @@ const DISPLAY: &str = ":1";
 const TYPE_CHUNK_CHARS: usize = 50;
 const TYPE_DELAY_MS: &str = "12";
 
-/// Connects to the Docker daemon (`DOCKER_HOST`, else /var/run/docker.sock) and agrees on
-/// an API version (bollard speaks a newer one than Debian's dockerd by default).
+/// Connects to the engine the environment names ([`Endpoint::from_env`]: `DOCKER_HOST`,
+/// else /var/run/docker.sock; TLS per `DOCKER_TLS_VERIFY` and `DOCKER_CERT_PATH`).
 pub async fn connect() -> Result<Docker> {
-    connect_to(&std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".into())).await
+    Endpoint::from_env().connect().await
 }
 
-/// Connects to the Docker daemon at `endpoint` (`unix:///…`, `tcp://…`, `http://…`).
-pub async fn connect_to(endpoint: &str) -> Result<Docker> {
-    let unavailable = |reason: String| DesktopError::DockerUnavailable { endpoint: endpoint.to_string(), reason };
-    let docker = Docker::connect_with_host(endpoint).map_err(|e| unavailable(e.to_string()))?;
-    let docker = docker.negotiate_version().await.map_err(|e| unavailable(e.to_string()))?;
-    docker.ping().await.map_err(|e| unavailable(e.to_string()))?;
-    Ok(docker)
+/// Connects to the engine at `host` (`unix:///…`, `tcp://…` without TLS, `ssh://…`); for
+/// TLS build an [`Endpoint`].
+pub async fn connect_to(host: &str) -> Result<Docker> {
+    Endpoint { host: host.to_string(), ..Endpoint::local() }.connect().await
 }
 
 /// The process a container belongs to: it is an orphan once this process is gone.
@@ -166,6 +171,9 @@ pub struct DesktopConfig {
     pub labels: BTreeMap<String, String>,
     /// Owner recorded on the container; `None`: this process.
     pub owner: Option<Owner>,
+    /// The engine the pool's factory starts it on, and that `Drop` removes it from
+    /// (default: [`Endpoint::from_env`]). [`Desktop::start`] uses the client it is given.
+    pub engine: Endpoint,
 }
 
 impl Default for DesktopConfig {
@@ -182,6 +190,7 @@ impl Default for DesktopConfig {
             start_timeout: Duration::from_secs(60),
             labels: BTreeMap::new(),
             owner: None,
+            engine: Endpoint::from_env(),
         }
     }
 }
@@ -692,15 +701,24 @@ impl Desktop {
 
 impl Drop for Desktop {
     /// An open desktop that is dropped (a panic, a forgotten close) still removes its
-    /// container: on a thread of its own with its own connection, waiting for it.
+    /// container: on a thread of its own with its own connection to the config's engine
+    /// (the desktop's client may belong to a runtime that this very thread is blocking),
+    /// waiting for it.
     fn drop(&mut self) {
         if *self.closed.get_mut() {
             return;
         }
         let id = self.id.clone();
+        let engine = self.config.engine.clone();
         let handle = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
-            rt.block_on(async { remove(&connect().await.ok()?, &id).await.ok() })
+            rt.block_on(async {
+                let removed = async { remove(&engine.connect().await?, &id).await }.await;
+                if let Err(e) = &removed {
+                    tracing::warn!(container = %id, %engine, "removing a dropped desktop's container: {e}");
+                }
+                removed.ok()
+            })
         });
         let _ = handle.join();
     }

@@ -3,10 +3,10 @@
 //! `close` removes the container.
 
 use std::any::Any;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 
-use super::{cleanup_orphans, connect, Desktop, DesktopConfig, DesktopError};
+use super::{cleanup_orphans, Desktop, DesktopConfig, DesktopError};
 use crate::{BoxFuture, Rig, RigError, SurfaceKind};
 
 impl Rig for Desktop {
@@ -43,16 +43,17 @@ impl Rig for Desktop {
     }
 }
 
-/// Set once this process has removed the desktops that crashed servers left behind.
-static ORPHANS_SWEPT: AtomicBool = AtomicBool::new(false);
+/// The engines on which this process has removed the desktops that crashed servers left behind.
+static ORPHANS_SWEPT: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
 
 impl Desktop {
-    /// The pool's factory: connects to dockerd, removes orphaned desktops of dead servers
-    /// (once per process), and starts a desktop.
+    /// The pool's factory: connects to the config's engine, removes orphaned desktops of
+    /// dead servers (once per engine and process), and starts a desktop.
     pub fn launch_boxed(config: DesktopConfig) -> BoxFuture<'static, Result<Arc<dyn Rig>, RigError>> {
         Box::pin(async move {
-            let docker = connect().await?;
-            if !ORPHANS_SWEPT.swap(true, Ordering::SeqCst) {
+            let docker = config.engine.connect().await?;
+            let first = ORPHANS_SWEPT.lock().expect("orphans lock").insert(config.engine.host.clone());
+            if first {
                 match cleanup_orphans(&docker).await {
                     Ok(gone) if !gone.is_empty() => {
                         tracing::info!(count = gone.len(), "removed desktop containers of servers that are gone")

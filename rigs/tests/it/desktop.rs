@@ -11,10 +11,10 @@ use cc_rigs::desktop::{
 };
 use serde_json::json;
 
-const TEST_LABEL: &str = "cc-rigs.test";
+pub(crate) const TEST_LABEL: &str = "cc-rigs.test";
 
 /// The daemon, with the image built (once; other test processes wait on the build lock).
-async fn docker() -> Docker {
+pub(crate) async fn docker() -> Docker {
     let docker = connect().await.unwrap_or_else(|e| {
         panic!("{e}\n(the desktop tests need dockerd: run `bash tests/setup-docker.sh` as root, or tests/run)")
     });
@@ -24,16 +24,16 @@ async fn docker() -> Docker {
 }
 
 /// A label value unique to this test run, to count only this test's containers.
-fn unique(name: &str) -> String {
+pub(crate) fn unique(name: &str) -> String {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
     format!("{name}-{}-{nanos}", std::process::id())
 }
 
-fn config(label: &str) -> DesktopConfig {
+pub(crate) fn config(label: &str) -> DesktopConfig {
     DesktopConfig { labels: BTreeMap::from([(TEST_LABEL.to_string(), label.to_string())]), ..Default::default() }
 }
 
-async fn count(docker: &Docker, label: &str) -> usize {
+pub(crate) async fn count(docker: &Docker, label: &str) -> usize {
     list_desktops(docker, &[(TEST_LABEL, label)]).await.unwrap().len()
 }
 
@@ -41,7 +41,7 @@ async fn start(docker: &Docker, label: &str) -> Desktop {
     Desktop::start(docker, config(label)).await.unwrap_or_else(|e| panic!("start: {e}"))
 }
 
-async fn act(d: &Desktop, action: serde_json::Value) -> ActionOutput {
+pub(crate) async fn act(d: &Desktop, action: serde_json::Value) -> ActionOutput {
     let a = DesktopAction::from_json(action.clone()).unwrap_or_else(|e| panic!("{action}: {e}"));
     d.act(a).await.unwrap_or_else(|e| panic!("{action}: {e}"))
 }
@@ -54,7 +54,7 @@ async fn clipboard(d: &Desktop) -> String {
 }
 
 /// Polls the clipboard until it holds `want` (typing reaches the terminal asynchronously).
-async fn clipboard_becomes(d: &Desktop, want: &str) {
+pub(crate) async fn clipboard_becomes(d: &Desktop, want: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let got = clipboard(d).await;
