@@ -288,12 +288,15 @@ pub struct RigsArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum RigsCommand {
-    /// Build the desktop rig image unless the daemon has the image of this recipe already
+    /// Build the desktop rig image unless the engine has the image of this recipe already
     ///
-    /// Debootstraps a minimal Debian (the host's release and mirror) with Xvfb, openbox,
-    /// xdotool, xclip, ImageMagick and xterm, and imports it into the Docker daemon
-    /// (DOCKER_HOST, else /var/run/docker.sock) as cc-server-desktop:<recipe hash>. Needs root
-    /// and debootstrap; prints the image tag.
+    /// The engine is the one the Docker CLI's variables name: DOCKER_HOST (else
+    /// /var/run/docker.sock; tcp://HOST:PORT with DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH
+    /// for mutual TLS, or ssh://USER@HOST). A remote engine gets a copy of this machine's
+    /// image when this machine's engine has it. Otherwise debootstraps a minimal Debian
+    /// (the host's release and mirror) with Xvfb, openbox, xdotool, xclip, ImageMagick and
+    /// xterm and imports it as cc-server-desktop:<recipe hash> (needs root and
+    /// debootstrap). Prints the image tag.
     BuildImage,
 }
 
