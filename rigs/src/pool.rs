@@ -9,6 +9,9 @@
 //!
 //! Rigs run on the pool's own runtime: a rig's driver connection does not depend on the
 //! runtime (or the MCP connection) of the call that created it.
+//!
+//! An [`Observer`] ([`Pool::observe`]) hears each rig made and each rig gone, whatever ended
+//! it: the server keeps the records other replicas list (this crate knows no store).
 
 use std::collections::BTreeSet;
 use std::future::Future;
@@ -56,6 +59,29 @@ pub enum Status {
     Busy,
     /// The driver died; the next call of its conversation replaces it.
     Failed,
+}
+
+/// Why a rig is gone (told to the [`Observer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Closed {
+    /// [`Pool::close`] (rig_close).
+    Asked,
+    /// The conversation controlling it ended ([`Pool::close_conversation`]).
+    ConversationEnded,
+    /// Unused past the idle timeout.
+    Idle,
+    /// Its driver died, and the next call replaced it.
+    Failed,
+    /// The pool shut down.
+    ShutDown,
+}
+
+/// Hears the pool's rigs come and go: `created` once a rig is in the pool, `closed` once its
+/// machine is closed (or given up on). Called on the pool's threads; it must not block.
+pub trait Observer: Send + Sync {
+    fn created(&self, rig: &RigInfo);
+    fn closed(&self, rig_id: &str, why: Closed);
 }
 
 /// One rig's row in `rig_list`.
@@ -212,6 +238,15 @@ struct Inner {
     /// Closes of rigs whose conversation ended, still running: shutdown waits for them.
     closing: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     shut: AtomicBool,
+    observer: std::sync::OnceLock<Arc<dyn Observer>>,
+}
+
+impl Inner {
+    fn tell_closed(&self, id: &str, why: Closed) {
+        if let Some(o) = self.observer.get() {
+            o.closed(id, why);
+        }
+    }
 }
 
 /// Owns every rig. See the module doc.
@@ -237,6 +272,7 @@ impl Pool {
             groups: Mutex::new(BTreeSet::new()),
             closing: Mutex::new(Vec::new()),
             shut: AtomicBool::new(false),
+            observer: std::sync::OnceLock::new(),
         });
         let weak = Arc::downgrade(&inner);
         let every = inner.cfg.reap_every;
@@ -253,6 +289,12 @@ impl Pool {
 
     pub fn config(&self) -> &PoolConfig {
         &self.inner.cfg
+    }
+
+    /// Sets the pool's observer (once: `false` when one was set already). Rigs made before
+    /// are not told.
+    pub fn observe(&self, o: Arc<dyn Observer>) -> bool {
+        self.inner.observer.set(o).is_ok()
     }
 
     /// Runs `fut` on the pool's runtime (what drives every rig).
@@ -397,6 +439,9 @@ impl Pool {
             return Err(RigError::ShutDown);
         }
         self.inner.rigs.lock().expect("rigs").push(entry.clone());
+        if let Some(o) = self.inner.observer.get() {
+            o.created(&entry.info(self.inner.cfg.idle_timeout));
+        }
         Ok(Lease { entry, created: true, replaced })
     }
 
@@ -421,6 +466,7 @@ impl Pool {
         self.remove(&e.id);
         let rig = e.rig.clone();
         let _ = self.spawn(async move { rig.close().await }).await;
+        self.inner.tell_closed(&e.id, Closed::Failed);
         Some((e.id.clone(), why))
     }
 
@@ -500,7 +546,9 @@ impl Pool {
         let info = e.info(self.inner.cfg.idle_timeout);
         self.remove(id);
         let rig = e.rig.clone();
-        self.spawn(async move { close_rig(rig).await }).await?;
+        let closed = self.spawn(async move { close_rig(rig).await }).await;
+        self.inner.tell_closed(id, Closed::Asked);
+        closed?;
         Ok(info)
     }
 
@@ -525,10 +573,12 @@ impl Pool {
         for e in ended {
             tracing::info!(rig = %e.id, "closing a rig: its conversation ended");
             let rig = e.rig.clone();
+            let inner = self.inner.clone();
             // Waits for an action still running on it (its caller is gone) before closing.
             closing.push(self.handle.spawn(async move {
                 let _running = e.busy.lock().await;
                 close_rig(rig).await;
+                inner.tell_closed(&e.id, Closed::ConversationEnded);
             }));
         }
         ids
@@ -571,6 +621,9 @@ impl Pool {
                 });
                 futures::future::join_all(closes).await;
             });
+            for e in &rigs {
+                inner.tell_closed(&e.id, Closed::ShutDown);
+            }
             for g in inner.groups.lock().expect("groups").iter() {
                 crate::procs::kill_group(*g);
             }
@@ -608,6 +661,7 @@ async fn reap(inner: &Arc<Inner>) {
     for e in expired {
         tracing::info!(rig = %e.id, "closing an idle rig");
         close_rig(e.rig.clone()).await;
+        inner.tell_closed(&e.id, Closed::Idle);
     }
 }
 
@@ -782,5 +836,74 @@ mod tests {
         let e = p.run(&b, |_| async { Err::<(), _>(RigError::NotFound("no element".into())) }).await.unwrap_err();
         assert!(matches!(e, RigError::NotFound(_)));
         assert_eq!(p.list(None)[0].status, Status::Ready);
+    }
+
+    /// Records what the observer hears.
+    #[derive(Default)]
+    struct Heard(Mutex<Vec<String>>);
+
+    impl Observer for Heard {
+        fn created(&self, rig: &RigInfo) {
+            self.0.lock().unwrap().push(format!("created {} {} {}", rig.id, rig.workspace, rig.controller));
+        }
+        fn closed(&self, rig_id: &str, why: Closed) {
+            self.0.lock().unwrap().push(format!("closed {rig_id} {why:?}"));
+        }
+    }
+
+    #[tokio::test]
+    async fn the_observer_hears_every_rig_made_and_every_way_one_goes() {
+        let closed = Arc::new(AtomicUsize::new(0));
+        let p = pool(8, Duration::from_millis(300));
+        let heard = Arc::new(Heard::default());
+        assert!(p.observe(heard.clone()));
+        assert!(!p.observe(heard.clone()), "one observer");
+        let asked = p.acquire(want("w", "c1"), factory(closed.clone())).await.unwrap();
+        asked.keep(true);
+        let ended = p.acquire(want("w", "c2"), factory(closed.clone())).await.unwrap();
+        ended.keep(true);
+        let failed = p.acquire(want("w", "c3"), factory(closed.clone())).await.unwrap();
+        failed.keep(true);
+        p.close("w", asked.id()).await.unwrap();
+        ended.keep(false);
+        p.close_conversation("c2");
+        p.mark_failed(failed.id(), "crashed");
+        let replacement = p.acquire(want("w", "c3"), factory(closed.clone())).await.unwrap();
+        replacement.keep(true);
+        let idle = p.acquire(want("w", "c4"), factory(closed.clone())).await.unwrap();
+        let has = |line: String| heard.0.lock().unwrap().contains(&line);
+        for _ in 0..100 {
+            if has(format!("closed {} Idle", idle.id())) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            // The rig that stays is used, so only the other one is idle.
+            p.acquire(want("w", "c3"), factory(closed.clone())).await.unwrap();
+        }
+        p.shutdown();
+        let heard = heard.0.lock().unwrap().clone();
+        let expect = [
+            format!("created {} w c1", asked.id()),
+            format!("created {} w c2", ended.id()),
+            format!("created {} w c3", failed.id()),
+            format!("closed {} Asked", asked.id()),
+            format!("closed {} ConversationEnded", ended.id()),
+            format!("closed {} Failed", failed.id()),
+            format!("created {} w c3", replacement.id()),
+            format!("created {} w c4", idle.id()),
+            format!("closed {} Idle", idle.id()),
+            format!("closed {} ShutDown", replacement.id()),
+        ];
+        let mut sorted = heard.clone();
+        sorted.sort();
+        let mut want_sorted = expect.to_vec();
+        want_sorted.sort();
+        assert_eq!(sorted, want_sorted, "{heard:#?}");
+        // Made before gone, for each rig.
+        for id in [asked.id(), ended.id(), failed.id(), idle.id(), replacement.id()] {
+            let made = heard.iter().position(|l| l.starts_with(&format!("created {id}"))).unwrap();
+            let gone = heard.iter().position(|l| l.starts_with(&format!("closed {id}"))).unwrap();
+            assert!(made < gone, "{heard:#?}");
+        }
     }
 }

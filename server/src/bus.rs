@@ -32,6 +32,9 @@ pub enum Event {
     /// An approval was asked for or decided: a tool call's (`board` false; `workspace_id` none
     /// for a call outside a workspace) or the board's.
     Approval { workspace_id: Option<String>, approval_id: String, board: bool, status: String },
+    /// Replica `replica_id` is asked to close its rig `rig_id` (rig_close through another
+    /// replica, `by`); the owner closes it and removes its record, which the asker waits for.
+    RigClose { workspace_id: String, rig_id: String, replica_id: String, by: String },
 }
 
 pub struct Bus {

@@ -830,10 +830,24 @@ fn index(data: &DataDir, setup: &crate::serve::Setup, a: IndexArgs, quiet: bool)
     let opts = IndexOptions { root: a.path.clone(), name: a.name.clone(), walk };
     let cancel = Arc::new(AtomicBool::new(false));
     let show_bar = !quiet && !a.json;
+    // On a PostgreSQL store, this run takes its turn with the replicas' (an advisory lock).
+    let turns = match setup.store_url.as_deref() {
+        Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+            let host = crate::agents::ServerIdentity::this().host;
+            let host = host.split('/').next().unwrap_or_default().to_string();
+            crate::replicas::IndexTurns::Postgres {
+                url: url.to_string(),
+                who: format!("cc-server index ({host}, pid {})", std::process::id()),
+            }
+        }
+        _ => crate::replicas::IndexTurns::Local,
+    };
+    let name = crate::serve::index_name(&opts);
     let run_once = |first: bool| -> Result<crate::engine::Indexed> {
         let bar = output::Bar::new(show_bar);
         let embed = (!a.no_embed).then(crate::embedding::global);
-        let report = crate::engine::index_with(data, &opts, &bar, Some(&cancel), embed)?;
+        let report =
+            turns.run(&name, Some(&cancel), || crate::engine::index_with(data, &opts, &bar, Some(&cancel), embed))?;
         bar.finish();
         if a.json {
             println!("{}", serde_json::to_string_pretty(&report)?);

@@ -20,6 +20,7 @@ pub mod output;
 pub mod pipelines;
 pub mod providers;
 pub mod rank;
+pub mod replicas;
 pub mod reviews;
 pub mod serve;
 pub mod services;

@@ -203,14 +203,22 @@ pub fn serve(data: DataDir, setup: &Setup, a: ServeArgs, quiet: bool) -> Result<
     }
     let rt = runtime()?;
     let store = rt.block_on(open_store_at(&data, setup.store_url.as_deref()))?;
+    let app = app_with_config(data.clone(), store.clone(), None, setup, |p| {
+        apply_policy(p, &a.policy, operator_token.is_some())
+    })?;
+    // This replica is in the store before anything of it (its rigs' records) is.
+    rt.block_on(crate::replicas::join(&app.services)).context("recording this replica in the store")?;
     for path in &a.index {
-        let run = crate::engine::index(&data, &IndexOptions::new(path), &NoProgress, None)?;
+        let opts = IndexOptions::new(path);
+        let name = index_name(&opts);
+        // One replica at a time indexes a repository; the others wait, then find it current.
+        let run =
+            app.services.repos.turns.run(&name, None, || crate::engine::index(&data, &opts, &NoProgress, None))?;
         rt.block_on(register_async(&store, DEFAULT_WORKSPACE, &run.index.name, quiet))?;
         if !quiet {
             crate::output::print_report(&run, true);
         }
     }
-    let app = app_with_config(data, store, None, setup, |p| apply_policy(p, &a.policy, operator_token.is_some()))?;
     let surface = surface(&app, &a.surface)?;
     let opts = HttpOptions {
         addr: std::net::SocketAddr::new(a.listen, a.port),
@@ -255,6 +263,8 @@ pub fn serve(data: DataDir, setup: &Setup, a: ServeArgs, quiet: bool) -> Result<
         eprintln!("cc-server: decomposing approved orchestration plans: {e}");
     }
     rt.spawn(crate::pipelines::background(app.services.clone(), feeds_stop.clone()));
+    let replica_stop = CancellationToken::new();
+    let replica = rt.spawn(crate::replicas::background(app.services.clone(), replica_stop.clone()));
     start_bridge(&rt, &app);
     let r = rt.block_on(crate::mcp::http::serve(app.clone(), surface, opts, CancellationToken::new()));
     feeds_stop.cancel();
@@ -264,7 +274,18 @@ pub fn serve(data: DataDir, setup: &Setup, a: ServeArgs, quiet: bool) -> Result<
     // Nothing a rig or a run started outlives the server.
     rt.block_on(app.services.runtime.shutdown(std::time::Duration::from_secs(10)));
     app.services.rigs.shutdown();
+    // Leaves the replicas: its row and its rigs' records go.
+    replica_stop.cancel();
+    let _ = rt.block_on(async { tokio::time::timeout(std::time::Duration::from_secs(5), replica).await });
     r
+}
+
+/// The name an index run of `opts` gives its repository (its `--name`, else its folder's).
+pub fn index_name(opts: &IndexOptions) -> String {
+    opts.name.clone().unwrap_or_else(|| {
+        let root = std::fs::canonicalize(&opts.root).unwrap_or_else(|_| opts.root.clone());
+        cc_indexer::store::default_name(&root)
+    })
 }
 
 /// The repository `cc-server mcp` binds to: `-p`, else the nearest folder upward with

@@ -32,6 +32,8 @@ pub struct Services {
     pub mirror: Option<Arc<crate::providers::Mirror>>,
     /// The memory indexes (built from the store, per workspace).
     pub memory: crate::memory::Memory,
+    /// This server among the replicas of its store.
+    pub replica: Arc<crate::replicas::Replica>,
 }
 
 /// How this server decides: approvals, modes, what a client may read, how feeds are fetched.
@@ -92,17 +94,20 @@ impl Services {
     ) -> Services {
         let bus = Arc::new(crate::bus::Bus::new(&store));
         let runtime = Arc::new(crate::agents::Runtime::new(store.clone(), bus.clone(), config.clone(), data.clone()));
+        let replica = Arc::new(crate::replicas::Replica::this());
+        let turns = crate::replicas::IndexTurns::of(&store, &replica);
         Services {
-            repos: Repos::new(data.clone(), bound_repo),
+            repos: Repos::new(data.clone(), bound_repo, turns),
             data,
             store,
-            rigs: Rigs::from_env(),
+            rigs: Rigs::from_env(replica.observer()),
             policy: ServerPolicy::default(),
             config,
             bus,
             runtime,
             mirror: None,
             memory: crate::memory::Memory::new(crate::embedding::global()),
+            replica,
         }
     }
 }
@@ -115,11 +120,13 @@ pub struct Repos {
     pub bound: Option<String>,
     bound_root: Mutex<Option<PathBuf>>,
     loaded: RwLock<HashMap<String, (SystemTime, Arc<Loaded>)>>,
+    /// How this server's index runs take turns with other replicas'.
+    pub turns: crate::replicas::IndexTurns,
 }
 
 impl Repos {
-    fn new(data: DataDir, bound: Option<String>) -> Repos {
-        Repos { data, bound, bound_root: Mutex::new(None), loaded: RwLock::new(HashMap::new()) }
+    fn new(data: DataDir, bound: Option<String>, turns: crate::replicas::IndexTurns) -> Repos {
+        Repos { data, bound, bound_root: Mutex::new(None), loaded: RwLock::new(HashMap::new()), turns }
     }
 
     /// The checkout the bound repository lives in: indexed on first use.
@@ -136,14 +143,20 @@ impl Repos {
         progress: &dyn crate::engine::RunProgress,
         cancel: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<()> {
-        if self.bound.as_deref() != Some(name) || self.data.repo_dir(name).join("meta.json").is_file() {
+        let indexed = || self.data.repo_dir(name).join("meta.json").is_file();
+        if self.bound.as_deref() != Some(name) || indexed() {
             return Ok(());
         }
         let Some(root) = self.bound_root.lock().expect("bound root").clone() else { return Ok(()) };
         let mut opts = cc_indexer::IndexOptions::new(root);
         opts.name = Some(name.to_string());
-        crate::engine::index(&self.data, &opts, progress, cancel)?;
-        Ok(())
+        self.turns.run(name, cancel, || {
+            // Another replica may have indexed it while this one waited for its turn.
+            if !indexed() {
+                crate::engine::index(&self.data, &opts, progress, cancel)?;
+            }
+            Ok(())
+        })
     }
 
     /// The repository `name` with its graph, loaded once and reloaded after a re-index.
@@ -186,11 +199,13 @@ pub struct Rigs {
     /// default); read when the pool starts.
     pub config: cc_rigs::pool::PoolConfig,
     pool: OnceLock<cc_rigs::pool::Pool>,
+    /// Hears the pool's rigs come and go (this replica's rig records).
+    observer: Arc<dyn cc_rigs::pool::Observer>,
 }
 
 impl Rigs {
-    fn from_env() -> Rigs {
-        Rigs { config: rig_config_from_env(), pool: OnceLock::new() }
+    fn from_env(observer: Arc<dyn cc_rigs::pool::Observer>) -> Rigs {
+        Rigs { config: rig_config_from_env(), pool: OnceLock::new(), observer }
     }
 
     /// The pool, started on first use.
@@ -199,6 +214,7 @@ impl Rigs {
             return Ok(p);
         }
         let pool = cc_rigs::pool::Pool::new(self.config.clone())?;
+        pool.observe(self.observer.clone());
         // A racing first call may have set it: then ours is dropped (it holds no rig).
         Ok(self.pool.get_or_init(|| pool))
     }

@@ -27,6 +27,7 @@ fn name_for(e: &Event, ws: &str) -> Option<&'static str> {
         Event::Run { workspace_id, .. } => (workspace_id == ws).then_some("run"),
         Event::Ticket { workspace_id, .. } => (workspace_id == ws).then_some("ticket"),
         Event::Approval { workspace_id, .. } => workspace_id.as_deref().is_none_or(|w| w == ws).then_some("approval"),
+        Event::RigClose { .. } => None,
     }
 }
 

@@ -305,6 +305,12 @@ impl SessionManager for BoundedSessions {
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
+/// The answer to a request naming a session this server does not hold (404, as the MCP
+/// specification says, so a client starts a new one).
+pub const UNKNOWN_SESSION: &str = "Not Found: Session not found on this server: an MCP session lives in the server \
+     process (replica) that opened it, and it ended or was opened on another replica; behind a load balancer, keep \
+     a session's requests on one replica (route by the Mcp-Session-Id header), or initialize a new session";
+
 /// In front of `/mcp`: a request naming a session must come from the principal that opened
 /// it (another one is answered as for a session that does not exist: 404, so it learns
 /// nothing); a request opening one must fit the caps. DELETE answers 200 (rmcp says 202,
@@ -315,12 +321,17 @@ pub async fn bind(State(s): State<Sessions>, req: Request, next: Next) -> Respon
     let method = req.method().clone();
     match &sid {
         Some(sid) => {
-            if s.owner(sid).is_some_and(|owner| owner != who) {
+            let owner = s.owner(sid);
+            if owner.as_ref().is_some_and(|owner| *owner != who) {
                 return super::http::deny(StatusCode::NOT_FOUND, "Not Found: Session not found");
             }
             let mut resp = next.run(req).await;
             if resp.status() == StatusCode::NOT_FOUND {
                 s.forget(sid);
+                if owner.is_none() {
+                    // Never opened here (another replica's, or one that ended): say what to do.
+                    return super::http::deny(StatusCode::NOT_FOUND, UNKNOWN_SESSION);
+                }
             }
             if method == axum::http::Method::DELETE && resp.status() == StatusCode::ACCEPTED {
                 *resp.status_mut() = StatusCode::OK;

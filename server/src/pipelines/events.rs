@@ -185,6 +185,8 @@ pub async fn from_bus(store: &Store, e: &Event) -> Result<Vec<TriggerEvent>> {
         }
         // Not a trigger (the operator console listens to it).
         Event::Approval { .. } => Ok(vec![]),
+        // Between replicas only.
+        Event::RigClose { .. } => Ok(vec![]),
         Event::Ticket { workspace_id, ticket_id, version, previous_status, .. } => {
             let Some(t) = store.tickets().get(ticket_id).await? else { return Ok(vec![]) };
             let assignee = match &t.assignee_id {

@@ -1,7 +1,7 @@
 //! The workspace store: "keep this workspace's data, for one server or for several".
 //!
 //! One area of the registry, one module here ([`workspaces`], [`approvals`], [`agents`],
-//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`], [`goals`], [`skills`], [`memory`], [`pipelines`], [`orchestration`], [`reviews`], [`plans`], [`artifacts`]; each later area adds its own), with its numbered migrations in
+//! [`spaces`], [`feeds`], [`tickets`], [`work_products`], [`board`], [`goals`], [`skills`], [`memory`], [`pipelines`], [`orchestration`], [`reviews`], [`plans`], [`artifacts`], [`replicas`]; each later area adds its own), with its numbered migrations in
 //! `server/migrations/<area>/` (embedded by build.rs; [`AREAS`] orders them) and every query
 //! written once, in SQL both backends run, over sqlx's Any driver:
 //!
@@ -27,6 +27,7 @@ pub mod memory;
 pub mod orchestration;
 pub mod pipelines;
 pub mod plans;
+pub mod replicas;
 pub mod reviews;
 pub mod skills;
 pub mod spaces;
@@ -76,6 +77,7 @@ pub const AREAS: &[&str] = &[
     "reviews",
     "plans",
     "artifacts",
+    "replicas",
 ];
 
 /// How long SQLite waits for another process's write before it gives up.
@@ -412,6 +414,10 @@ impl Store {
 
     pub fn artifacts(&self) -> Artifacts<'_> {
         Artifacts { store: self }
+    }
+
+    pub fn replicas(&self) -> replicas::Replicas<'_> {
+        replicas::Replicas { store: self }
     }
 }
 

@@ -20,6 +20,7 @@ mod orchestration;
 mod pipelines;
 mod plans;
 mod policy;
+mod replicas;
 mod reviews;
 mod rigs;
 mod skills;

@@ -4,7 +4,10 @@
 //! WebDriverAgent), rig_list and rig_close. A conversation's first call of a `use` tool
 //! creates its rig, later calls reuse it; the rig closes when the MCP session that controls it
 //! ends, unless a call passed `keep: true`; `rig_id` takes over any rig of the workspace (a
-//! client that reconnected finds its kept rig). Screenshots come back as one PNG scaled to fit 1366x768; every
+//! client that reconnected finds its kept rig). With several replicas on one store, a rig
+//! lives in the replica whose pool made it: rig_list shows the workspace's rigs of every
+//! replica (from the store's records, `crate::replicas`), and rig_close of another replica's
+//! rig asks that replica to close it. Screenshots come back as one PNG scaled to fit 1366x768; every
 //! coordinate a caller gives is in the pixels of those screenshots and is mapped back to the
 //! machine's.
 //!
@@ -90,7 +93,8 @@ pub struct RigOut {
     /// browser, desktop, android or ios.
     pub surface: String,
     pub engine: String,
-    /// ready, busy, or failed (replaced on its conversation's next call).
+    /// ready, busy, or failed (replaced on its conversation's next call); lost when the
+    /// replica holding it is no longer heard from.
     pub status: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
@@ -106,9 +110,16 @@ pub struct RigOut {
     pub last_used: u64,
     /// Seconds until it is closed if unused.
     pub idle_expires_in: u64,
+    /// The replica (server process) whose pool holds it: only that one drives it.
+    pub replica_id: String,
+    /// That replica's host and pid.
+    pub replica: String,
+    /// Whether it is the replica answering this call.
+    pub this_replica: bool,
 }
 
-fn rig_out(r: RigInfo) -> RigOut {
+/// A rig of this replica's pool.
+fn rig_out(r: RigInfo, here: &crate::replicas::Replica) -> RigOut {
     RigOut {
         id: r.id,
         surface: r.surface.as_str().to_string(),
@@ -122,6 +133,32 @@ fn rig_out(r: RigInfo) -> RigOut {
         created: r.created,
         last_used: r.last_used,
         idle_expires_in: r.idle_expires_in,
+        replica_id: here.id.clone(),
+        replica: crate::replicas::describe_host(&here.row()),
+        this_replica: true,
+    }
+}
+
+/// A rig of another replica, as its record says.
+fn record_out(l: crate::store::replicas::ListedRig, here: &crate::replicas::Replica) -> RigOut {
+    let r = l.rig;
+    let lost = here.is_lost(&l.replica);
+    RigOut {
+        id: r.id,
+        surface: r.surface,
+        engine: r.engine,
+        status: if lost { "lost".to_string() } else { r.status },
+        failure: r.failure,
+        display_width: r.display_width.max(0) as u32,
+        display_height: r.display_height.max(0) as u32,
+        controller: r.conversation,
+        kept: r.kept,
+        created: r.created_at.max(0) as u64,
+        last_used: r.last_used_at.max(0) as u64,
+        idle_expires_in: (r.idle_expires_at - crate::store::now()).max(0) as u64,
+        this_replica: l.replica.id == here.id,
+        replica: crate::replicas::describe_host(&l.replica),
+        replica_id: l.replica.id,
     }
 }
 
