@@ -3,9 +3,11 @@
 //! limits, crash recovery and cleanup checked by counting the processes it started), and
 //! Docker desktops (tests/setup-docker.sh starts a daemon and builds the image; the tests
 //! fail saying so when none answers), and device rigs against protocol doubles: the real
-//! `adb` server connected to a fake Android device, a WebDriverAgent double.
+//! `adb` server connected to a fake Android device, a WebDriverAgent double; browser rigs on
+//! a remote WebDriver endpoint, against drivers the tests start apart from any rig.
 mod android;
 mod browser;
+mod browser_remote;
 mod desktop;
 mod ios;
 mod site;
