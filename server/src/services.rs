@@ -96,7 +96,7 @@ impl Services {
             repos: Repos::new(data.clone(), bound_repo),
             data,
             store,
-            rigs: Rigs::from_env(),
+            rigs: Rigs::new(&config),
             policy: ServerPolicy::default(),
             config,
             bus,
@@ -185,12 +185,15 @@ pub struct Rigs {
     /// The pool's limits (`CC_RIG_MAX`, `CC_RIG_IDLE_SECS`, `CC_RIG_ACTION_SECS` by
     /// default); read when the pool starts.
     pub config: cc_rigs::pool::PoolConfig,
+    /// Browser engines whose rigs are sessions at a remote WebDriver endpoint
+    /// (`[webdriver.<engine>]`, `--webdriver-url`); the others start a driver here.
+    pub remote_browsers: HashMap<cc_rigs::browser::Engine, cc_rigs::browser::Remote>,
     pool: OnceLock<cc_rigs::pool::Pool>,
 }
 
 impl Rigs {
-    fn from_env() -> Rigs {
-        Rigs { config: rig_config_from_env(), pool: OnceLock::new() }
+    fn new(config: &crate::config::Config) -> Rigs {
+        Rigs { config: rig_config_from_env(), remote_browsers: config.webdriver.remotes(), pool: OnceLock::new() }
     }
 
     /// The pool, started on first use.
