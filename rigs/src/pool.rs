@@ -36,6 +36,11 @@ pub struct PoolConfig {
     pub start_timeout: Duration,
     /// Longest one action may take (an action may ask for less, or for more up to 4x).
     pub action_timeout: Duration,
+    /// A rig unused this long is probed ([`Rig::alive`]) before a call reuses it, and one that
+    /// no longer answers is replaced by that call at once (the lease says which it replaced)
+    /// instead of failing it: a grid or a browser service ends sessions idle for a while
+    /// (Selenium Grid after 300 s by default, hosted services sooner).
+    pub probe_after: Duration,
 }
 
 impl Default for PoolConfig {
@@ -46,6 +51,7 @@ impl Default for PoolConfig {
             reap_every: Duration::from_secs(10),
             start_timeout: Duration::from_secs(60),
             action_timeout: Duration::from_secs(30),
+            probe_after: Duration::from_secs(30),
         }
     }
 }
@@ -333,6 +339,7 @@ impl Pool {
                 }
             }
             *found.controller.lock().expect("controller") = want.conversation.clone();
+            self.probe_if_idle(&found).await;
             match self.check_failed(&found).await {
                 None => {
                     found.touch();
@@ -356,6 +363,9 @@ impl Pool {
                     .max_by_key(|e| e.last_used.lock().expect("last used").0)
                     .cloned()
             };
+            if let Some(e) = &existing {
+                self.probe_if_idle(e).await;
+            }
             match existing {
                 Some(e) => match self.check_failed(&e).await {
                     None => {
@@ -458,6 +468,27 @@ impl Pool {
                     "no rig '{id}' in workspace '{workspace}' (closed, reaped, or never made); rig_list shows the workspace's rigs"
                 ))
             })
+    }
+
+    /// Marks a rig failed when it was idle past `probe_after` and does not answer now.
+    async fn probe_if_idle(&self, e: &Arc<Entry>) {
+        let idle = e.last_used.lock().expect("last used").0.elapsed();
+        if idle < self.inner.cfg.probe_after
+            || e.failure.lock().expect("failure").is_some()
+            || e.busy.try_lock().is_err()
+        {
+            return;
+        }
+        let rig = e.rig.clone();
+        let alive = self
+            .spawn(async move { matches!(tokio::time::timeout(Duration::from_secs(5), rig.alive()).await, Ok(true)) })
+            .await
+            .unwrap_or(false);
+        if !alive {
+            tracing::info!(rig = %e.id, "an idle rig no longer answers: replacing it");
+            *e.failure.lock().expect("failure") =
+                Some(format!("it stopped answering while unused for {}s", idle.as_secs()));
+        }
     }
 
     /// A failed rig is closed and removed; returns (its id, why) then.
@@ -905,5 +936,29 @@ mod tests {
             let gone = heard.iter().position(|l| l.starts_with(&format!("closed {id}"))).unwrap();
             assert!(made < gone, "{heard:#?}");
         }
+    }
+
+    #[tokio::test]
+    async fn an_idle_rig_that_stopped_answering_is_replaced_by_the_next_call() {
+        let closed = Arc::new(AtomicUsize::new(0));
+        let p = Pool::new(PoolConfig { probe_after: Duration::from_millis(100), ..PoolConfig::default() }).unwrap();
+        let a = p.acquire(want("w", "c"), factory(closed.clone())).await.unwrap();
+        crate::downcast::<Fake>(a.rig()).unwrap().alive.store(false, Ordering::SeqCst);
+        // Used a moment ago: reused without a probe.
+        let same = p.acquire(want("w", "c"), factory(closed.clone())).await.unwrap();
+        assert_eq!((same.id(), same.created), (a.id(), false));
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let b = p.acquire(want("w", "c"), factory(closed.clone())).await.unwrap();
+        assert!(b.created);
+        let (old, why) = b.replaced.clone().unwrap();
+        assert_eq!(old, a.id());
+        assert!(why.starts_with("it stopped answering while unused"), "{why}");
+        assert_eq!(closed.load(Ordering::SeqCst), 1);
+        // A live idle rig is reused after its probe.
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let mut by_id = want("w", "c2");
+        by_id.rig_id = Some(b.id().to_string());
+        assert_eq!(p.acquire(by_id, factory(closed.clone())).await.unwrap().id(), b.id());
+        p.shutdown();
     }
 }

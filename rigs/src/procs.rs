@@ -163,6 +163,11 @@ pub fn family(pgids: &[i32]) -> Vec<i32> {
     found
 }
 
+/// The live (not zombie) children of process `ppid`, as (pid, command name).
+pub fn children(ppid: i32) -> Vec<(i32, String)> {
+    scan().into_iter().filter(|p| !p.zombie && p.ppid == ppid).map(|p| (p.pid, p.comm)).collect()
+}
+
 /// Which of `pids` still run (not zombies), as (pid, command name).
 pub fn pids_alive(pids: &[i32]) -> Vec<(i32, String)> {
     scan().into_iter().filter(|p| !p.zombie && pids.contains(&p.pid)).map(|p| (p.pid, p.comm)).collect()

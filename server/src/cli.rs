@@ -464,6 +464,8 @@ pub struct ServeArgs {
     pub feed_refresh_secs: u64,
     #[command(flatten)]
     pub surface: SurfaceArgs,
+    #[command(flatten)]
+    pub webdriver: WebDriverArgs,
 }
 
 #[derive(Args, Debug)]
@@ -475,6 +477,40 @@ pub struct McpArgs {
     pub surface: SurfaceArgs,
     #[command(flatten)]
     pub policy: PolicyArgs,
+    #[command(flatten)]
+    pub webdriver: WebDriverArgs,
+}
+
+/// Where browser rigs run (`crate::webdriver`): over the configuration's `[webdriver.<engine>]`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct WebDriverArgs {
+    /// Make the browser rigs of ENGINE (chromium, firefox, webkit; a plain URL is chromium's)
+    /// sessions at a remote W3C WebDriver endpoint — a Selenium Grid (`http://grid:4444`, or
+    /// `…/wd/hub`), a hosted browser service — instead of starting a driver here; repeatable,
+    /// or several entries separated by commas or spaces. USER:PASSWORD@ in the URL goes as
+    /// Basic authentication. Nothing naming this machine (binary paths, the profile folder,
+    /// --no-sandbox) is sent; capabilities to pass through go in `[webdriver.ENGINE]` of the
+    /// configuration file
+    #[arg(
+        long = "webdriver-url",
+        env = "CC_WEBDRIVER_URL",
+        hide_env_values = true,
+        value_delimiter = ',',
+        value_name = "[ENGINE=]URL"
+    )]
+    pub urls: Vec<String>,
+    /// A header sent on every request to the remote WebDriver endpoint of ENGINE (without
+    /// ENGINE: of every engine with one), for the service's authentication; repeatable (in the
+    /// variable: one per line). Its value is never shown; prefer the variable or the
+    /// configuration file to a command line other users can read
+    #[arg(
+        long = "webdriver-header",
+        env = "CC_WEBDRIVER_HEADER",
+        hide_env_values = true,
+        value_delimiter = '\n',
+        value_name = "[ENGINE:]NAME: VALUE"
+    )]
+    pub headers: Vec<String>,
 }
 
 #[derive(Args, Debug)]

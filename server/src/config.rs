@@ -36,6 +36,13 @@
 //! # Agents' GitHub logins, for the assignees.
 //! assignees = { dev = "octocat" }
 //!
+//! # Browser rigs of an engine on a remote WebDriver endpoint (a Selenium Grid, a hosted
+//! # service): url, headers on every request, capabilities passed through (crate::webdriver).
+//! [webdriver.chromium]
+//! url = "https://grid.example.com/wd/hub"
+//! headers = { Authorization = "Bearer …" }
+//! capabilities = { platformName = "linux" }
+//!
 //! # Pipelines: when an event matches a trigger, each run starts its agent (the event's
 //! # workspace's agent of that name) with the brief; the run hands its result back with
 //! # submit_output, validated against output_schema (JSON Schema 2020-12).
@@ -79,6 +86,9 @@ pub struct Config {
     pub pipelines: Vec<crate::pipelines::Pipeline>,
     /// `[[bridge]]`: external MCP servers mounted into the registry (`crate::mcp::bridge::config`).
     pub bridge: Vec<crate::mcp::bridge::BridgeDecl>,
+    /// `[webdriver.<engine>]`: browser rigs of that engine on a remote WebDriver endpoint
+    /// (`crate::webdriver`; `--webdriver-url` and `--webdriver-header` add to it).
+    pub webdriver: crate::webdriver::Section,
 }
 
 /// One `[[pipelines]]` table: triggers (an event type and filters on its fields) and the
@@ -273,6 +283,7 @@ impl Config {
             path.display()
         );
         crate::mcp::bridge::config::check(&c.bridge).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        c.webdriver.check(false).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         if let Some(g) = &c.tickets.github {
             let parts: Vec<&str> = g.repository.split('/').collect();
             anyhow::ensure!(

@@ -27,3 +27,4 @@ pub mod services;
 pub mod signals;
 pub mod skills;
 pub mod store;
+pub mod webdriver;

@@ -12,7 +12,9 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::app::App;
-use crate::cli::{ApprovalsArgs, ApprovalsCommand, McpArgs, PolicyArgs, ServeArgs, SurfaceArgs, ToolsArgs};
+use crate::cli::{
+    ApprovalsArgs, ApprovalsCommand, McpArgs, PolicyArgs, ServeArgs, SurfaceArgs, ToolsArgs, WebDriverArgs,
+};
 use crate::mcp::approvals::ApprovalConfig;
 use crate::mcp::extension::Extension;
 use crate::mcp::http::{HttpOptions, MAX_BODY};
@@ -172,12 +174,21 @@ fn apply_policy(policy: &mut ServerPolicy, p: &PolicyArgs, operator: bool) -> Re
     Ok(())
 }
 
+/// The setup with the command line's WebDriver endpoints and headers over the configuration's
+/// `[webdriver]`, every table checked (a bad value fails the start, naming the flag or table).
+fn with_webdriver(setup: &Setup, a: &WebDriverArgs) -> Result<Setup> {
+    let mut setup = setup.clone();
+    setup.config.webdriver.apply(&a.urls, &a.headers).map_err(crate::cli::BadInput)?;
+    Ok(setup)
+}
+
 fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
 }
 
 pub fn serve(data: DataDir, setup: &Setup, a: ServeArgs, quiet: bool) -> Result<()> {
     modes(&a.policy)?;
+    let setup = &with_webdriver(setup, &a.webdriver)?;
     let unauthenticated = a.token.iter().all(|t| t.is_empty()) && a.tokens_file.is_none();
     if !a.listen.is_loopback() && unauthenticated && !a.allow_unauthenticated {
         anyhow::bail!(
@@ -302,6 +313,7 @@ pub fn find_project(explicit: Option<&Path>) -> Option<PathBuf> {
 }
 
 pub fn mcp(data: DataDir, setup: &Setup, a: McpArgs) -> Result<()> {
+    let setup = &with_webdriver(setup, &a.webdriver)?;
     let bound = match find_project(a.project.as_deref()) {
         Some(root) => {
             let root = root.canonicalize().with_context(|| format!("--project {}", root.display()))?;

@@ -100,7 +100,7 @@ impl Services {
             repos: Repos::new(data.clone(), bound_repo, turns),
             data,
             store,
-            rigs: Rigs::from_env(replica.observer()),
+            rigs: Rigs::new(&config, replica.observer()),
             policy: ServerPolicy::default(),
             config,
             bus,
@@ -198,14 +198,22 @@ pub struct Rigs {
     /// The pool's limits (`CC_RIG_MAX`, `CC_RIG_IDLE_SECS`, `CC_RIG_ACTION_SECS` by
     /// default); read when the pool starts.
     pub config: cc_rigs::pool::PoolConfig,
+    /// Browser engines whose rigs are sessions at a remote WebDriver endpoint
+    /// (`[webdriver.<engine>]`, `--webdriver-url`); the others start a driver here.
+    pub remote_browsers: HashMap<cc_rigs::browser::Engine, cc_rigs::browser::Remote>,
     pool: OnceLock<cc_rigs::pool::Pool>,
     /// Hears the pool's rigs come and go (this replica's rig records).
     observer: Arc<dyn cc_rigs::pool::Observer>,
 }
 
 impl Rigs {
-    fn from_env(observer: Arc<dyn cc_rigs::pool::Observer>) -> Rigs {
-        Rigs { config: rig_config_from_env(), pool: OnceLock::new(), observer }
+    fn new(config: &crate::config::Config, observer: Arc<dyn cc_rigs::pool::Observer>) -> Rigs {
+        Rigs {
+            config: rig_config_from_env(),
+            remote_browsers: config.webdriver.remotes(),
+            pool: OnceLock::new(),
+            observer,
+        }
     }
 
     /// The pool, started on first use.

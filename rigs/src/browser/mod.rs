@@ -1,7 +1,9 @@
 //! browser_use: a headless browser over W3C WebDriver (fantoccini): chromium +
 //! chromedriver, firefox-esr + geckodriver, WebKitGTK's MiniBrowser + WebKitWebDriver
-//! (under its own Xvfb: MiniBrowser has no headless mode). Each rig has its own driver
-//! process group and a fresh profile in a temporary folder, removed on close.
+//! (under its own Xvfb: MiniBrowser has no headless mode). Each local rig has its own driver
+//! process group and a fresh profile in a temporary folder, removed on close. A rig of an
+//! engine given a [`Remote`] endpoint (a Selenium Grid, a hosted service) starts nothing
+//! here: its session is made there (`remote.rs`), and closing it ends that session.
 //!
 //! Elements are addressed by a ref from the latest snapshot (`s<generation>e<n>`; a ref of
 //! an older snapshot, or whose element is gone, fails and says to take a new snapshot) or
@@ -24,6 +26,9 @@ use serde_json::{json, Value};
 use crate::output::{self, Scaled, Untrusted};
 use crate::procs::{self, Group};
 use crate::{BoxFuture, Rig, RigError, SurfaceKind};
+
+mod remote;
+pub use remote::{merge_capabilities, Remote};
 
 const SNAPSHOT_JS: &str = include_str!("snapshot.js");
 const CONSOLE_JS: &str = include_str!("console.js");
@@ -66,11 +71,13 @@ pub struct BrowserOptions {
     /// navigation or redirect elsewhere is refused and the tab sent to about:blank. `None`:
     /// any http(s) origin.
     pub allowed_origins: Option<Vec<String>>,
+    /// Make the session at this remote WebDriver endpoint instead of starting a driver here.
+    pub remote: Option<Remote>,
 }
 
 impl BrowserOptions {
     pub fn new(engine: Engine) -> BrowserOptions {
-        BrowserOptions { engine, width: 1280, height: 800, allowed_origins: None }
+        BrowserOptions { engine, width: 1280, height: 800, allowed_origins: None, remote: None }
     }
 }
 
@@ -204,12 +211,20 @@ struct State {
     tabs: Vec<fantoccini::wd::WindowHandle>,
 }
 
-/// One browser: its driver's process group, its WebDriver session, its profile.
+/// Where a rig's browser runs.
+enum Machine {
+    /// Here: the driver's process group (the browser it started with it) and the profile.
+    Local { group: Group, profile: Mutex<Option<tempfile::TempDir>> },
+    /// A session at a remote endpoint (shown without credentials): nothing runs here.
+    Remote { endpoint: String },
+}
+
+/// One browser: its WebDriver session, and its driver's process group and profile when it
+/// runs here.
 pub struct BrowserRig {
     engine: Engine,
     client: Client,
-    group: Group,
-    profile: Mutex<Option<tempfile::TempDir>>,
+    machine: Machine,
     display: (u32, u32),
     dpr: f64,
     allowed: Option<Vec<String>>,
@@ -231,7 +246,9 @@ fn cmd_err(e: CmdError) -> RigError {
                     "the element is no longer on the page ({msg}); take a new snapshot (action extract, what snapshot)"
                 )),
                 ErrorStatus::InvalidSessionId | ErrorStatus::SessionNotCreated => {
-                    RigError::Dead(format!("the browser session is gone: {msg}"))
+                    let code = wd.error.to_string();
+                    let said = if msg.contains(&code) { msg } else { format!("{code}: {msg}") };
+                    RigError::Dead(format!("the browser session is gone: {said}"))
                 }
                 ErrorStatus::InvalidSelector => {
                     RigError::invalid("selector", format!("not a valid CSS selector: {msg}"))
@@ -240,9 +257,9 @@ fn cmd_err(e: CmdError) -> RigError {
                 s => RigError::Driver(format!("{s:?}: {msg}")),
             }
         }
-        CmdError::Failed(e) => RigError::Dead(format!("lost the driver: {e}")),
-        CmdError::FailedC(e) => RigError::Dead(format!("lost the driver: {e}")),
-        CmdError::Lost(e) => RigError::Dead(format!("lost the driver: {e}")),
+        CmdError::Failed(e) => RigError::Dead(format!("lost the driver: {}", remote::chain(&e))),
+        CmdError::FailedC(e) => RigError::Dead(format!("lost the driver: {}", remote::chain(&e))),
+        CmdError::Lost(e) => RigError::Dead(format!("lost the driver: {}", remote::chain(&e))),
         CmdError::WaitTimeout => RigError::Timeout("timed out waiting".into()),
         other => RigError::Driver(other.to_string()),
     }
@@ -250,6 +267,47 @@ fn cmd_err(e: CmdError) -> RigError {
 
 fn new_session_err(engine: Engine, e: NewSessionError, log: &str) -> RigError {
     RigError::Start(format!("{}: the driver refused a session: {e}{log}", engine.as_str()))
+}
+
+/// A new session a remote endpoint did not make: which endpoint, what it said.
+fn remote_session_err(engine: Engine, endpoint: &str, e: NewSessionError) -> RigError {
+    let what = engine.as_str();
+    let short = |v: &Value| {
+        let s = v.to_string();
+        if s.chars().count() > 400 {
+            format!("{}…", s.chars().take(400).collect::<String>())
+        } else {
+            s
+        }
+    };
+    RigError::Start(match e {
+        NewSessionError::SessionNotCreated(wd) => format!(
+            "{what}: the WebDriver endpoint {endpoint} refused a new session (a grid answers so when it has no free slot for these capabilities); it said: {}",
+            wd.message
+        ),
+        NewSessionError::Failed(e) => {
+            format!("{what}: the WebDriver endpoint {endpoint} did not answer: {}", remote::chain(&e))
+        }
+        NewSessionError::FailedC(e) => {
+            format!("{what}: the WebDriver endpoint {endpoint} did not answer: {}", remote::chain(&e))
+        }
+        NewSessionError::Lost(e) => format!(
+            "{what}: the connection to the WebDriver endpoint {endpoint} was lost while it made the session: {}",
+            remote::chain(&e)
+        ),
+        NewSessionError::NotW3C(v) => format!(
+            "{what}: the WebDriver endpoint {endpoint} refused a new session with an answer that is not W3C WebDriver: {}",
+            short(&v)
+        ),
+        NewSessionError::UnexpectedError(CmdError::Standard(wd)) => format!(
+            "{what}: the WebDriver endpoint {endpoint} refused a new session ({:?}): {}",
+            wd.error, wd.message
+        ),
+        NewSessionError::UnexpectedError(e) => {
+            format!("{what}: the WebDriver endpoint {endpoint} refused a new session: {e}")
+        }
+        NewSessionError::BadWebdriverUrl(e) => format!("{what}: the WebDriver endpoint {endpoint}: {e}"),
+    })
 }
 
 /// Where the driver and browser binaries are (each may be named by an environment variable).
@@ -265,6 +323,103 @@ fn find(env: &str, names: &[&str], what: &str, package: &str) -> Result<PathBuf,
     procs::which(names).ok_or_else(|| {
         RigError::Start(format!("{what} is not installed: none of {names:?} is on PATH ({package}; or set {env})"))
     })
+}
+
+/// The local driver of an engine: chromedriver, geckodriver, WebKitWebDriver (each may be
+/// named by an environment variable: CC_CHROMEDRIVER, CC_GECKODRIVER, CC_WEBKITDRIVER).
+pub fn local_driver(engine: Engine) -> Result<PathBuf, RigError> {
+    match engine {
+        Engine::Chromium => find("CC_CHROMEDRIVER", &["chromedriver"], "chromedriver", "Debian: chromium-driver"),
+        Engine::Firefox => geckodriver(),
+        Engine::Webkit => find("CC_WEBKITDRIVER", &["WebKitWebDriver"], "WebKitWebDriver", "Debian: webkit2gtk-driver"),
+    }
+}
+
+/// The local browser of an engine (CC_CHROMIUM, CC_FIREFOX, CC_MINIBROWSER name one).
+pub fn local_browser(engine: Engine) -> Result<PathBuf, RigError> {
+    match engine {
+        Engine::Chromium => {
+            find("CC_CHROMIUM", &["chromium", "chromium-browser", "google-chrome"], "chromium", "Debian: chromium")
+        }
+        Engine::Firefox => find("CC_FIREFOX", &["firefox-esr", "firefox"], "firefox", "Debian: firefox-esr"),
+        Engine::Webkit => minibrowser(),
+    }
+}
+
+/// What names this machine in a local rig's capabilities: never sent to a remote endpoint.
+struct Here {
+    browser: PathBuf,
+    /// The profile folder the browser gets.
+    profile: PathBuf,
+}
+
+/// The session's capabilities: what every rig of the engine needs (headless, the window
+/// size, no first-run noise), plus, for a local rig, the browser binary, the profile folder
+/// and `--no-sandbox` when running as root (`here`).
+fn engine_capabilities(engine: Engine, w: u32, h: u32, here: Option<&Here>) -> serde_json::Map<String, Value> {
+    let caps = match engine {
+        Engine::Chromium => {
+            let mut args = vec![
+                "--headless=new".to_string(),
+                "--disable-dev-shm-usage".into(),
+                "--disable-gpu".into(),
+                "--no-first-run".into(),
+                "--no-default-browser-check".into(),
+                "--disable-background-networking".into(),
+                "--disable-component-update".into(),
+                "--disable-sync".into(),
+                "--password-store=basic".into(),
+                "--force-device-scale-factor=1".into(),
+            ];
+            if let Some(here) = here {
+                args.push(format!("--user-data-dir={}", here.profile.display()));
+            }
+            args.push(format!("--window-size={w},{h}"));
+            if here.is_some() && is_root() {
+                // Chromium refuses to run as root with its sandbox.
+                args.push("--no-sandbox".into());
+            }
+            let mut opts = json!({"args": args, "excludeSwitches": ["enable-automation"]});
+            if let Some(here) = here {
+                opts["binary"] = json!(here.browser);
+            }
+            json!({"browserName": "chrome", "goog:chromeOptions": opts})
+        }
+        Engine::Firefox => {
+            let mut args = vec![json!("-headless")];
+            if let Some(here) = here {
+                args.extend([json!("-profile"), json!(here.profile)]);
+            }
+            args.extend([json!(format!("--width={w}")), json!(format!("--height={h}"))]);
+            let mut opts = json!({
+                "args": args,
+                "prefs": {
+                    "browser.shell.checkDefaultBrowser": false,
+                    "datareporting.policy.dataSubmissionEnabled": false,
+                    "app.update.auto": false,
+                    "network.captive-portal-service.enabled": false,
+                    "browser.safebrowsing.malware.enabled": false,
+                    "browser.safebrowsing.phishing.enabled": false,
+                    "layout.css.devPixelsPerPx": "1.0",
+                },
+            });
+            if let Some(here) = here {
+                opts["binary"] = json!(here.browser);
+            }
+            json!({"browserName": "firefox", "moz:firefoxOptions": opts})
+        }
+        Engine::Webkit => {
+            let mut opts = json!({"args": ["--automation", format!("--geometry={w}x{h}")]});
+            if let Some(here) = here {
+                opts["binary"] = json!(here.browser);
+            }
+            json!({"browserName": "MiniBrowser", "webkitgtk:browserOptions": opts})
+        }
+    };
+    match caps {
+        Value::Object(m) => m,
+        _ => unreachable!("capabilities are an object"),
+    }
 }
 
 fn geckodriver() -> Result<PathBuf, RigError> {
@@ -331,13 +486,20 @@ impl BrowserRig {
     }
 
     /// Starts the driver (and Xvfb for WebKit) in a new process group, opens a session with
-    /// a fresh profile, sizes the window.
+    /// a fresh profile, sizes the window; with `opts.remote`, opens the session there instead.
     pub async fn launch(opts: BrowserOptions) -> Result<BrowserRig, RigError> {
-        let engine = opts.engine;
         let allowed = match &opts.allowed_origins {
             None => None,
             Some(list) => Some(list.iter().map(|o| normalize_origin(o)).collect::<Result<Vec<_>, _>>()?),
         };
+        match &opts.remote {
+            Some(r) => BrowserRig::launch_remote(&opts, r, allowed).await,
+            None => BrowserRig::launch_local(&opts, allowed).await,
+        }
+    }
+
+    async fn launch_local(opts: &BrowserOptions, allowed: Option<Vec<String>>) -> Result<BrowserRig, RigError> {
+        let engine = opts.engine;
         let profile = tempfile::Builder::new()
             .prefix(&format!("cc-rig-{}-", engine.as_str()))
             .tempdir()
@@ -354,51 +516,16 @@ impl BrowserRig {
         };
         let port = procs::free_port()?;
         let (w, h) = (opts.width.clamp(200, 3840), opts.height.clamp(200, 2160));
-        let (group, caps) = match engine {
+        let driver = local_driver(engine)?;
+        let browser = local_browser(engine)?;
+        let group = match engine {
             Engine::Chromium => {
-                let driver = find("CC_CHROMEDRIVER", &["chromedriver"], "chromedriver", "Debian: chromium-driver")?;
-                let browser = find(
-                    "CC_CHROMIUM",
-                    &["chromium", "chromium-browser", "google-chrome"],
-                    "chromium",
-                    "Debian: chromium",
-                )?;
                 let mut cmd = Command::new(driver);
                 cmd.arg(format!("--port={port}")).stdout(log()?).stderr(log()?);
-                let group = Group::lead(&mut cmd, "chromium driver")?;
-                let mut args = vec![
-                    "--headless=new".to_string(),
-                    "--disable-dev-shm-usage".into(),
-                    "--disable-gpu".into(),
-                    "--no-first-run".into(),
-                    "--no-default-browser-check".into(),
-                    "--disable-background-networking".into(),
-                    "--disable-component-update".into(),
-                    "--disable-sync".into(),
-                    "--password-store=basic".into(),
-                    "--force-device-scale-factor=1".into(),
-                    format!("--user-data-dir={}", dir.join("browser").display()),
-                    format!("--window-size={w},{h}"),
-                ];
-                if is_root() {
-                    // Chromium refuses to run as root with its sandbox.
-                    args.push("--no-sandbox".into());
-                }
-                let caps = json!({
-                    "browserName": "chrome",
-                    "goog:chromeOptions": {
-                        "binary": browser,
-                        "args": args,
-                        "excludeSwitches": ["enable-automation"],
-                    },
-                });
-                (group, caps)
+                Group::lead(&mut cmd, "chromium driver")?
             }
             Engine::Firefox => {
-                let driver = geckodriver()?;
-                let browser = find("CC_FIREFOX", &["firefox-esr", "firefox"], "firefox", "Debian: firefox-esr")?;
-                let fx_profile = dir.join("browser");
-                std::fs::create_dir_all(&fx_profile)
+                std::fs::create_dir_all(dir.join("browser"))
                     .map_err(|e| RigError::Start(format!("creating the profile: {e}")))?;
                 let mut cmd = Command::new(driver);
                 cmd.args(["--host", "127.0.0.1", "--port", &port.to_string(), "--marionette-port", "0"])
@@ -406,30 +533,10 @@ impl BrowserRig {
                     .env("MOZ_CRASHREPORTER_DISABLE", "1")
                     .stdout(log()?)
                     .stderr(log()?);
-                let group = Group::lead(&mut cmd, "geckodriver")?;
-                let caps = json!({
-                    "browserName": "firefox",
-                    "moz:firefoxOptions": {
-                        "binary": browser,
-                        "args": ["-headless", "-profile", fx_profile, format!("--width={w}"), format!("--height={h}")],
-                        "prefs": {
-                            "browser.shell.checkDefaultBrowser": false,
-                            "datareporting.policy.dataSubmissionEnabled": false,
-                            "app.update.auto": false,
-                            "network.captive-portal-service.enabled": false,
-                            "browser.safebrowsing.malware.enabled": false,
-                            "browser.safebrowsing.phishing.enabled": false,
-                            "layout.css.devPixelsPerPx": "1.0",
-                        },
-                    },
-                });
-                (group, caps)
+                Group::lead(&mut cmd, "geckodriver")?
             }
             Engine::Webkit => {
-                let driver =
-                    find("CC_WEBKITDRIVER", &["WebKitWebDriver"], "WebKitWebDriver", "Debian: webkit2gtk-driver")?;
                 let xvfb = find("CC_XVFB", &["Xvfb"], "Xvfb (WebKit's display)", "Debian: xvfb")?;
-                let browser = minibrowser()?;
                 let mut x = Command::new(xvfb);
                 x.args(["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", &format!("{}x{}x24", w + 64, h + 128)])
                     .stdout(Stdio::piped())
@@ -449,16 +556,10 @@ impl BrowserRig {
                     .stdout(log()?)
                     .stderr(log()?);
                 group.spawn(&mut cmd, "WebKitWebDriver")?;
-                let caps = json!({
-                    "browserName": "MiniBrowser",
-                    "webkitgtk:browserOptions": {
-                        "binary": browser,
-                        "args": ["--automation", format!("--geometry={w}x{h}")],
-                    },
-                });
-                (group, caps)
+                group
             }
         };
+        let caps = engine_capabilities(engine, w, h, Some(&Here { browser, profile: dir.join("browser") }));
         // The driver listens once it is ready.
         let started = Instant::now();
         loop {
@@ -481,17 +582,52 @@ impl BrowserRig {
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
-        let caps = match caps {
-            Value::Object(m) => m,
-            _ => unreachable!("capabilities are an object"),
-        };
         let connector = hyper_util::client::legacy::connect::HttpConnector::new();
         let client = fantoccini::ClientBuilder::new(connector)
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
             .map_err(|e| new_session_err(engine, e, &log_tail(&log_path)))?;
-        let rig_client = client.clone();
+        let machine = Machine::Local { group, profile: Mutex::new(Some(profile)) };
+        BrowserRig::set_up(engine, client, machine, (w, h), allowed).await
+    }
+
+    /// A session at a remote endpoint: the engine's capabilities without what names this
+    /// machine, the configured ones merged over them; nothing started here.
+    async fn launch_remote(
+        opts: &BrowserOptions,
+        at: &Remote,
+        allowed: Option<Vec<String>>,
+    ) -> Result<BrowserRig, RigError> {
+        let engine = opts.engine;
+        let endpoint = at.endpoint();
+        let (url, headers) = at
+            .parts()
+            .map_err(|e| RigError::Start(format!("{}: the remote WebDriver endpoint: {e}", engine.as_str())))?;
+        let (w, h) = (opts.width.clamp(200, 3840), opts.height.clamp(200, 2160));
+        let mut caps = engine_capabilities(engine, w, h, None);
+        merge_capabilities(&mut caps, &at.capabilities);
+        let connector = remote::Connector::new(headers).map_err(|e| {
+            RigError::Start(format!("{}: the remote WebDriver endpoint {endpoint}: {e}", engine.as_str()))
+        })?;
+        tracing::info!(engine = engine.as_str(), %endpoint, "opening a browser session at a remote WebDriver endpoint");
+        let client = fantoccini::ClientBuilder::new(connector)
+            .capabilities(caps)
+            .connect(url.as_str())
+            .await
+            .map_err(|e| remote_session_err(engine, &endpoint, e))?;
+        BrowserRig::set_up(engine, client, Machine::Remote { endpoint }, (w, h), allowed).await
+    }
+
+    /// Timeouts, the window size, and what the page sees of it; a session that fails here
+    /// is ended.
+    async fn set_up(
+        engine: Engine,
+        client: Client,
+        machine: Machine,
+        (w, h): (u32, u32),
+        allowed: Option<Vec<String>>,
+    ) -> Result<BrowserRig, RigError> {
         let setup = async {
             client
                 .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
@@ -514,16 +650,19 @@ impl BrowserRig {
         let (display, dpr) = match setup.await {
             Ok(v) => v,
             Err(e) => {
-                let _ = tokio::time::timeout(Duration::from_secs(3), rig_client.close()).await;
-                return Err(RigError::Start(format!("{}: setting up the session: {e}", engine.as_str())));
+                let _ = tokio::time::timeout(Duration::from_secs(3), client.close()).await;
+                let at = match &machine {
+                    Machine::Remote { endpoint } => format!(" at {endpoint}"),
+                    Machine::Local { .. } => String::new(),
+                };
+                return Err(RigError::Start(format!("{}: setting up the session{at}: {e}", engine.as_str())));
             }
         };
         let nonce = uuid::Uuid::new_v4().simple().to_string();
         Ok(BrowserRig {
             engine,
-            client: rig_client,
-            group,
-            profile: Mutex::new(Some(profile)),
+            client,
+            machine,
             display,
             dpr,
             allowed,
@@ -534,13 +673,39 @@ impl BrowserRig {
         })
     }
 
-    /// The temporary profile folder (gone after close).
+    /// The temporary profile folder (gone after close; none for a remote rig).
     pub fn profile_dir(&self) -> Option<PathBuf> {
-        self.profile.lock().expect("profile").as_ref().map(|p| p.path().to_path_buf())
+        match &self.machine {
+            Machine::Local { profile, .. } => profile.lock().expect("profile").as_ref().map(|p| p.path().to_path_buf()),
+            Machine::Remote { .. } => None,
+        }
     }
 
-    /// Runs one action.
+    /// The remote endpoint the session is at (shown without credentials), for a remote rig.
+    pub fn remote_endpoint(&self) -> Option<&str> {
+        match &self.machine {
+            Machine::Remote { endpoint } => Some(endpoint),
+            Machine::Local { .. } => None,
+        }
+    }
+
+    /// The WebDriver session's id.
+    pub async fn session_id(&self) -> Option<String> {
+        self.client.session_id().await.ok().flatten()
+    }
+
+    /// Runs one action. A remote session that is gone (the grid ended it, or stopped
+    /// answering) fails with [`RigError::Dead`] naming the endpoint.
     pub async fn act(&self, action: BrowserAction) -> Result<ActOutput, RigError> {
+        match (self.act_here(action).await, &self.machine) {
+            (Err(RigError::Dead(why)), Machine::Remote { endpoint }) => Err(RigError::Dead(format!(
+                "{why} (the session at the remote WebDriver endpoint {endpoint}: the grid ended it or stopped answering)"
+            ))),
+            (r, _) => r,
+        }
+    }
+
+    async fn act_here(&self, action: BrowserAction) -> Result<ActOutput, RigError> {
         let mut st = self.state.lock().await;
         let mut out = ActOutput {
             summary: String::new(),
@@ -1172,12 +1337,22 @@ impl Rig for BrowserRig {
         self.display
     }
     fn process_groups(&self) -> Vec<i32> {
-        vec![self.group.pgid()]
+        match &self.machine {
+            Machine::Local { group, .. } => vec![group.pgid()],
+            Machine::Remote { .. } => Vec::new(),
+        }
     }
+    /// Local: the driver runs and answers. Remote: the session answers (a window handle
+    /// within 3 s); a session the grid ended answers "invalid session id".
     fn alive(&self) -> BoxFuture<'_, bool> {
         Box::pin(async move {
-            if self.closed.load(Ordering::SeqCst) || self.group.exited().is_some() {
+            if self.closed.load(Ordering::SeqCst) {
                 return false;
+            }
+            if let Machine::Local { group, .. } = &self.machine {
+                if group.exited().is_some() {
+                    return false;
+                }
             }
             matches!(tokio::time::timeout(Duration::from_secs(3), self.client.window()).await, Ok(Ok(_)))
         })
@@ -1187,12 +1362,20 @@ impl Rig for BrowserRig {
             if self.closed.swap(true, Ordering::SeqCst) {
                 return;
             }
-            // End the session (the browser quits), then kill the group whatever is left.
-            if self.group.exited().is_none() {
-                let _ = tokio::time::timeout(Duration::from_secs(5), self.client.clone().close()).await;
+            match &self.machine {
+                Machine::Local { group, profile } => {
+                    // End the session (the browser quits), then kill the group whatever is left.
+                    if group.exited().is_none() {
+                        let _ = tokio::time::timeout(Duration::from_secs(5), self.client.clone().close()).await;
+                    }
+                    group.kill();
+                    drop(profile.lock().expect("profile").take());
+                }
+                // DELETE /session/<id>: the grid frees the slot.
+                Machine::Remote { .. } => {
+                    let _ = tokio::time::timeout(Duration::from_secs(5), self.client.clone().close()).await;
+                }
             }
-            self.group.kill();
-            drop(self.profile.lock().expect("profile").take());
         })
     }
     fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
@@ -1202,8 +1385,22 @@ impl Rig for BrowserRig {
 
 impl Drop for BrowserRig {
     fn drop(&mut self) {
-        // `Group` kills itself when dropped; the profile folder goes with its TempDir.
+        // `Group` kills itself when dropped; the profile folder goes with its TempDir; a
+        // remote session is ended by fantoccini when its last client handle goes (while the
+        // runtime it was made on runs).
         self.closed.store(true, Ordering::SeqCst);
+    }
+}
+
+impl std::fmt::Debug for BrowserRig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("BrowserRig");
+        d.field("engine", &self.engine.as_str());
+        match &self.machine {
+            Machine::Local { group, .. } => d.field("process_group", &group.pgid()),
+            Machine::Remote { endpoint } => d.field("remote", endpoint),
+        };
+        d.field("display", &self.display).field("closed", &self.closed.load(Ordering::SeqCst)).finish()
     }
 }
 

@@ -1,11 +1,14 @@
 //! Protocol doubles for the device rigs' tests (feature `test-doubles`; this crate's and
 //! the server's integration tests use them): [`adb_device::FakeDevice`], a fake Android
 //! device that the real `adb` server connects to; [`AdbServerProcess`], a private real
-//! `adb` server for one test; [`wda::FakeWda`], a WebDriverAgent double.
+//! `adb` server for one test; [`wda::FakeWda`], a WebDriverAgent double; for the remote
+//! browser rigs, [`webdriver::RemoteDriver`] (a real driver started apart from any rig) and
+//! [`webdriver::WebDriverProxy`], a recording proxy double that can answer as a full grid.
 
 pub mod adb_device;
 pub mod sh;
 pub mod wda;
+pub mod webdriver;
 
 use std::future::Future;
 use std::net::SocketAddr;

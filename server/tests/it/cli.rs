@@ -163,6 +163,43 @@ fn help_explains_every_command() {
     assert!(out.contains("--watch") && out.contains(".gitignore"), "{out}");
 }
 
+/// Where browser rigs run is checked at start: a bad --webdriver-url, header or
+/// `[webdriver.<engine>]` table fails `serve` and `mcp` with exit code 2, naming the flag, the
+/// variable or the table and what was expected, and never echoing a header's value.
+#[test]
+fn bad_webdriver_endpoints_fail_the_start_naming_the_flag() {
+    let e = env();
+    let out = ok(&cc(&e, &["serve", "--help"]));
+    assert!(
+        out.contains("--webdriver-url") && out.contains("CC_WEBDRIVER_URL") && out.contains("Selenium Grid"),
+        "{out}"
+    );
+    assert!(out.contains("--webdriver-header") && out.contains("CC_WEBDRIVER_HEADER"), "{out}");
+    let err = fails(&cc(&e, &["mcp", "--webdriver-url", "safari=http://grid:4444"]), 2);
+    assert!(err.contains("--webdriver-url / CC_WEBDRIVER_URL: unknown engine 'safari'"), "{err}");
+    let err = fails(&cc(&e, &["serve", "--port", "0", "--webdriver-url", "http://grid:4444/?token=sekrit"]), 2);
+    assert!(err.contains("give a token as a header") && !err.contains("sekrit"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_cc-server"))
+        .args(["mcp"])
+        .env("CC_DATA_DIR", &e.data)
+        .env("CC_WEBDRIVER_HEADER", "Authorization: Bearer sekrit")
+        .output()
+        .unwrap();
+    let err = fails(&out, 2);
+    assert!(
+        err.contains("--webdriver-header / CC_WEBDRIVER_HEADER") && err.contains("no engine has a remote endpoint"),
+        "{err}"
+    );
+    assert!(!err.contains("sekrit"), "{err}");
+    std::fs::create_dir_all(&e.data).unwrap();
+    std::fs::write(e.data.join("config.toml"), "[webdriver.firefox]\nheaders = { X-Key = \"sekrit\" }\n").unwrap();
+    let err = fails(&cc(&e, &["mcp"]), 2);
+    assert!(err.contains("[webdriver.firefox] has no url") && !err.contains("sekrit"), "{err}");
+    std::fs::write(e.data.join("config.toml"), "[webdriver.firefox]\nurl = \"ftp://grid/\"\n").unwrap();
+    let err = fails(&cc(&e, &["tools"]), 1);
+    assert!(err.contains("[webdriver.firefox] ftp://grid/: an http or https URL"), "{err}");
+}
+
 /// Permission denied: the test runs as root in CI, where every file is readable, so the
 /// unreadable file is made unreadable for real by running the binary as `nobody`.
 #[test]

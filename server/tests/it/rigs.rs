@@ -1,7 +1,9 @@
 //! The rig tools through the dispatcher, as a client calls them: browser_use on a real
 //! chromium against a local page, rig_list, rig_close; reuse per conversation, separation
 //! across conversations and workspaces, takeover by rig_id after a reconnect, the policy
-//! gate, bad input with pointers, and no process left after shutdown.
+//! gate, bad input with pointers, and no process left after shutdown; and browser_use on a
+//! remote WebDriver endpoint configured in config.toml (a real chromedriver the test starts,
+//! behind the recording proxy double): a dropped session replaced with a notice.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -162,4 +164,77 @@ fn browser_use_rig_list_and_rig_close_through_the_dispatcher() {
     assert_eq!(cc_rigs::procs::groups_alive(&groups), vec![]);
     let e = err(call(app, &alice, "browser_use", json!({"workspace_id": "default", "action": "reload"})));
     assert_eq!(e.error, "shut_down", "{e:?}");
+}
+
+/// browser_use with `[webdriver.chromium]` in the configuration: the session is made at the
+/// endpoint with the configured header (never in a result), nothing starts here, a session
+/// the grid dropped fails the call and the conversation's next call gets a new one saying
+/// which it replaced, rig_close ends the session there.
+#[test]
+fn browser_use_on_a_remote_webdriver_endpoint_from_the_configuration() {
+    use cc_rigs::testing::webdriver::{RemoteDriver, WebDriverProxy};
+    let port = site();
+    let url = format!("http://127.0.0.1:{port}/");
+    let d = RemoteDriver::start(cc_rigs::browser::Engine::Chromium)
+        .unwrap_or_else(|e| panic!("the remote chromedriver cannot start here: {e}"));
+    let proxy = WebDriverProxy::start(d.port);
+    let tmp = tempfile::tempdir().unwrap();
+    let data = cc_indexer::DataDir::new(tmp.path().join("data"));
+    std::fs::create_dir_all(&data.root).unwrap();
+    let caps = serde_json::Value::Object(d.node_capabilities()).to_string();
+    std::fs::write(
+        data.root.join("config.toml"),
+        format!(
+            "[webdriver.chromium]\nurl = \"{}\"\nheaders = {{ Authorization = \"Bearer srv-secret-42\" }}\ncapabilities = '{caps}'\n",
+            proxy.url()
+        ),
+    )
+    .unwrap();
+    let config = cc_server::config::Config::load(None, &data.root).unwrap();
+    let store = cc_server::serve::open_store(&data).unwrap();
+    let services = cc_server::services::Services::with_config(data, store, None, config);
+    let app = Arc::new(App::new(services, cc_server::mcp::tools::registry(), None));
+    let alice = Caller::local(Mode::Chat);
+
+    let nav = browser(&app, &alice, "default", json!({"action": "navigate", "url": url}));
+    assert_eq!((nav["created"].as_bool(), nav["title"].as_str()), (Some(true), Some("Rig page")), "{nav}");
+    let rig = nav["rig_id"].as_str().unwrap().to_string();
+    let pool = app.services.rigs.pool().unwrap();
+    assert!(pool.process_groups().is_empty(), "no driver started here");
+    let again = browser(&app, &alice, "default", json!({"action": "extract", "what": "text"}));
+    assert_eq!((again["rig_id"].as_str(), again["created"].as_bool()), (Some(rig.as_str()), Some(false)));
+    let list = ok(call(&app, &alice, "rig_list", json!({"workspace_id": "default"}))).value;
+    assert_eq!(list["rigs"][0]["id"], rig.as_str());
+    assert!(!list.to_string().contains("srv-secret"), "{list}");
+    let seen = proxy.seen();
+    assert!(seen.iter().all(|s| s.header("authorization") == Some("Bearer srv-secret-42")), "{seen:?}");
+
+    // The grid drops the session: the call that meets it fails, the next gets a new session.
+    let sid =
+        seen.iter().find_map(|s| s.path.strip_prefix("/session/").map(|r| r.split('/').next().unwrap().to_string()));
+    let sid = sid.expect("a session id on the wire");
+    let dropped = d.request("DELETE", &format!("/session/{sid}")).unwrap();
+    assert_eq!(dropped.0, 200, "{dropped:?}");
+    let e = err(call(&app, &alice, "browser_use", json!({"workspace_id": "default", "action": "reload"})));
+    assert_eq!(e.error, "rig_failed", "{e:?}");
+    assert!(e.message.contains(&proxy.url()) && !e.message.contains("srv-secret"), "{}", e.message);
+    let next = browser(&app, &alice, "default", json!({"action": "navigate", "url": url}));
+    assert_eq!(next["created"], true, "{next}");
+    assert_eq!(next["replaced"]["rig_id"], rig.as_str(), "{next}");
+    assert!(next["notice"].as_str().unwrap().contains(&format!("rig {rig} had failed")), "{next}");
+    assert_eq!(next["title"], "Rig page");
+    let new_rig = next["rig_id"].as_str().unwrap().to_string();
+
+    // rig_close ends the session at the endpoint.
+    let before = proxy.seen().len();
+    ok(call(&app, &alice, "rig_close", json!({"workspace_id": "default", "rig_id": new_rig})));
+    let seen = proxy.seen();
+    assert!(
+        seen[before..].iter().any(|s| s.method == "DELETE"
+            && s.path.starts_with("/session/")
+            && s.header("authorization") == Some("Bearer srv-secret-42")),
+        "{:?}",
+        &seen[before..]
+    );
+    app.services.rigs.shutdown();
 }

@@ -349,6 +349,7 @@ pub async fn browser_use(ctx: Ctx<String>, a: BrowserUseArgs) -> Result<BrowserU
         EngineName::Webkit => Engine::Webkit,
     });
     let allowed = a.allowed_origins.clone();
+    let remotes = ctx.services.rigs.remote_browsers.clone();
     let pool = ctx.services.rigs.pool().map_err(rig_error)?;
     let want = Acquire {
         workspace: ws,
@@ -361,8 +362,10 @@ pub async fn browser_use(ctx: Ctx<String>, a: BrowserUseArgs) -> Result<BrowserU
     let lease = pool
         .acquire(want, move |engine| {
             Box::pin(async move {
-                let mut opts = BrowserOptions::new(Engine::parse(&engine)?);
+                let engine = Engine::parse(&engine)?;
+                let mut opts = BrowserOptions::new(engine);
                 opts.allowed_origins = allowed;
+                opts.remote = remotes.get(&engine).cloned();
                 BrowserRig::launch_boxed(opts).await
             })
         })
