@@ -155,6 +155,36 @@ pub struct HybridResult {
 /// The query's vector, and the id of the model that made it; or why there is none.
 pub type QueryVector<'a> = std::result::Result<(&'a [f32], &'a str), String>;
 
+/// The query's vector and the id of its model, owned; or why there is none (what an
+/// embedder hands [`search_embedding`]).
+pub type OwnedQueryVector = std::result::Result<(Vec<f32>, String), String>;
+
+/// A borrowed view of an owned query vector.
+fn borrowed(v: &OwnedQueryVector) -> QueryVector<'_> {
+    v.as_ref().map(|(v, m)| (v.as_slice(), m.as_str())).map_err(Clone::clone)
+}
+
+/// [`search`], embedding the query with `embed` only when `mode` needs it. In hybrid mode the
+/// BM25 side needs only the text, so it runs while the query is embedded (`rayon::join`)
+/// rather than after: a hybrid query costs the longer of the two, not their sum.
+pub fn search_embedding(
+    index: &SymbolIndex,
+    vectors: Option<&VectorIndex>,
+    embed: impl FnOnce() -> OwnedQueryVector + Send,
+    q: &SearchQuery,
+    mode: Mode,
+) -> Result<HybridResult> {
+    match (mode, vectors) {
+        (Mode::Keyword, _) => search(index, vectors, Err(String::new()), q, mode),
+        (Mode::Semantic, _) | (Mode::Hybrid, None) => search(index, vectors, borrowed(&embed()), q, mode),
+        (Mode::Hybrid, Some(_)) => {
+            let bm_query = SearchQuery { limit: DEPTH.max(q.limit), ..q.clone() };
+            let (v, bm) = rayon::join(embed, || index.search_ranked(&bm_query));
+            search_with(index, vectors, borrowed(&v), q, mode, Some(bm?))
+        }
+    }
+}
+
 /// Searches one repository in `mode`. Without usable vectors (no model, no runtime, no
 /// vectors stored, another model) every mode answers from BM25 and says why in `semantic`.
 pub fn search(
@@ -163,6 +193,19 @@ pub fn search(
     query: QueryVector<'_>,
     q: &SearchQuery,
     mode: Mode,
+) -> Result<HybridResult> {
+    search_with(index, vectors, query, q, mode, None)
+}
+
+/// [`search`], with the BM25 side's ranking (at depth `DEPTH.max(q.limit)`) when it was
+/// already run.
+fn search_with(
+    index: &SymbolIndex,
+    vectors: Option<&VectorIndex>,
+    query: QueryVector<'_>,
+    q: &SearchQuery,
+    mode: Mode,
+    bm25_ranked: Option<crate::search::RankedHits>,
 ) -> Result<HybridResult> {
     let semantic_input = match (mode, query, vectors) {
         (Mode::Keyword, _, _) => Err(String::new()),
@@ -223,7 +266,10 @@ pub fn search(
             .map(|(id, s)| Fused { id: *id, score: *s, bm25_rank: None, vector_rank: Some(vscore[id].0) })
             .collect()
     } else {
-        let bm = index.search_ranked(&SearchQuery { limit: depth, ..q.clone() })?;
+        let bm = match bm25_ranked {
+            Some(bm) => bm,
+            None => index.search_ranked(&SearchQuery { limit: depth, ..q.clone() })?,
+        };
         let ids: Vec<SymbolId> = bm.hits.iter().map(|h| h.id).collect();
         ranked.extend(bm.hits.iter().map(|h| (h.id, *h)));
         bm25 = Some(bm);

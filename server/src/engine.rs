@@ -193,17 +193,16 @@ pub fn hybrid_search(
     mode: cc_indexer::Mode,
 ) -> cc_indexer::Result<cc_indexer::HybridResult> {
     let embeddings = crate::embedding::for_repo(&repo.dir);
-    let query = match (mode, vectors) {
-        (cc_indexer::Mode::Keyword, _) => Err(String::new()),
-        (_, Err(e)) => Err(format!("the repository's vectors cannot be read ({e})")),
-        (_, Ok(None)) if embeddings.spec().is_none() => Err(crate::embedding::NOT_CONFIGURED.into()),
-        (_, Ok(None)) => Err(format!(
+    // Embedded on demand: in hybrid mode while the BM25 side runs.
+    let embed = || match vectors {
+        Err(e) => Err(format!("the repository's vectors cannot be read ({e})")),
+        Ok(None) if embeddings.spec().is_none() => Err(crate::embedding::NOT_CONFIGURED.into()),
+        Ok(None) => Err(format!(
             "repository '{}' has no vectors: re-index it with an embedding model (--embed-model or CC_EMBED_MODEL)",
             repo.meta.name
         )),
-        (_, Ok(Some(_))) => embeddings.query(&q.text),
+        Ok(Some(_)) => embeddings.query(&q.text),
     };
-    let query = query.as_ref().map(|(v, id)| (v.as_slice(), id.as_str())).map_err(Clone::clone);
     let vi = vectors.as_ref().ok().and_then(Option::as_ref);
-    cc_indexer::hybrid::search(&repo.symbols, vi, query, q, mode)
+    cc_indexer::hybrid::search_embedding(&repo.symbols, vi, embed, q, mode)
 }

@@ -294,11 +294,19 @@ fn synthetic(model: &str, data: &Path, name: &str, queries: &Path, n: usize) {
             for (text, _) in &qs {
                 let t = Instant::now();
                 let sq = SearchQuery { text: text.clone(), limit: 10, ..Default::default() };
-                let qv = if mode == Mode::Keyword { Vec::new() } else { m.embed_query(text).unwrap() };
-                embed_in_loop.push(t.elapsed().as_secs_f64() * 1e3);
+                let model_id = m.model_id.clone();
+                let mut embed_ms = None;
+                let embed = || {
+                    let t = Instant::now();
+                    let v = m.embed_query(text).map_err(|e| e.to_string());
+                    embed_ms = Some(t.elapsed().as_secs_f64() * 1e3);
+                    Ok((v?, model_id))
+                };
                 // Vector ids of the synthetic index are not in the real BM25 index; the fusion and
                 // the loading of BM25 hits run as they would, vector-only hits are skipped unloaded.
-                let r = hybrid::search(&repo.symbols, Some(&big), Ok((&qv, &m.model_id)), &sq, mode).unwrap();
+                // The query is embedded inside, as the server does (in hybrid mode while BM25 runs).
+                let r = hybrid::search_embedding(&repo.symbols, Some(&big), embed, &sq, mode).unwrap();
+                embed_in_loop.extend(embed_ms);
                 std::hint::black_box(r);
                 lat.push(t.elapsed().as_secs_f64() * 1e3);
             }
@@ -318,5 +326,33 @@ fn synthetic(model: &str, data: &Path, name: &str, queries: &Path, n: usize) {
     }
     let (p50, p99) = ms(&mut embed_only);
     println!("  (query embedding alone: p50 {p50:.2}  p99 {p99:.2})");
+    // Hybrid side by side in this one build, interleaved query by query (the order of the
+    // two alternating): the query embedded first and then searched (the code before
+    // `search_embedding`), and embedded while the BM25 side runs.
+    let (mut seq, mut overlap) = (Vec::new(), Vec::new());
+    for round in 0..5 {
+        for (i, (text, _)) in qs.iter().enumerate() {
+            let sq = SearchQuery { text: text.clone(), limit: 10, ..Default::default() };
+            for variant in if (i + round) % 2 == 0 { [0, 1] } else { [1, 0] } {
+                let t = Instant::now();
+                let r = if variant == 0 {
+                    let qv = m.embed_query(text).unwrap();
+                    hybrid::search(&repo.symbols, Some(&big), Ok((&qv, &m.model_id)), &sq, Mode::Hybrid)
+                } else {
+                    let model_id = m.model_id.clone();
+                    let embed = || Ok((m.embed_query(text).map_err(|e| e.to_string())?, model_id));
+                    hybrid::search_embedding(&repo.symbols, Some(&big), embed, &sq, Mode::Hybrid)
+                };
+                std::hint::black_box(r.unwrap());
+                [&mut seq, &mut overlap][variant].push(t.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+    }
+    let ((s50, s99), (o50, o99)) = (ms(&mut seq), ms(&mut overlap));
+    println!(
+        "  hybrid, interleaved x{}: embed then search p50 {s50:.2} p99 {s99:.2}; BM25 while embedding p50 {o50:.2} p99 {o99:.2} ({:.2}x at p50)",
+        seq.len(),
+        o50 / s50
+    );
     let _: Option<PathBuf> = None;
 }

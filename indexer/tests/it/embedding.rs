@@ -172,6 +172,19 @@ fn hybrid_beats_keyword_and_semantic_on_the_fixture_set() {
         let sq = SearchQuery { text: q.query.clone(), limit: 10, ..Default::default() };
         let r = hybrid::search(&repo.symbols, Some(&vectors), Ok((&v, &m.model_id)), &sq, mode).unwrap();
         assert_eq!(r.mode, mode);
+        // Embedding on demand (in hybrid mode while BM25 runs) answers the same, and
+        // embeds only when the mode needs a vector.
+        let mut embedded = false;
+        let embed = || {
+            embedded = true;
+            Ok((v.clone(), m.model_id.clone()))
+        };
+        let same = hybrid::search_embedding(&repo.symbols, Some(&vectors), embed, &sq, mode).unwrap();
+        assert_eq!(embedded, mode != Mode::Keyword, "{mode:?}");
+        let ids = |r: &hybrid::HybridResult| {
+            r.hits.iter().map(|h| (h.symbol.id, h.bm25_rank, h.vector_rank)).collect::<Vec<_>>()
+        };
+        assert_eq!(ids(&same), ids(&r), "'{}' {mode:?}", q.query);
         r.hits.into_iter().map(|h| h.symbol.qualified_name).collect()
     });
     println!("{}", table(&report));
