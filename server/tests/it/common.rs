@@ -183,3 +183,96 @@ where
         });
     }
 }
+
+/// One MCP client over Streamable HTTP (JSON-RPC as the wire carries it), for the tests that
+/// talk to a server listening on 127.0.0.1.
+pub(crate) struct Mcp {
+    pub(crate) base: String,
+    pub(crate) session: String,
+    http: reqwest::Client,
+    next: u64,
+}
+
+/// The JSON-RPC message of a response: a JSON body, or the `data:` of an SSE stream.
+pub(crate) async fn rpc_body(r: reqwest::Response) -> Value {
+    let sse = r
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    let text = r.text().await.unwrap();
+    if !sse {
+        return serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    }
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find(|v| v.get("id").is_some())
+        .unwrap_or_else(|| panic!("no JSON-RPC answer in {text}"))
+}
+
+impl Mcp {
+    /// Initializes a session at the server at `base` (`http://127.0.0.1:PORT`) as `client`.
+    pub(crate) async fn connect(base: &str, client: &str) -> Mcp {
+        let http = reqwest::Client::new();
+        let init = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": client, "version": "0"}}});
+        let r = http
+            .post(format!("{base}/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(init.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let session = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
+        let v = rpc_body(r).await;
+        assert!(v["result"]["serverInfo"].is_object(), "{v}");
+        let m = Mcp { base: base.to_string(), session, http, next: 1 };
+        let r = m.post(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        assert!(r.status().is_success(), "{}", r.status());
+        m
+    }
+
+    /// POSTs `body` with this session's id to its server.
+    pub(crate) async fn post(&self, body: &Value) -> reqwest::Response {
+        self.post_to(&self.base, body).await
+    }
+
+    /// POSTs `body` with this session's id to the server at `base` (this one's, or another).
+    pub(crate) async fn post_to(&self, base: &str, body: &Value) -> reqwest::Response {
+        self.http
+            .post(format!("{base}/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &self.session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// tools/call: the result (`isError` true for a tool's error).
+    pub(crate) async fn call(&mut self, tool: &str, args: Value) -> Value {
+        self.next += 1;
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": self.next, "method": "tools/call", "params": {"name": tool, "arguments": args}});
+        let v = rpc_body(self.post(&body).await).await;
+        v.get("result").cloned().unwrap_or_else(|| panic!("{tool}: {v}"))
+    }
+
+    /// A call that must succeed: its structured result.
+    pub(crate) async fn ok(&mut self, tool: &str, args: Value) -> Value {
+        let out = self.call(tool, args).await;
+        assert_ne!(out["isError"], true, "{tool}: {out}");
+        out["structuredContent"].clone()
+    }
+
+    /// A call that must fail: its structured error.
+    pub(crate) async fn err(&mut self, tool: &str, args: Value) -> Value {
+        let out = self.call(tool, args).await;
+        assert_eq!(out["isError"], true, "{tool} was expected to fail: {out}");
+        out["structuredContent"].clone()
+    }
+}

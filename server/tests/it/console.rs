@@ -22,10 +22,10 @@ use cc_server::store::reviews::{Cohort, NewNode, NewReview, NodePriority, Verdic
 use cc_server::store::{
     Actor, BoardKind, Family, NewTicket, RelationKind, Run, RunStatus, RuntimeProfile, Sender, SpaceKind, TicketStatus,
 };
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::common::{shop_fixture, Fixture};
+use crate::common::{shop_fixture, Fixture, Mcp};
 
 const OPERATOR: &str = "operator-secret-console";
 
@@ -102,77 +102,6 @@ async fn login(base: &str) -> (String, String) {
     assert_eq!(page.status(), 200);
     let csrf = hidden(&page.text().await.unwrap(), "csrf").expect("a CSRF token in the page's forms");
     (session, csrf)
-}
-
-/// One MCP client over Streamable HTTP (JSON-RPC as the wire carries it).
-struct Mcp {
-    base: String,
-    session: String,
-    http: reqwest::Client,
-    next: u64,
-}
-
-/// The JSON-RPC message of a response: a JSON body, or the `data:` of an SSE stream.
-async fn rpc_body(r: reqwest::Response) -> Value {
-    let sse = r
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/event-stream"));
-    let text = r.text().await.unwrap();
-    if !sse {
-        return serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-    }
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-        .find(|v| v.get("id").is_some())
-        .unwrap_or_else(|| panic!("no JSON-RPC answer in {text}"))
-}
-
-impl Mcp {
-    async fn connect(base: &str) -> Mcp {
-        let http = reqwest::Client::new();
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "console-test", "version": "0"}}});
-        let r = http
-            .post(format!("{base}/mcp"))
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .body(init.to_string())
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 200);
-        let session = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
-        let v = rpc_body(r).await;
-        assert!(v["result"]["serverInfo"].is_object(), "{v}");
-        let m = Mcp { base: base.to_string(), session, http, next: 1 };
-        let r = m.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-        assert!(r.status().is_success(), "{}", r.status());
-        m
-    }
-
-    async fn post(&self, body: &Value) -> reqwest::Response {
-        self.http
-            .post(format!("{}/mcp", self.base))
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-session-id", &self.session)
-            .header("mcp-protocol-version", "2025-06-18")
-            .header("content-type", "application/json")
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap()
-    }
-
-    /// tools/call: the result (`isError` true for a tool's error).
-    async fn call(&mut self, tool: &str, args: Value) -> Value {
-        self.next += 1;
-        let body = json!({"jsonrpc": "2.0", "id": self.next, "method": "tools/call", "params": {"name": tool, "arguments": args}});
-        let v = rpc_body(self.post(&body).await).await;
-        v.get("result").cloned().unwrap_or_else(|| panic!("{tool}: {v}"))
-    }
 }
 
 /// A workspace with something on every page: agents in a chart (one with a heartbeat, one with
@@ -415,7 +344,7 @@ fn the_console_refuses_what_is_not_the_operators() {
         let (session, csrf) = login(&base).await;
 
         // A waiting tool call, decided by forms.
-        let mut mcp = Mcp::connect(&base).await;
+        let mut mcp = Mcp::connect(&base, "console-test").await;
         let out = mcp.call("test_approval_counter", json!({"key": "plain"})).await;
         assert_eq!(out["isError"], true, "{out}");
         let id =
@@ -531,7 +460,7 @@ fn an_operator_decides_in_chromium_and_sees_it_live() {
     rt.block_on(async {
         let (ticket, space, board) = seed(&f.app).await;
         let (base, stop) = serve(&f.app, Some(OPERATOR)).await;
-        let mut mcp = Mcp::connect(&base).await;
+        let mut mcp = Mcp::connect(&base, "console-test").await;
         let out = mcp.call("test_approval_counter", json!({"key": "console"})).await;
         assert_eq!(out["isError"], true, "{out}");
         let id =

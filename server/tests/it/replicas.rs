@@ -15,7 +15,7 @@ use cc_server::mcp::policy::Mode;
 use cc_server::store::replicas::{ReplicaRow, RigRecord};
 use serde_json::{json, Value};
 
-use super::common::{call, err, ok, rig_fixture, test_store, Backend};
+use super::common::{call, err, ok, rig_fixture, test_store, Backend, Mcp};
 
 const OPERATOR: &str = "replica-operator-secret";
 
@@ -105,91 +105,6 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.terminate();
-    }
-}
-
-/// One MCP client over Streamable HTTP.
-struct Mcp {
-    base: String,
-    session: String,
-    http: reqwest::Client,
-    next: u64,
-}
-
-async fn rpc_body(r: reqwest::Response) -> Value {
-    let sse = r
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/event-stream"));
-    let text = r.text().await.unwrap();
-    if !sse {
-        return serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-    }
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-        .find(|v| v.get("id").is_some())
-        .unwrap_or_else(|| panic!("no JSON-RPC answer in {text}"))
-}
-
-impl Mcp {
-    async fn connect(base: &str) -> Mcp {
-        let http = reqwest::Client::new();
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "replicas-test", "version": "0"}}});
-        let r = http
-            .post(format!("{base}/mcp"))
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .body(init.to_string())
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 200);
-        let session = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
-        let v = rpc_body(r).await;
-        assert!(v["result"]["serverInfo"].is_object(), "{v}");
-        let m = Mcp { base: base.to_string(), session, http, next: 1 };
-        let r = m.post(&m.base, &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-        assert!(r.status().is_success(), "{}", r.status());
-        m
-    }
-
-    /// POSTs `body` with this session's id to the server at `base` (this one's, or another).
-    async fn post(&self, base: &str, body: &Value) -> reqwest::Response {
-        self.http
-            .post(format!("{base}/mcp"))
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-session-id", &self.session)
-            .header("mcp-protocol-version", "2025-06-18")
-            .header("content-type", "application/json")
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap()
-    }
-
-    /// tools/call: the result (`isError` true for a tool's error).
-    async fn call(&mut self, tool: &str, args: Value) -> Value {
-        self.next += 1;
-        let body = json!({"jsonrpc": "2.0", "id": self.next, "method": "tools/call", "params": {"name": tool, "arguments": args}});
-        let v = rpc_body(self.post(&self.base, &body).await).await;
-        v.get("result").cloned().unwrap_or_else(|| panic!("{tool}: {v}"))
-    }
-
-    /// A call that must succeed: its structured result.
-    async fn ok(&mut self, tool: &str, args: Value) -> Value {
-        let out = self.call(tool, args).await;
-        assert_ne!(out["isError"], true, "{tool}: {out}");
-        out["structuredContent"].clone()
-    }
-
-    /// A call that must fail: its structured error.
-    async fn err(&mut self, tool: &str, args: Value) -> Value {
-        let out = self.call(tool, args).await;
-        assert_eq!(out["isError"], true, "{tool} was expected to fail: {out}");
-        out["structuredContent"].clone()
     }
 }
 
@@ -318,7 +233,8 @@ fn two_replicas_share_the_store_take_turns_indexing_and_keep_sessions_apart() {
         want.sort();
         assert_eq!(pids, want, "{replicas:?}");
 
-        let (mut ma, mut mb) = (Mcp::connect(&base_a).await, Mcp::connect(&base_b).await);
+        let (mut ma, mut mb) =
+            (Mcp::connect(&base_a, "replicas-test").await, Mcp::connect(&base_b, "replicas-test").await);
         // Both serve the same index.
         let q = json!({"workspace_id": "default", "query": "compute total"});
         let (ra, rb) = (ma.ok("search_code", q.clone()).await, mb.ok("search_code", q).await);
@@ -378,7 +294,7 @@ fn two_replicas_share_the_store_take_turns_indexing_and_keep_sessions_apart() {
         // A session lives in the replica that opened it: B answers A's session id with 404
         // and says why; A still serves it.
         let body = json!({"jsonrpc": "2.0", "id": 99, "method": "tools/list"});
-        let r = ma.post(&base_b, &body).await;
+        let r = ma.post_to(&base_b, &body).await;
         assert_eq!(r.status(), 404);
         let v: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
         let message = v["error"]["message"].as_str().unwrap();
@@ -388,7 +304,7 @@ fn two_replicas_share_the_store_take_turns_indexing_and_keep_sessions_apart() {
                 && message.contains("Mcp-Session-Id"),
             "{v}"
         );
-        let r = ma.post(&base_a, &body).await;
+        let r = ma.post_to(&base_a, &body).await;
         assert_eq!(r.status(), 200);
 
         // A re-index by another process (in its turn): both replicas serve the new index.
@@ -455,7 +371,7 @@ fn a_rig_made_through_one_replica_is_listed_and_closed_through_the_other() {
         let mut a = Server::start(tmp.path(), "a", &data, &pg.url, &[]);
         let mut b = Server::start(tmp.path(), "b", &data, &pg.url, &[]);
         let (base_a, base_b) = (a.ready(Duration::from_secs(60)), b.ready(Duration::from_secs(60)));
-        let (mut ma, mut mb) = (Mcp::connect(&base_a).await, Mcp::connect(&base_b).await);
+        let (mut ma, mut mb) = (Mcp::connect(&base_a, "replicas-test").await, Mcp::connect(&base_b, "replicas-test").await);
         let replicas = pg.store.replicas().list().await.unwrap();
         let a_id = replicas.iter().find(|r| r.pid == a.pid()).expect("A is in the store").id.clone();
 
