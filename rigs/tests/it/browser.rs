@@ -8,19 +8,19 @@ use cc_rigs::pool::{Acquire, Lease, Pool, PoolConfig};
 use cc_rigs::procs::groups_alive;
 use cc_rigs::{RigError, SurfaceKind};
 
-fn pool(max: usize) -> Pool {
+pub(crate) fn pool(max: usize) -> Pool {
     Pool::new(PoolConfig { max_rigs: max, ..PoolConfig::default() }).unwrap()
 }
 
-fn want(ws: &str, conv: &str, engine: Engine) -> Acquire {
+pub(crate) fn want(ws: &str, conv: &str, engine: Engine) -> Acquire {
     Acquire::new(ws, conv, SurfaceKind::Browser, Some(engine.as_str()))
 }
 
-async fn acquire(p: &Pool, want: Acquire, opts: BrowserOptions) -> Result<Lease, RigError> {
+pub(crate) async fn acquire(p: &Pool, want: Acquire, opts: BrowserOptions) -> Result<Lease, RigError> {
     p.acquire(want, move |_| BrowserRig::launch_boxed(opts)).await
 }
 
-async fn act(p: &Pool, lease: &Lease, action: BrowserAction) -> Result<ActOutput, RigError> {
+pub(crate) async fn act(p: &Pool, lease: &Lease, action: BrowserAction) -> Result<ActOutput, RigError> {
     p.run(
         lease,
         move |rig| async move { cc_rigs::downcast::<BrowserRig>(rig).expect("a browser rig").act(action).await },
@@ -28,7 +28,7 @@ async fn act(p: &Pool, lease: &Lease, action: BrowserAction) -> Result<ActOutput
     .await
 }
 
-async fn ok(p: &Pool, lease: &Lease, action: BrowserAction) -> ActOutput {
+pub(crate) async fn ok(p: &Pool, lease: &Lease, action: BrowserAction) -> ActOutput {
     let what = format!("{action:?}");
     act(p, lease, action).await.unwrap_or_else(|e| panic!("{what}: {e}"))
 }
@@ -38,7 +38,7 @@ fn content(o: &ActOutput) -> &str {
 }
 
 /// The ref a snapshot gave the first line containing `needle`.
-fn ref_of(snapshot: &str, needle: &str) -> String {
+pub(crate) fn ref_of(snapshot: &str, needle: &str) -> String {
     let line = snapshot.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("no '{needle}' in:\n{snapshot}"));
     let at = line.find("[ref=").unwrap_or_else(|| panic!("no ref on '{line}'"));
     line[at + 5..].split(']').next().unwrap().to_string()

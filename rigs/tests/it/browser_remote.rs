@@ -7,17 +7,15 @@
 
 use std::time::Duration;
 
-use cc_rigs::browser::{ActOutput, BrowserAction, BrowserOptions, BrowserRig, Engine, Remote, Target};
+use cc_rigs::browser::{BrowserAction, BrowserOptions, BrowserRig, Engine, Remote, Target};
 use cc_rigs::pool::{Acquire, Lease, Pool, PoolConfig, Status};
 use cc_rigs::testing::webdriver::{RemoteDriver, WebDriverProxy};
-use cc_rigs::{RigError, SurfaceKind};
+use cc_rigs::RigError;
 
-fn pool(max: usize) -> Pool {
-    Pool::new(PoolConfig { max_rigs: max, ..PoolConfig::default() }).unwrap()
-}
+use crate::browser::{acquire, act, ok, pool, ref_of};
 
 fn want(conv: &str, engine: Engine) -> Acquire {
-    Acquire::new("w", conv, SurfaceKind::Browser, Some(engine.as_str()))
+    crate::browser::want("w", conv, engine)
 }
 
 fn driver(engine: Engine) -> RemoteDriver {
@@ -36,31 +34,8 @@ fn remote(engine: Engine, url: String, d: &RemoteDriver, headers: &[(&str, &str)
     o
 }
 
-async fn acquire(p: &Pool, want: Acquire, opts: BrowserOptions) -> Result<Lease, RigError> {
-    p.acquire(want, move |_| BrowserRig::launch_boxed(opts)).await
-}
-
-async fn act(p: &Pool, lease: &Lease, action: BrowserAction) -> Result<ActOutput, RigError> {
-    p.run(
-        lease,
-        move |rig| async move { cc_rigs::downcast::<BrowserRig>(rig).expect("a browser rig").act(action).await },
-    )
-    .await
-}
-
-async fn ok(p: &Pool, lease: &Lease, action: BrowserAction) -> ActOutput {
-    let what = format!("{action:?}");
-    act(p, lease, action).await.unwrap_or_else(|e| panic!("{what}: {e}"))
-}
-
 fn browser(lease: &Lease) -> std::sync::Arc<BrowserRig> {
     cc_rigs::downcast::<BrowserRig>(lease.rig()).expect("a browser rig")
-}
-
-fn ref_of(snapshot: &str, needle: &str) -> String {
-    let line = snapshot.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("no '{needle}' in:\n{snapshot}"));
-    let at = line.find("[ref=").unwrap_or_else(|| panic!("no ref on '{line}'"));
-    line[at + 5..].split(']').next().unwrap().to_string()
 }
 
 /// This test process's children, by command name (the remote driver, and nothing a rig
