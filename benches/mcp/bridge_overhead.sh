@@ -18,14 +18,7 @@ tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 free_port() { "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-served_port() { # LOG: the port `cc-server serve --port 0` names
-  for _ in $(seq 600); do
-    p=$(grep -oE 'serving MCP on http://127\.0\.0\.1:[0-9]+/mcp' "$1" 2>/dev/null | head -1 | grep -oE '[0-9]+/mcp' | cut -d/ -f1) || true
-    [ -n "$p" ] && { echo "$p"; return; }
-    sleep 0.1
-  done
-  echo "no server in $1:" >&2; cat "$1" >&2; exit 1
-}
+. "$root/benches/mcp/served.sh"
 wait_port() {
   for _ in $(seq 600); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.1; done
   echo "nothing listens on $1" >&2; exit 1

@@ -24,14 +24,7 @@ cleanup() {
 trap cleanup EXIT
 export CC_STORE_URL=$CC_TEST_POSTGRES_URL CC_NO_PROJECT=1 CC_LOG=warn
 
-served_port() { # LOG: the port `cc-server serve --port 0` names
-  for _ in $(seq 600); do
-    p=$(grep -oE 'serving MCP on http://127\.0\.0\.1:[0-9]+/mcp' "$1" 2>/dev/null | head -1 | grep -oE '[0-9]+/mcp' | cut -d/ -f1) || true
-    [ -n "$p" ] && { echo "$p"; return; }
-    sleep 0.1
-  done
-  echo "no server in $1:" >&2; cat "$1" >&2; exit 1
-}
+. "$root/benches/mcp/served.sh"
 
 "$cc" --data-dir "$tmp/data" --quiet index "$root" --name cc --workspace team >/dev/null
 "$cc" --data-dir "$tmp/data" serve --port 0 >"$tmp/a.log" 2>&1 &
