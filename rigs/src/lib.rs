@@ -47,6 +47,7 @@ use serde::Serialize;
 
 pub mod android;
 pub mod browser;
+mod conn;
 pub mod desktop;
 pub mod device;
 pub mod ios;

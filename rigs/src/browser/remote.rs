@@ -12,7 +12,6 @@
 //! errors and [`Remote::endpoint`] name the header names only, and the URL without its user,
 //! password or query.
 
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -20,7 +19,7 @@ use std::time::Duration;
 use hyper::body::Incoming;
 use hyper::header::{HeaderName, HeaderValue, AUTHORIZATION};
 use hyper::{Request, Uri};
-use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
+use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioIo;
 use serde_json::{Map, Value};
 
@@ -264,41 +263,13 @@ impl tower_service::Service<Uri> for Connector {
                     let _ = serve.await;
                 }
             });
-            Ok(Pipe(TokioIo::new(ours)))
+            Ok(Pipe::new(ours, ()))
         })
     }
 }
 
 /// fantoccini's end of a connection (see the module doc).
-pub(crate) struct Pipe(TokioIo<tokio::io::DuplexStream>);
-
-impl Connection for Pipe {
-    fn connected(&self) -> Connected {
-        Connected::new()
-    }
-}
-
-impl hyper::rt::Read for Pipe {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: hyper::rt::ReadBufCursor<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        hyper::rt::Read::poll_read(Pin::new(&mut self.0), cx, buf)
-    }
-}
-
-impl hyper::rt::Write for Pipe {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
-        hyper::rt::Write::poll_write(Pin::new(&mut self.0), cx, buf)
-    }
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        hyper::rt::Write::poll_flush(Pin::new(&mut self.0), cx)
-    }
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        hyper::rt::Write::poll_shutdown(Pin::new(&mut self.0), cx)
-    }
-}
+pub(crate) type Pipe = crate::conn::Conn<tokio::io::DuplexStream>;
 
 #[cfg(test)]
 mod tests {

@@ -14,9 +14,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bollard::{Docker, API_DEFAULT_VERSION};
-use hyper_util::client::legacy::connect::{Connected, Connection};
 use hyper_util::client::legacy::Client;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::TokioExecutor;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 /// Where ssh goes: `ssh://[user@]host[:port]` and a key file.
@@ -137,48 +136,14 @@ impl tower_service::Service<hyper::Uri> for SshConnector {
             let mut child = cmd.spawn()?;
             let stdout = child.stdout.take().expect("piped");
             let stdin = child.stdin.take().expect("piped");
-            Ok(SshStream { io: TokioIo::new(tokio::io::join(stdout, stdin)), _child: child })
+            Ok(SshStream::new(tokio::io::join(stdout, stdin), child))
         })
     }
 }
 
 /// One connection: the ssh process's stdout to read, its stdin to write; the process is
 /// killed when the connection is dropped.
-struct SshStream {
-    io: TokioIo<tokio::io::Join<ChildStdout, ChildStdin>>,
-    _child: Child,
-}
-
-impl Connection for SshStream {
-    fn connected(&self) -> Connected {
-        Connected::new()
-    }
-}
-
-impl hyper::rt::Read for SshStream {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: hyper::rt::ReadBufCursor<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_read(cx, buf)
-    }
-}
-
-impl hyper::rt::Write for SshStream {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_shutdown(cx)
-    }
-}
-
+type SshStream = crate::conn::Conn<tokio::io::Join<ChildStdout, ChildStdin>, Child>;
 #[cfg(test)]
 mod tests {
     use super::*;
