@@ -384,9 +384,11 @@ fn a_rig_made_through_one_replica_is_listed_and_closed_through_the_other() {
         // B lists it as A's; A as its own.
         let listed = |v: &Value| v["rigs"].as_array().unwrap().iter().find(|r| r["id"] == rig.as_str()).cloned();
         let mut on_b = None;
-        for _ in 0..100 {
+        // The record may first say busy (written while the call that made it ran) until
+        // A's next heartbeat writes its pool as it is.
+        for _ in 0..300 {
             on_b = listed(&mb.ok("rig_list", json!({"workspace_id": "default"})).await);
-            if on_b.is_some() {
+            if on_b.as_ref().is_some_and(|r| r["status"] == "ready") {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
