@@ -54,21 +54,6 @@ pub fn rounded(c: f32) -> f64 {
 }
 
 impl CallGraph {
-    /// The id (16 hex digits, empty for an external name) and the name of a node.
-    pub fn node_id_and_name(&self, n: &NodeRef) -> (String, String) {
-        match n {
-            NodeRef::Symbol(id) => {
-                (id.to_string(), self.symbol(*id).map_or_else(String::new, |s| s.qualified_name.clone()))
-            }
-            NodeRef::File(p) => {
-                let q = crate::graph::top_level_qualified(p);
-                let id = self.find(&q).first().map_or_else(String::new, |s| s.id.to_string());
-                (id, q)
-            }
-            NodeRef::External(x) => (String::new(), x.clone()),
-        }
-    }
-
     /// Writes every edge of the graph to `w` in `format`, sorted by the names of its ends.
     pub fn export(&self, w: &mut dyn Write, format: ExportFormat) -> io::Result<()> {
         struct Row {

@@ -1,6 +1,6 @@
 //! The call graph: built from records, updated incrementally, persisted, queried.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::io::Read;
@@ -14,7 +14,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::resolve::{resolvable, EdgeKind, Resolution, Rung, Tables};
+use crate::view::{within, EdgeMeta, GraphView};
 use crate::{Error, Result};
+use std::borrow::Cow;
 
 /// Version of `graph.bin` and `graph.sum`. Bump when [`Stored`], [`Summary`] or
 /// resolution changes.
@@ -522,27 +524,6 @@ impl CallGraph {
         self.symbols.iter()
     }
 
-    /// The symbols defined in the file `path`, or in the folder `path` and below (`""`:
-    /// every file), sorted by path and line: a file's or folder's symbols without a query.
-    /// Top-level nodes are not listed.
-    pub fn symbols_in(&self, path: &str) -> Vec<&SymbolInfo> {
-        let dir = path.trim_matches('/');
-        let mut v: Vec<&SymbolInfo> = self
-            .symbols
-            .iter()
-            .filter(|s| s.name != TOP_LEVEL_NAME)
-            .filter(|s| {
-                dir.is_empty()
-                    || s.path == dir
-                    || (s.path.len() > dir.len() && s.path.starts_with(dir) && s.path.as_bytes()[dir.len()] == b'/')
-            })
-            .collect();
-        v.sort_by(|a, b| {
-            (&a.path, a.span.start_line, a.span.start_col).cmp(&(&b.path, b.span.start_line, b.span.start_col))
-        });
-        v
-    }
-
     /// The positions in `sorted` (an index sorted by `key`) of the symbols whose key is `k`.
     fn equal<'a>(&self, sorted: &'a [u32], key: fn(&SymbolInfo) -> &str, k: &str) -> &'a [u32] {
         let lo = sorted.partition_point(|&i| key(&self.symbols[i as usize]) < k);
@@ -550,136 +531,29 @@ impl CallGraph {
         &sorted[lo..lo + n]
     }
 
-    /// Finds what a caller means by `spec`: a 16-hex-digit id, a qualified name
-    /// (`pkg.mod.Class.method`, `crate::m::f`), a file's top level (`<app/main.py>` or
-    /// `app/main.py`), or a plain name. Several matches are
-    /// all returned, sorted by path and line, for the caller to choose from.
-    pub fn find(&self, spec: &str) -> Vec<&SymbolInfo> {
-        let spec = spec.trim();
-        if let Some(s) = SymbolId::parse(spec).and_then(|id| self.symbol(id)) {
-            return vec![s];
-        }
-        fn name(s: &SymbolInfo) -> &str {
-            &s.name
-        }
-        fn qualified(s: &SymbolInfo) -> &str {
-            &s.qualified_name
-        }
-        let matches = |sorted: &[u32], key: fn(&SymbolInfo) -> &str, k: &str| -> Vec<&SymbolInfo> {
-            self.equal(sorted, key, k).iter().map(|&i| &self.symbols[i as usize]).collect()
-        };
-        let mut v = matches(&self.by_qualified, qualified, spec);
-        if v.is_empty() {
-            v = matches(&self.by_name, name, spec);
-        }
-        if v.is_empty() && !spec.starts_with('<') {
-            // A file's path: its top level.
-            v = matches(&self.by_qualified, qualified, &top_level_qualified(spec));
-        }
-        if v.is_empty() {
-            // A qualified-name suffix: `Class.method`, `mod::f`.
-            let tail = spec.rsplit(['.', ':', '\\']).next().unwrap_or(spec);
-            v = matches(&self.by_name, name, tail);
-            v.retain(|s| {
-                let q = &s.qualified_name;
-                q.ends_with(spec) && q.len() > spec.len() && q[..q.len() - spec.len()].ends_with(['.', ':', '\\'])
-            });
-        }
-        v.sort_by(|a, b| (&a.path, a.span.start_line, a.id).cmp(&(&b.path, b.span.start_line, b.id)));
-        v
+    /// The symbols defined in the file `path`, or in the folder `path` and below (`""`:
+    /// every file), sorted by path and line: a file's or folder's symbols without a query.
+    /// Top-level nodes are not listed.
+    pub fn symbols_in(&self, path: &str) -> Vec<&SymbolInfo> {
+        memory(self.positions_in(path)).into_iter().map(|p| &self.symbols[p as usize]).collect()
     }
 
-    /// Breadth-first walk from `start` against or along the edges `follow` takes. A
-    /// path back to `start` adds it once, marked `recursive`. The possible edges not
-    /// followed, of every node reached short of the depth limit, are listed in
-    /// [`Walk::possible`].
-    pub fn walk(&self, start: SymbolId, dir: Direction, limits: Limits, follow: Follow) -> Walk {
-        use petgraph::visit::EdgeRef;
-        let mut out = Walk::default();
-        let Some(s) = self.ids.get(&start).map(|&i| NodeIndex::new(i as usize)) else {
-            return out;
-        };
-        let mut seen: HashSet<NodeIndex> = HashSet::default();
-        seen.insert(s);
-        let mut recursive = false;
-        let mut queue: VecDeque<(NodeIndex, usize, f32, Vec<NodeRef>)> = VecDeque::new();
-        queue.push_back((s, 0, 1.0, vec![self.graph[s].clone()]));
-        while let Some((n, dist, conf, path)) = queue.pop_front() {
-            if dist >= limits.depth {
-                if self.graph.edges_directed(n, dir).any(|e| follow.takes(e.weight())) {
-                    out.truncated_depth = true;
-                }
-                continue;
-            }
-            let mut next: Vec<_> = self
-                .graph
-                .edges_directed(n, dir)
-                .map(|e| {
-                    let other = if dir == Direction::Outgoing { e.target() } else { e.source() };
-                    (other, e.weight())
-                })
-                .collect();
-            next.sort_by(|a, b| {
-                b.1.confidence.total_cmp(&a.1.confidence).then(a.0.cmp(&b.0)).then(a.1.kind.cmp(&b.1.kind))
-            });
-            for (other, data) in next {
-                if !follow.takes(data) {
-                    if data.ambiguous && (follow.references || data.kind != EdgeKind::Reference) {
-                        out.possible.push(Possible {
-                            via: self.graph[n].clone(),
-                            node: self.graph[other].clone(),
-                            distance: dist + 1,
-                            sites: data.sites.to_vec(),
-                            candidates: data.candidates as usize,
-                            confidence: conf * data.confidence,
-                            kind: data.kind,
-                        });
-                    }
-                    continue;
-                }
-                let recursion = other == s;
-                if (recursion && recursive) || (!recursion && seen.contains(&other)) {
-                    continue;
-                }
-                if out.hits.len() >= limits.nodes {
-                    out.truncated_nodes = true;
-                    break;
-                }
-                let node = self.graph[other].clone();
-                let mut p = path.clone();
-                p.push(node.clone());
-                let c = conf * data.confidence;
-                out.hits.push(Hit {
-                    node: node.clone(),
-                    distance: dist + 1,
-                    sites: data.sites.to_vec(),
-                    confidence: c,
-                    ambiguous: data.ambiguous,
-                    kind: data.kind,
-                    rung: data.rung,
-                    recursive: recursion,
-                    path: p.clone(),
-                });
-                if recursion {
-                    // The start is where the walk began: not walked again.
-                    recursive = true;
-                    continue;
-                }
-                seen.insert(other);
-                // Externals and files are leaves: nothing is known beyond them.
-                if matches!(node, NodeRef::Symbol(_)) {
-                    queue.push_back((other, dist + 1, c, p));
-                }
-            }
-            if out.truncated_nodes {
-                break;
-            }
+    /// [`GraphView::find`], borrowing from this graph.
+    pub fn find(&self, spec: &str) -> Vec<&SymbolInfo> {
+        memory(GraphView::find(self, spec)).into_iter().map(|s| self.borrowed(s)).collect()
+    }
+
+    /// A symbol this graph answered, as a reference into it (its reads borrow).
+    pub fn borrowed<'a>(&'a self, s: Cow<'a, SymbolInfo>) -> &'a SymbolInfo {
+        match s {
+            Cow::Borrowed(s) => s,
+            Cow::Owned(s) => self.symbol(s.id).expect("a symbol of this graph"),
         }
-        out.hits.sort_by(|a, b| a.distance.cmp(&b.distance).then(b.confidence.total_cmp(&a.confidence)));
-        // A call site's candidates together.
-        out.possible.sort_by(|a, b| a.distance.cmp(&b.distance).then(a.sites.first().cmp(&b.sites.first())));
-        out.possible.truncate(limits.nodes);
-        out
+    }
+
+    /// [`GraphView::walk`] (a graph in memory answers every read).
+    pub fn walk(&self, start: SymbolId, dir: Direction, limits: Limits, follow: Follow) -> Walk {
+        memory(GraphView::walk(self, start, dir, limits, follow))
     }
 
     /// Who calls `id`, up to `depth` hops (calls, implicit calls and inherited dispatch).
@@ -697,14 +571,33 @@ impl CallGraph {
         self.impact_with(id, limits, Follow::default())
     }
 
-    /// [`CallGraph::impact`] along the edges `follow` takes.
+    /// [`GraphView::impact_with`].
     pub fn impact_with(&self, id: SymbolId, limits: Limits, follow: Follow) -> Walk {
-        let mut w = self.walk(id, Direction::Incoming, limits, follow);
-        w.hits.retain(|h| !matches!(h.node, NodeRef::External(_)));
-        w
+        memory(GraphView::impact_with(self, id, limits, follow))
     }
 
-    /// Writes `graph.bin`, then `graph.sum`, into `dir` atomically, stamped with
+    /// [`GraphView::node_id_and_name`].
+    pub fn node_id_and_name(&self, n: &NodeRef) -> (String, String) {
+        memory(GraphView::node_id_and_name(self, n))
+    }
+
+    pub(crate) fn petgraph(&self) -> &DiGraph<NodeRef, EdgeData> {
+        &self.graph
+    }
+
+    pub(crate) fn symbol_table(&self) -> &[SymbolInfo] {
+        &self.symbols
+    }
+
+    pub(crate) fn by_name_order(&self) -> &[u32] {
+        &self.by_name
+    }
+
+    pub(crate) fn by_qualified_order(&self) -> &[u32] {
+        &self.by_qualified
+    }
+
+    /// Writes `graph.bin`, then `graph.map` ([`crate::MappedGraph`]), then `graph.sum`, into `dir` atomically, stamped with
     /// `records_generation`: the generation of the records the graph was built or updated
     /// from (`IndexReport::generation`). A failed write (a full disk) leaves no temporary file.
     pub fn save(&self, dir: &Path, records_generation: u64) -> Result<()> {
@@ -743,7 +636,8 @@ impl CallGraph {
             return Err(e);
         }
         std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, error: e })?;
-        // Written after graph.bin: a summary of this generation means graph.bin is too.
+        crate::mapped::save(self, dir, records_generation)?;
+        // Written after graph.bin and graph.map: a summary of this generation means they are too.
         let summary = Summary {
             format_version: GRAPH_FORMAT_VERSION,
             records_generation,
@@ -766,8 +660,10 @@ impl CallGraph {
     /// records). An index run that changed nothing reports these instead of loading the graph.
     pub fn saved_counts(dir: &Path, records_generation: u64) -> Option<(usize, usize)> {
         let s: Summary = postcard::from_bytes(&std::fs::read(dir.join(SUMMARY_FILE)).ok()?).ok()?;
-        (s.format_version == GRAPH_FORMAT_VERSION && s.records_generation == records_generation)
-            .then_some((s.nodes as usize, s.edges as usize))
+        (s.format_version == GRAPH_FORMAT_VERSION
+            && s.records_generation == records_generation
+            && crate::mapped::saved_generation(dir) == Some(records_generation))
+        .then_some((s.nodes as usize, s.edges as usize))
     }
 
     /// Reads `graph.bin` from `dir`, with the symbols of its `records.bin`. A graph of
@@ -861,6 +757,82 @@ impl<W> KeepError<'_, W> {
     }
 }
 
+/// The value of a read of a graph in memory, which cannot fail.
+fn memory<T>(r: Result<T>) -> T {
+    r.unwrap_or_else(|e| panic!("a read of a call graph in memory failed: {e}"))
+}
+
+impl GraphView for CallGraph {
+    fn node_count(&self) -> usize {
+        self.graph.node_count()
+    }
+
+    fn edge_count(&self) -> usize {
+        self.graph.edge_count()
+    }
+
+    fn symbol_count(&self) -> usize {
+        self.symbols.len()
+    }
+
+    fn position(&self, id: SymbolId) -> Result<Option<u32>> {
+        Ok(self.ids.get(&id).copied())
+    }
+
+    fn node(&self, n: u32) -> Result<NodeRef> {
+        Ok(self.graph[NodeIndex::new(n as usize)].clone())
+    }
+
+    fn symbol_at(&self, pos: u32) -> Result<Cow<'_, SymbolInfo>> {
+        Ok(Cow::Borrowed(&self.symbols[pos as usize]))
+    }
+
+    fn edges_of(&self, n: u32, dir: Direction, out: &mut Vec<EdgeMeta>) -> Result<()> {
+        use petgraph::visit::EdgeRef;
+        out.extend(self.graph.edges_directed(NodeIndex::new(n as usize), dir).map(|e| {
+            let d = e.weight();
+            let other = if dir == Direction::Outgoing { e.target() } else { e.source() };
+            EdgeMeta {
+                other: other.index() as u32,
+                confidence: d.confidence,
+                ambiguous: d.ambiguous,
+                rung: d.rung,
+                kind: d.kind,
+                candidates: d.candidates,
+                edge: e.id().index() as u32,
+            }
+        }));
+        Ok(())
+    }
+
+    fn sites(&self, e: &EdgeMeta) -> Result<Vec<Site>> {
+        Ok(self.graph[petgraph::graph::EdgeIndex::new(e.edge as usize)].sites.to_vec())
+    }
+
+    fn named(&self, name: &str) -> Result<Vec<u32>> {
+        Ok(self.equal(&self.by_name, |s| &s.name, name).to_vec())
+    }
+
+    fn qualified(&self, qualified: &str) -> Result<Vec<u32>> {
+        Ok(self.equal(&self.by_qualified, |s| &s.qualified_name, qualified).to_vec())
+    }
+
+    fn positions_in(&self, path: &str) -> Result<Vec<u32>> {
+        let dir = path.trim_matches('/');
+        let mut v: Vec<u32> = (0..self.symbols.len() as u32)
+            .filter(|&p| {
+                let s = &self.symbols[p as usize];
+                s.name != TOP_LEVEL_NAME && within(dir, &s.path)
+            })
+            .collect();
+        v.sort_by(|&a, &b| {
+            let (x, y) = (&self.symbols[a as usize], &self.symbols[b as usize]);
+            (&x.path, x.span.start_line, x.span.start_col).cmp(&(&y.path, y.span.start_line, y.span.start_col))
+        });
+        Ok(v)
+    }
+}
+
 /// Whether a change of the symbols named `names` can change how `r` resolves. A
 /// superset: references with a receiver, and every reference in a language with an
 /// implicit `this`, depend on class hierarchies that may have changed elsewhere.
@@ -911,7 +883,12 @@ pub struct Follow {
 impl Follow {
     /// Whether a walk with these options goes along `e`.
     pub fn takes(&self, e: &EdgeData) -> bool {
-        (self.references || e.kind != EdgeKind::Reference) && (self.possible || !e.ambiguous)
+        self.admits(e.kind, e.ambiguous)
+    }
+
+    /// Whether a walk with these options goes along an edge of `kind`, possible or not.
+    pub fn admits(&self, kind: EdgeKind, ambiguous: bool) -> bool {
+        (self.references || kind != EdgeKind::Reference) && (self.possible || !ambiguous)
     }
 }
 

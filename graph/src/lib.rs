@@ -15,15 +15,19 @@
 //! ```
 mod export;
 mod graph;
+mod mapped;
 pub mod resolve;
+mod view;
 
 pub use export::{rounded, ExportFormat};
 pub use graph::{
     top_level_qualified, CallGraph, EdgeData, Follow, Hit, Limits, NodeRef, Possible, RefEdge, Site, SymbolInfo,
     UpdateStats, Walk, GRAPH_FORMAT_VERSION, TOP_LEVEL_NAME,
 };
+pub use mapped::{open, MappedGraph, MAP_FILE};
 pub use petgraph::Direction;
 pub use resolve::{EdgeKind, Resolution, Rung, Target};
+pub use view::{EdgeMeta, GraphView};
 
 use std::path::PathBuf;
 

@@ -109,7 +109,8 @@ pub struct RepoInfo {
 /// One `cc-server index` run.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct IndexRun {
-    /// `cold`, `warm` or `touched`.
+    /// `cold`, `warm`, `touched` (`--touch` files each with a newline appended) or `edit` (one
+    /// function appended to one other file).
     pub phase: String,
     /// Files parsed in this run.
     pub parsed: u64,
@@ -123,12 +124,21 @@ pub struct IndexRun {
     pub index_to_source: f64,
     /// For `touched`: wall time per changed file.
     pub per_changed_file_ms: Option<f64>,
+    /// Where the run's time went: the index phase (walk, hash, parse, records, search index),
+    /// the graph phase (load, re-resolve, assemble, save) and, of it, the save.
+    pub index_s: f64,
+    pub graph_s: f64,
+    pub graph_save_s: f64,
+    /// References the graph phase resolved (all of them on a full build).
+    pub refs_resolved: u64,
 }
 
 /// Latencies of one query kind, in milliseconds.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct QueryStats {
-    /// `exact`, `keyword`, `semantic`, `hybrid`, `callers`, `callees`, `impact_d3`, `impact_d6`.
+    /// `exact`, `keyword`, `semantic`, `hybrid`, `callers`, `callees`, `impact_d3`, `impact_d6`
+    /// (in this process, the graph opened once), `callers_process` and `impact_d3_process`
+    /// (`cc-server callers ID` / `impact ID --depth 3` each as a fresh process, start to exit).
     pub kind: String,
     pub count: usize,
     pub p50_ms: f64,
@@ -142,6 +152,8 @@ pub struct QueryStats {
     pub samples_ms: Vec<f64>,
     /// Why a kind was not measured (semantic search without a model).
     pub note: Option<String>,
+    /// For the fresh-process kinds: the largest peak resident memory of one process, MB.
+    pub peak_rss_mb: Option<f64>,
 }
 
 /// A peer tool measured on the same tree.
@@ -219,6 +231,15 @@ pub fn run(a: BenchArgs, quiet: bool) -> Result<()> {
     paths.sort_unstable();
     let mut rng = fastrand::Rng::with_seed(a.seed);
     let touched: Vec<String> = sample(&mut rng, &paths, a.touch).into_iter().map(String::from).collect();
+    // The file the `edit` phase appends a function to: one not touched, of a language it can
+    // write a function in (its own seeded choice: the query workload stays the seed's).
+    let mut editable: Vec<&str> = paths
+        .iter()
+        .copied()
+        .filter(|p| !touched.iter().any(|t| t == p) && with_added_function(p, "").is_some())
+        .collect();
+    fastrand::Rng::with_seed(a.seed ^ 0xed17).shuffle(&mut editable);
+    let edited = editable.first().map(|p| p.to_string());
     drop(records);
     for p in &touched {
         touch(&tree.join(p))?;
@@ -236,8 +257,22 @@ pub fn run(a: BenchArgs, quiet: bool) -> Result<()> {
         runs.push(t.run("touched", Some(per)));
     }
 
+    // One function appended to one file: what an agent's edit costs the next run.
+    if let Some(p) = &edited {
+        say(&format!("index after appending a function to {p}"));
+        let file = tree.join(p);
+        let text = std::fs::read_to_string(&file).with_context(|| format!("{}", file.display()))?;
+        let text = with_added_function(p, &text).expect("chosen for it");
+        // A new file in the mirror: the repository's own (hard-linked) file is left alone.
+        std::fs::remove_file(&file)?;
+        std::fs::write(&file, text).with_context(|| format!("{}", file.display()))?;
+        let t = index_child(&tree, &data_dir, a.threads)?;
+        anyhow::ensure!(t.report.changed == 1, "the index run saw {} changed files, 1 was edited", t.report.changed);
+        runs.push(t.run("edit", None));
+    }
     say(&format!("queries: {} per kind, seed {}", a.queries, a.seed));
-    let queries = query_workload(&data, a.queries, &mut rng)?;
+    let mut queries = query_workload(&data, a.queries, &mut rng)?;
+    queries.extend(process_queries(&data_dir, &queries, a.queries.min(PROCESS_QUERIES))?);
 
     let mut peers = Vec::new();
     if a.against {
@@ -319,6 +354,89 @@ fn touch(path: &Path) -> Result<()> {
     std::fs::write(path, bytes).with_context(|| format!("{}", path.display()))
 }
 
+/// `text` of the file `path` with one function added (at the end, or inside the last class
+/// where functions cannot be top-level); `None` for a language it does not write.
+fn with_added_function(path: &str, text: &str) -> Option<String> {
+    let ext = path.rsplit_once('.')?.1;
+    let top = match ext {
+        "py" => "\n\ndef cc_bench_added_function():\n    return 1\n",
+        "rs" => "\npub fn cc_bench_added_function() -> u32 {\n    1\n}\n",
+        "go" => "\nfunc ccBenchAddedFunction() int {\n\treturn 1\n}\n",
+        "ts" | "tsx" | "js" | "jsx" | "mjs" => "\nexport function ccBenchAddedFunction() {\n  return 1;\n}\n",
+        "kt" => "\nfun ccBenchAddedFunction(): Int = 1\n",
+        "c" | "cc" | "cpp" => "\nint cc_bench_added_function(void) { return 1; }\n",
+        "rb" => "\ndef cc_bench_added_function\n  1\nend\n",
+        "java" | "cs" => {
+            let at = text.rfind('}').unwrap_or(0);
+            let method = "\n    static int ccBenchAddedFunction() {\n        return 1;\n    }\n";
+            return Some(format!("{}{method}{}", &text[..at], &text[at..]));
+        }
+        _ => return None,
+    };
+    Some(format!("{text}{top}"))
+}
+
+/// How many symbols the fresh-process kinds run (each query is a process: slow to repeat).
+const PROCESS_QUERIES: usize = 30;
+
+/// `cc-server callers ID` and `cc-server impact ID --depth 3`, each query a fresh process
+/// (start, open the graph, walk, print, exit), over the first `n` symbols of the in-process
+/// callers and impact workloads. Peak memory from `/usr/bin/time` where it is installed.
+fn process_queries(data_dir: &Path, queries: &[QueryStats], n: usize) -> Result<Vec<QueryStats>> {
+    let exe = std::env::current_exe().context("cannot find the cc-server binary")?;
+    let time = Path::new("/usr/bin/time");
+    let mut out = Vec::new();
+    for (kind, from, args) in [
+        ("callers_process", "callers", &["callers"][..]),
+        ("impact_d3_process", "impact_d3", &["impact", "--depth", "3"][..]),
+    ] {
+        let Some(q) = queries.iter().find(|q| q.kind == from) else { continue };
+        let workload: Vec<String> = q.workload.iter().take(n).cloned().collect();
+        let run = |id: &str, rss: Option<&Path>| -> Result<std::process::Output> {
+            let mut cmd = match rss {
+                Some(f) => {
+                    let mut c = Command::new(time);
+                    c.arg("-f").arg("%M").arg("-o").arg(f).arg(&exe);
+                    c
+                }
+                None => Command::new(&exe),
+            };
+            cmd.arg("--data-dir").arg(data_dir).arg("--quiet").args(&args[..1]).arg(id).args(&args[1..]).arg("--json");
+            let o = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).output()?;
+            anyhow::ensure!(
+                o.status.success(),
+                "cc-server {} {id}: {}",
+                args[0],
+                String::from_utf8_lossy(&o.stderr).trim()
+            );
+            Ok(o)
+        };
+        let hits = |o: std::process::Output| -> Result<usize> {
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).context("the query's --json")?;
+            Ok(v["results"].as_array().map_or(0, Vec::len))
+        };
+        let mut st = time_kind(kind, workload.clone(), |id| hits(run(id, None)?))?;
+        if time.is_file() {
+            let f = tempfile::NamedTempFile::new()?;
+            let mut peak: Option<f64> = None;
+            for id in workload.iter().take(5) {
+                run(id, Some(f.path()))?;
+                let kib: Option<f64> =
+                    std::fs::read_to_string(f.path())?.trim().lines().last().and_then(|l| l.parse().ok());
+                peak = match (peak, kib.map(|k| k / 1024.0)) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            st.peak_rss_mb = peak;
+        } else {
+            st.note = Some("peak memory not measured: /usr/bin/time is not installed (apt-get install time)".into());
+        }
+        out.push(st);
+    }
+    Ok(out)
+}
+
 /// `n` distinct items of `items`, seeded.
 fn sample<'a>(rng: &mut fastrand::Rng, items: &[&'a str], n: usize) -> Vec<&'a str> {
     let mut idx: Vec<usize> = (0..items.len()).collect();
@@ -335,6 +453,15 @@ struct ChildReport {
     peak_rss_mb: Option<f64>,
     changed: u64,
     stats: ChildStats,
+    seconds: f64,
+    graph: ChildGraph,
+}
+
+#[derive(Deserialize)]
+struct ChildGraph {
+    seconds: f64,
+    save_seconds: f64,
+    refs_resolved: u64,
 }
 
 #[derive(Deserialize)]
@@ -368,6 +495,10 @@ impl Child {
             index_bytes: self.index_bytes,
             index_to_source: self.index_bytes as f64 / (s.bytes.max(1)) as f64,
             per_changed_file_ms,
+            index_s: self.report.seconds,
+            graph_s: self.report.graph.seconds,
+            graph_save_s: self.report.graph.save_seconds,
+            refs_resolved: self.report.graph.refs_resolved,
         }
     }
 }
@@ -437,8 +568,13 @@ pub fn status_kib(status: &str, field: &str) -> Option<u64> {
 /// The query workload on the bench's index: each kind over symbols drawn with `rng`.
 fn query_workload(data: &DataDir, n: usize, rng: &mut fastrand::Rng) -> Result<Vec<QueryStats>> {
     let loaded = crate::engine::Loaded::open(data, NAME)?;
-    let graph = &loaded.graph;
-    let mut symbols: Vec<&cc_graph::SymbolInfo> = graph.symbols().collect();
+    // The graph as the server walks it (`graph.map` in place).
+    let graph = &*loaded.graph;
+    let mut all = Vec::with_capacity(graph.symbol_count());
+    for p in 0..graph.symbol_count() as u32 {
+        all.push(graph.symbol_at(p)?.into_owned());
+    }
+    let mut symbols: Vec<&cc_graph::SymbolInfo> = all.iter().collect();
     if symbols.is_empty() {
         bail!("the repository has no symbols to query");
     }
@@ -465,7 +601,7 @@ fn query_workload(data: &DataDir, n: usize, rng: &mut fastrand::Rng) -> Result<V
         let queries: Vec<String> = pick().into_iter().map(words).collect();
         let search = |q: &str| {
             let sq = SearchQuery { text: q.to_string(), limit: 10, ..Default::default() };
-            crate::engine::hybrid_search(&loaded.repo, &loaded.vectors, &sq, mode)
+            crate::engine::hybrid_search(&loaded.repo, loaded.vectors(), &sq, mode)
         };
         // One query first: does this mode run as asked (semantic needs vectors and a model)?
         let probe = search(&queries[0])?;
@@ -477,20 +613,22 @@ fn query_workload(data: &DataDir, n: usize, rng: &mut fastrand::Rng) -> Result<V
         }
         out.push(time_kind(mode.as_str(), queries, |q| Ok(search(q)?.hits.len()))?);
     }
-    type WalkFn = fn(&cc_graph::CallGraph, cc_indexer::SymbolId, cc_graph::Limits) -> cc_graph::Walk;
-    let walks: [(&str, usize, WalkFn); 4] = [
-        ("callers", 1, cc_graph::CallGraph::callers),
-        ("callees", 1, cc_graph::CallGraph::callees),
-        ("impact_d3", 3, cc_graph::CallGraph::impact),
-        ("impact_d6", 6, cc_graph::CallGraph::impact),
-    ];
-    for (kind, depth, f) in walks {
+    use cc_graph::Direction::{Incoming, Outgoing};
+    let walks =
+        [("callers", 1, Incoming), ("callees", 1, Outgoing), ("impact_d3", 3, Incoming), ("impact_d6", 6, Incoming)];
+    for (kind, depth, dir) in walks {
         let picked = pick();
         let ids: std::collections::HashMap<String, cc_indexer::SymbolId> =
             picked.iter().map(|s| (s.id.to_string(), s.id)).collect();
         let limits = cc_graph::Limits { depth, nodes: cc_graph::Limits::default().nodes };
         out.push(time_kind(kind, picked.iter().map(|s| s.id.to_string()).collect(), |q| {
-            Ok(f(graph, ids[q], limits).hits.len())
+            let follow = cc_graph::Follow::default();
+            let w = if kind.starts_with("impact") {
+                graph.impact_with(ids[q], limits, follow)?
+            } else {
+                graph.walk(ids[q], dir, limits, follow)?
+            };
+            Ok(w.hits.len())
         })?);
     }
     Ok(out)
@@ -518,6 +656,7 @@ fn stats(kind: &str, workload: Vec<String>, samples_ms: Vec<f64>, hits: usize) -
         p95_ms: percentile(&sorted, 95.0),
         p99_ms: percentile(&sorted, 99.0),
         max_ms: sorted.last().copied().unwrap_or(0.0),
+        peak_rss_mb: None,
         mean_hits: hits as f64 / samples_ms.len().max(1) as f64,
         workload,
         samples_ms,
@@ -680,13 +819,25 @@ pub fn table(r: &BenchReport) -> String {
     );
     let _ = writeln!(
         t,
-        "{:<10} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>10} {:>14}",
-        "index", "parsed", "wall_s", "MB/s", "files/s", "RSS_MB", "size_MB", "size/src", "ms/changed"
+        "{:<10} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>10} {:>11} {:>8} {:>8} {:>8} {:>9}",
+        "index",
+        "parsed",
+        "wall_s",
+        "MB/s",
+        "files/s",
+        "RSS_MB",
+        "size_MB",
+        "size/src",
+        "ms/changed",
+        "index_s",
+        "graph_s",
+        "save_s",
+        "refs"
     );
     for i in &r.index {
         let _ = writeln!(
             t,
-            "{:<10} {:>7} {:>9.3} {:>8.1} {:>9.0} {:>8} {:>9.1} {:>10.2} {:>14}",
+            "{:<10} {:>7} {:>9.3} {:>8.1} {:>9.0} {:>8} {:>9.1} {:>10.2} {:>11} {:>8.3} {:>8.3} {:>8.3} {:>9}",
             i.phase,
             i.parsed,
             i.wall_s,
@@ -695,23 +846,34 @@ pub fn table(r: &BenchReport) -> String {
             i.peak_rss_mb.map_or("-".into(), |m| format!("{m:.0}")),
             i.index_bytes as f64 / 1e6,
             i.index_to_source,
-            i.per_changed_file_ms.map_or("-".into(), |m| format!("{m:.1}"))
+            i.per_changed_file_ms.map_or("-".into(), |m| format!("{m:.1}")),
+            i.index_s,
+            i.graph_s,
+            i.graph_save_s,
+            i.refs_resolved
         );
     }
     let _ = writeln!(
         t,
-        "\n{:<10} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "query", "count", "p50_ms", "p95_ms", "p99_ms", "max_ms", "mean_hits"
+        "\n{:<17} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>8}",
+        "query", "count", "p50_ms", "p95_ms", "p99_ms", "max_ms", "mean_hits", "RSS_MB"
     );
     for q in &r.queries {
         if let Some(note) = q.note.as_deref().filter(|_| q.count == 0) {
-            let _ = writeln!(t, "{:<10} {:>7}  {note}", q.kind, 0);
+            let _ = writeln!(t, "{:<17} {:>7}  {note}", q.kind, 0);
             continue;
         }
         let _ = writeln!(
             t,
-            "{:<10} {:>7} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>10.1}",
-            q.kind, q.count, q.p50_ms, q.p95_ms, q.p99_ms, q.max_ms, q.mean_hits
+            "{:<17} {:>7} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>10.1} {:>8}",
+            q.kind,
+            q.count,
+            q.p50_ms,
+            q.p95_ms,
+            q.p99_ms,
+            q.max_ms,
+            q.mean_hits,
+            q.peak_rss_mb.map_or("-".into(), |m| format!("{m:.1}"))
         );
     }
     if !r.peers.is_empty() {

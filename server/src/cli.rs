@@ -1029,7 +1029,8 @@ fn symbol(data: &DataDir, a: SymbolArgs) -> Result<()> {
                 let l = crate::engine::Loaded::open(data, &r.meta.name)?;
                 let path = if path == "." { "" } else { path.as_str() };
                 found.extend(
-                    crate::ops::symbols_in(&l.graph, path, name.as_deref())
+                    crate::ops::symbols_in(&*l.graph, path, name.as_deref())?
+                        .into_iter()
                         .take(limit - found.len().min(limit))
                         .map(|s| (r.meta.name.clone(), s)),
                 );
@@ -1146,11 +1147,15 @@ fn graph_command(data: &DataDir, a: GraphCommandArgs) -> Result<()> {
                 ))
                 .into());
             }
-            let l = crate::engine::Loaded::open(data, &repos[0].meta.name)?;
+            // Every edge: the graph in memory (the map answers walks, not a full listing).
+            let graph = cc_graph::CallGraph::load(&repos[0].dir).with_context(|| {
+                let (name, root) = (&repos[0].meta.name, &repos[0].meta.root);
+                format!("the call graph of '{name}': rebuild it with `cc-server index {root} --name {name}`")
+            })?;
             let format = cc_graph::ExportFormat::parse(&e.format).expect("clap checked the format");
             let stdout = std::io::stdout();
             let mut w = std::io::BufWriter::new(stdout.lock());
-            let written = l.graph.export(&mut w, format).and_then(|()| std::io::Write::flush(&mut w));
+            let written = graph.export(&mut w, format).and_then(|()| std::io::Write::flush(&mut w));
             match written {
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
                 r => Ok(r?),
@@ -1161,11 +1166,12 @@ fn graph_command(data: &DataDir, a: GraphCommandArgs) -> Result<()> {
 
 fn graph_query(data: &DataDir, op: GraphOp, q: &GraphQuery) -> Result<()> {
     let repos = pick_repos(data, q.repo.as_deref())?;
-    let loaded: Vec<crate::engine::Loaded> =
-        repos.iter().map(|r| crate::engine::Loaded::open(data, &r.meta.name)).collect::<Result<_>>()?;
-    let graphs: Vec<&cc_graph::CallGraph> = loaded.iter().map(|l| &l.graph).collect();
+    // The graphs alone, walked in place: a query opens no search index and reads no vectors.
+    let loaded: Vec<Box<dyn cc_graph::GraphView>> =
+        repos.iter().map(crate::engine::open_graph).collect::<Result<_>>()?;
+    let graphs: Vec<&dyn cc_graph::GraphView> = loaded.iter().map(|g| &**g).collect();
     let name = q.name.as_str();
-    let (i, start) = match crate::ops::find(&graphs, name) {
+    let (i, start) = match crate::ops::find(&graphs, name)? {
         crate::ops::Found::One(i, s) => (i, s),
         crate::ops::Found::None => return Err(NoSuchSymbol(name.to_string()).into()),
         crate::ops::Found::Many(matches) => {
@@ -1188,14 +1194,14 @@ fn graph_query(data: &DataDir, op: GraphOp, q: &GraphQuery) -> Result<()> {
     };
     let graph = graphs[i];
     let (walk, depth) =
-        crate::ops::walk(graph, op, start, q.depth.map(|d| d as usize), q.limit.map(|n| n as usize), q.follow);
+        crate::ops::walk(graph, op, &start, q.depth.map(|d| d as usize), q.limit.map(|n| n as usize), q.follow)?;
     let out = crate::mcp::tools::code::walk_out(
         crate::store::DEFAULT_WORKSPACE,
         &repos[i].meta.name,
         graph,
-        start,
+        &start,
         depth as u32,
         walk,
-    );
+    )?;
     output::print_walk(op, &out, q.json)
 }

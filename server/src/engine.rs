@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use cc_graph::CallGraph;
+use cc_graph::{CallGraph, GraphView};
 use cc_indexer::vectors::EmbedProgress;
 use cc_indexer::{DataDir, IndexOptions, IndexReport, Progress, Repo, VectorIndex, VectorReport};
 use serde::Serialize;
@@ -47,6 +47,8 @@ pub struct GraphReport {
     /// `false` when an existing graph was updated incrementally.
     pub full: bool,
     pub seconds: f64,
+    /// Of `seconds`, writing graph.bin and graph.map (0 when nothing changed).
+    pub save_seconds: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -118,8 +120,8 @@ pub fn index_with(
     let unchanged = report.rebuilt.is_none() && report.parsed == 0 && report.deleted == 0;
     if let Some((nodes, edges)) = unchanged.then(|| CallGraph::saved_counts(&dir, report.generation)).flatten() {
         drop(records);
-        let graph =
-            GraphReport { nodes, edges, refs_resolved: 0, full: false, seconds: started.elapsed().as_secs_f64() };
+        let seconds = started.elapsed().as_secs_f64();
+        let graph = GraphReport { nodes, edges, refs_resolved: 0, full: false, seconds, save_seconds: 0.0 };
         return Ok(Indexed { index: report, graph, embeddings, peak_rss_mb: peak_rss_mb() });
     }
     // An incremental run updates the saved graph; a rebuilt index, files whose module or
@@ -139,9 +141,11 @@ pub fn index_with(
         None => (true, n),
     };
     tracing::debug!(peak_rss_mb = ?peak_rss_mb(), "graph built");
+    let saving = Instant::now();
     if write_graph {
         graph.save(&dir, report.generation)?;
     }
+    let save_seconds = saving.elapsed().as_secs_f64();
     // The graph and the vectors are part of the index on disk too.
     let mut report = report;
     report.stats.index_bytes = cc_indexer::store::refresh_index_bytes(&dir)?;
@@ -151,28 +155,46 @@ pub fn index_with(
         refs_resolved,
         full,
         seconds: started.elapsed().as_secs_f64(),
+        save_seconds,
     };
     let peak_rss_mb = peak_rss_mb();
     cc_indexer::memory::drop_in_background(graph);
     Ok(Indexed { index: report, graph: graph_report, embeddings, peak_rss_mb })
 }
 
-/// An indexed repository with its call graph, ready for queries.
+/// The vectors of a repository as read: `Ok(None)` when it has none, `Err` when they cannot be read.
+pub type Vectors = std::result::Result<Option<VectorIndex>, String>;
+
+/// An indexed repository with its call graph, ready for queries. Opening one reads no more
+/// than headers: the graph is walked in place (`graph.map`), the search index is mapped, and
+/// the vectors are read on the first search that needs them.
 pub struct Loaded {
     pub repo: Repo,
-    pub graph: CallGraph,
-    /// The repository's vectors: `Ok(None)` when it has none, `Err` when they cannot be read.
-    pub vectors: std::result::Result<Option<VectorIndex>, String>,
+    pub graph: Box<dyn GraphView>,
+    vectors: std::sync::OnceLock<Vectors>,
+    in_memory: std::sync::OnceLock<std::result::Result<CallGraph, String>>,
 }
 
 impl Loaded {
     pub fn open(data: &DataDir, name: &str) -> Result<Loaded> {
         let repo = Repo::open(data, name)?;
-        let graph = CallGraph::load(&repo.dir).with_context(|| {
-            format!("the call graph of '{name}': rebuild it with `cc-server index {} --name {name}`", repo.meta.root)
-        })?;
-        let vectors = VectorIndex::read(&repo.dir).map_err(|e| e.to_string());
-        Ok(Loaded { repo, graph, vectors })
+        let graph = open_graph(&repo)?;
+        Ok(Loaded { repo, graph, vectors: std::sync::OnceLock::new(), in_memory: std::sync::OnceLock::new() })
+    }
+
+    /// The whole graph in memory, loaded once, for work that reads all of it (a review's
+    /// analysis and diagram checks); queries use [`Loaded::graph`].
+    pub fn call_graph(&self) -> std::result::Result<&CallGraph, String> {
+        let loaded = self.in_memory.get_or_init(|| {
+            let name = &self.repo.meta.name;
+            CallGraph::load(&self.repo.dir).map_err(|e| format!("the call graph of '{name}': {e}"))
+        });
+        loaded.as_ref().map_err(Clone::clone)
+    }
+
+    /// The repository's vectors, read once.
+    pub fn vectors(&self) -> &Vectors {
+        self.vectors.get_or_init(|| VectorIndex::read(&self.repo.dir).map_err(|e| e.to_string()))
     }
 
     /// Searches in `mode`, embedding the query with the process's model when the mode needs it.
@@ -181,14 +203,23 @@ impl Loaded {
         q: &cc_indexer::SearchQuery,
         mode: cc_indexer::Mode,
     ) -> cc_indexer::Result<cc_indexer::HybridResult> {
-        hybrid_search(&self.repo, &self.vectors, q, mode)
+        hybrid_search(&self.repo, self.vectors(), q, mode)
     }
+}
+
+/// The call graph of `repo` for queries ([`cc_graph::open`]), with an error that says how to
+/// rebuild it.
+pub fn open_graph(repo: &Repo) -> Result<Box<dyn GraphView>> {
+    let name = &repo.meta.name;
+    cc_graph::open(&repo.dir).with_context(|| {
+        format!("the call graph of '{name}': rebuild it with `cc-server index {} --name {name}`", repo.meta.root)
+    })
 }
 
 /// [`Loaded::search`] for a repository opened without its graph (the CLI).
 pub fn hybrid_search(
     repo: &Repo,
-    vectors: &std::result::Result<Option<VectorIndex>, String>,
+    vectors: &Vectors,
     q: &cc_indexer::SearchQuery,
     mode: cc_indexer::Mode,
 ) -> cc_indexer::Result<cc_indexer::HybridResult> {

@@ -8,7 +8,9 @@
 //! asked ([`Follow`]).
 
 pub use cc_graph::Follow;
-use cc_graph::{CallGraph, Limits, SymbolInfo, Walk};
+use std::borrow::Cow;
+
+use cc_graph::{GraphView, Limits, SymbolInfo, Walk};
 use cc_indexer::SymbolDoc;
 
 /// Hops callers and callees follow when not told.
@@ -39,22 +41,23 @@ impl GraphOp {
 #[derive(Debug)]
 pub enum Found<'a> {
     /// One symbol: the index of its repository in the list given, and the symbol.
-    One(usize, &'a SymbolInfo),
+    One(usize, Cow<'a, SymbolInfo>),
     /// None in any repository.
     None,
     /// Several: each with its repository's index, in the repositories' order.
-    Many(Vec<(usize, &'a SymbolInfo)>),
+    Many(Vec<(usize, Cow<'a, SymbolInfo>)>),
 }
 
 /// Finds `name` in each of `graphs`, in order, read as every command and tool reads a name:
 /// an id, a qualified name, a plain name, a file's top level, a qualified suffix
 /// (`Class.method`, `mod::f`), and when none of those matches, a name in another case.
-pub fn find<'a>(graphs: &[&'a CallGraph], name: &str) -> Found<'a> {
+/// Fails only when a graph cannot be read (a damaged `graph.map`).
+pub fn find<'a>(graphs: &[&'a dyn GraphView], name: &str) -> cc_graph::Result<Found<'a>> {
     // `name(params)`: the overload whose parameters these are (`toJson(Object)`, `f(self, x)`).
     if let Some((base, wanted)) = name.trim().strip_suffix(')').and_then(|n| n.split_once('(')) {
         let wanted = split_params(wanted);
-        return match find(graphs, base) {
-            Found::One(i, s) if params_match(s, &wanted) => Found::One(i, s),
+        return Ok(match find(graphs, base)? {
+            Found::One(i, s) if params_match(&s, &wanted) => Found::One(i, s),
             Found::One(..) | Found::None => Found::None,
             Found::Many(v) => {
                 let mut v: Vec<_> = v.into_iter().filter(|(_, s)| params_match(s, &wanted)).collect();
@@ -67,30 +70,25 @@ pub fn find<'a>(graphs: &[&'a CallGraph], name: &str) -> Found<'a> {
                     _ => Found::Many(v),
                 }
             }
-        };
+        });
     }
-    let mut all: Vec<(usize, &SymbolInfo)> = Vec::new();
+    let mut all: Vec<(usize, Cow<'a, SymbolInfo>)> = Vec::new();
     for (i, g) in graphs.iter().enumerate() {
-        all.extend(g.find(name).into_iter().map(|s| (i, s)));
+        all.extend(g.find(name)?.into_iter().map(|s| (i, s)));
     }
     if all.is_empty() {
-        let name = name.trim();
         for (i, g) in graphs.iter().enumerate() {
-            all.extend(
-                g.symbols()
-                    .filter(|s| s.name.eq_ignore_ascii_case(name) || s.qualified_name.eq_ignore_ascii_case(name))
-                    .map(|s| (i, s)),
-            );
+            all.extend(g.find_any_case(name.trim())?.into_iter().map(|s| (i, s)));
         }
     }
-    match all.len() {
+    Ok(match all.len() {
         0 => Found::None,
         1 => {
-            let (i, s) = all[0];
+            let (i, s) = all.remove(0);
             Found::One(i, s)
         }
         _ => Found::Many(all),
-    }
+    })
 }
 
 /// The comma-separated parts of a parameter list, outside any brackets, trimmed.
@@ -138,13 +136,13 @@ fn params_match(s: &SymbolInfo, wanted: &[String]) -> bool {
 /// (default [`DEFAULT_LIMIT`]), along the edges `follow` takes; answers the walk and the
 /// depth used.
 pub fn walk(
-    graph: &CallGraph,
+    graph: &dyn GraphView,
     op: GraphOp,
     start: &SymbolInfo,
     depth: Option<usize>,
     limit: Option<usize>,
     follow: Follow,
-) -> (Walk, usize) {
+) -> cc_graph::Result<(Walk, usize)> {
     use cc_graph::Direction;
     let depth = depth.unwrap_or(op.default_depth());
     let limits = Limits { depth, nodes: limit.unwrap_or(DEFAULT_LIMIT) };
@@ -153,13 +151,13 @@ pub fn walk(
         GraphOp::Callees => graph.walk(id, Direction::Outgoing, limits, follow),
         GraphOp::Impact => graph.impact_with(id, limits, follow),
     };
-    let mut w = from(start.id);
+    let mut w = from(start.id)?;
     // Who calls a class calls its constructor: `Flask(...)` is an edge to `Flask.__init__`.
     // Those callers are the class's too, reached through the constructor.
     if op != GraphOp::Callees && start.kind.is_type_like() {
         let start_node = cc_graph::NodeRef::Symbol(start.id);
-        for ctor in constructors(graph, start) {
-            let more = from(ctor.id);
+        for ctor in constructors(graph, start)? {
+            let more = from(ctor.id)?;
             let ctor_node = cc_graph::NodeRef::Symbol(ctor.id);
             for mut h in more.hits {
                 if h.node == start_node || w.hits.iter().any(|x| x.node == h.node) || w.hits.len() >= limits.nodes {
@@ -176,14 +174,15 @@ pub fn walk(
         }
         w.hits.sort_by(|a, b| a.distance.cmp(&b.distance).then(b.confidence.total_cmp(&a.confidence)));
     }
-    (w, depth)
+    Ok((w, depth))
 }
 
 /// The constructors a type defines (`__init__`, `constructor`, `new`, a method of the type's
 /// own name), as the graph resolves constructor calls to them.
-fn constructors<'a>(graph: &'a CallGraph, class: &'a SymbolInfo) -> impl Iterator<Item = &'a SymbolInfo> + 'a {
+fn constructors(graph: &dyn GraphView, class: &SymbolInfo) -> cc_graph::Result<Vec<SymbolInfo>> {
     let names = cc_graph::resolve::constructor_names(&class.name);
-    graph.symbols_in(&class.path).into_iter().filter(move |s| {
+    let mut v: Vec<SymbolInfo> = graph.symbols_in(&class.path)?.into_iter().map(Cow::into_owned).collect();
+    v.retain(|s| {
         s.kind.is_callable()
             && names.contains(&s.name.as_str())
             && s.span.start_line >= class.span.start_line
@@ -192,7 +191,8 @@ fn constructors<'a>(graph: &'a CallGraph, class: &'a SymbolInfo) -> impl Iterato
             && (s.qualified_name.strip_suffix(s.name.as_str()).is_some_and(|q| {
                 q.strip_suffix('.').or_else(|| q.strip_suffix("::")) == Some(class.qualified_name.as_str())
             }))
-    })
+    });
+    Ok(v)
 }
 
 /// The symbols `name` means in `repo`, from its symbol index alone: an id, a plain name, a
@@ -210,16 +210,16 @@ pub fn lookup_indexed(repo: &cc_indexer::Repo, name: &str, limit: usize) -> cc_i
 /// What [`find`] finds in `graph` for `name`, with each symbol's doc from the symbol index.
 pub fn lookup_in_graph(
     repo: &cc_indexer::Repo,
-    graph: &CallGraph,
+    graph: &dyn GraphView,
     name: &str,
     limit: usize,
-) -> cc_indexer::Result<Vec<SymbolDoc>> {
-    let found = match find(&[graph], name) {
+) -> anyhow::Result<Vec<SymbolDoc>> {
+    let found = match find(&[graph], name)? {
         Found::None => Vec::new(),
         Found::One(_, s) => vec![s],
         Found::Many(v) => v.into_iter().map(|(_, s)| s).collect(),
     };
-    found.into_iter().take(limit).map(|s| Ok(repo.symbols.get(s.id)?.unwrap_or_else(|| symbol_doc(s)))).collect()
+    found.into_iter().take(limit).map(|s| Ok(repo.symbols.get(s.id)?.unwrap_or_else(|| symbol_doc(&s)))).collect()
 }
 
 /// A graph symbol as the symbol index gives one (the graph keeps no doc comments).
@@ -239,12 +239,13 @@ pub fn symbol_doc(s: &SymbolInfo) -> SymbolDoc {
 
 /// The symbols defined in the file or folder `path` (`""`: all), in path and line order;
 /// with `name`, only those whose name or qualified name it is.
-pub fn symbols_in<'a>(graph: &'a CallGraph, path: &str, name: Option<&'a str>) -> impl Iterator<Item = SymbolDoc> + 'a {
-    graph
-        .symbols_in(path)
+pub fn symbols_in(graph: &dyn GraphView, path: &str, name: Option<&str>) -> cc_graph::Result<Vec<SymbolDoc>> {
+    Ok(graph
+        .symbols_in(path)?
         .into_iter()
-        .filter(move |s| name.is_none_or(|n| s.name == n || s.qualified_name == n))
-        .map(symbol_doc)
+        .filter(|s| name.is_none_or(|n| s.name == n || s.qualified_name == n))
+        .map(|s| symbol_doc(&s))
+        .collect())
 }
 
 #[cfg(test)]

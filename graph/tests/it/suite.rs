@@ -234,3 +234,22 @@ fn precision_and_recall_per_language() {
     println!("{table}\n{by_kind}\n{details}");
     assert!(failures.is_empty(), "{}\n\n{table}\n{by_kind}\n{details}", failures.join("\n"));
 }
+
+/// Every case of every suite file, as (language/case name, fixture): a corpus of small
+/// repositories in every language, for tests that compare two forms of one graph.
+pub(crate) fn all_fixtures() -> Vec<(String, String)> {
+    let dir = cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("tests/suite");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in &files {
+        let lang = f.file_stem().unwrap().to_string_lossy().into_owned();
+        let suite = parse_suite(&std::fs::read_to_string(f).unwrap(), &lang);
+        out.extend(suite.cases.into_iter().map(|c| (format!("{lang}/{}", c.name), c.fixture)));
+    }
+    out
+}

@@ -746,9 +746,12 @@ pub async fn read_cc(
         Address::File { path, .. } => (path.to_string(), 1, u32::MAX),
         Address::Messages { .. } | Address::Plan { .. } => unreachable!("answered above"),
         Address::Symbol { id, .. } => {
-            let sym = cc_indexer::SymbolId::parse(id)
-                .and_then(|sid| l.graph.symbol(sid))
-                .ok_or_else(|| not_found(format!("no symbol {id} in {repo}")))?;
+            let sym = match cc_indexer::SymbolId::parse(id).map(|sid| l.graph.symbol(sid)) {
+                Some(Err(e)) => return Err(ErrorData::internal_error(e.to_string(), None)),
+                Some(Ok(s)) => s,
+                None => None,
+            };
+            let sym = sym.ok_or_else(|| not_found(format!("no symbol {id} in {repo}")))?;
             (sym.path.clone(), sym.span.start_line, sym.span.end_line)
         }
     };

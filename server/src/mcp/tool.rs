@@ -385,6 +385,13 @@ impl From<anyhow::Error> for ToolError {
     }
 }
 
+/// A graph that cannot be read (a damaged `graph.map`): the server's fault, not the caller's.
+impl From<cc_graph::Error> for ToolError {
+    fn from(e: cc_graph::Error) -> Self {
+        ToolError::internal(e.to_string())
+    }
+}
+
 impl From<crate::store::StoreError> for ToolError {
     fn from(e: crate::store::StoreError) -> Self {
         use crate::store::StoreError as S;

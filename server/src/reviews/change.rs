@@ -165,14 +165,18 @@ pub fn analyze(data: &DataDir, root: &Path, repo: &str, base: &str, head: &str) 
     let i = Instant::now();
     // Callers of each changed symbol: (node, its file).
     let mut callers: Vec<BTreeSet<(String, String)>> = Vec::with_capacity(changed.len());
+    let (base_g, head_g) = (
+        base_graph.call_graph().map_err(AnalysisError::Failed)?,
+        head_graph.call_graph().map_err(AnalysisError::Failed)?,
+    );
     for (s, _) in &mut changed {
-        let g = if s.change == Change::Removed { &base_graph.graph } else { &head_graph.graph };
+        let g = if s.change == Change::Removed { base_g } else { head_g };
         let set = callers_of(g, &s.id);
         s.callers = set.len();
         callers.push(set);
     }
     let cohorts = group(&changed, &callers);
-    let walkthrough = walkthrough(&cohorts, &base_graph.graph, &head_graph.graph);
+    let walkthrough = walkthrough(&cohorts, base_g, head_g);
     t.impact_ms = ms(i);
     t.total_ms = ms(started);
     Ok(Analysis { base_sha, head_sha, files, cohorts, walkthrough, timings: t })
@@ -269,7 +273,8 @@ fn callers_of(g: &CallGraph, id: &str) -> BTreeSet<(String, String)> {
     let Some(s) = SymbolId::parse(id).and_then(|i| g.symbol(i)) else {
         return BTreeSet::new();
     };
-    let (w, _) = crate::ops::walk(g, crate::ops::GraphOp::Impact, s, Some(IMPACT_DEPTH), None, Follow::default());
+    let (w, _) = crate::ops::walk(g, crate::ops::GraphOp::Impact, s, Some(IMPACT_DEPTH), None, Follow::default())
+        .expect("a graph in memory answers every read");
     w.hits
         .into_iter()
         .filter_map(|h| match h.node {

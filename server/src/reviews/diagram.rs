@@ -384,8 +384,9 @@ fn names_list(nodes: &[Node<'_>]) -> String {
 /// Checks every element of `diagram` against `repo`'s call graph, links within `depth`
 /// hops (at least 1). The rules are the module's. A link whose `from` or `to` names no node
 /// of the diagram is contradicted (see [`Diagram::validate`] to refuse it instead).
-pub fn verify(repo: &Loaded, diagram: &Diagram, depth: usize) -> DiagramCheck {
-    let c = Checker { repo, g: &repo.graph, depth: depth.max(1), records: std::cell::OnceCell::new() };
+/// Fails when the call graph cannot be loaded.
+pub fn verify(repo: &Loaded, diagram: &Diagram, depth: usize) -> Result<DiagramCheck, String> {
+    let c = Checker { repo, g: repo.call_graph()?, depth: depth.max(1), records: std::cell::OnceCell::new() };
     let parts = diagram.parts();
     let mut elements = Vec::new();
     let resolved: Vec<Res> = parts.nodes.iter().map(|n| c.resolve(n.symbol, n.path)).collect();
@@ -414,12 +415,12 @@ pub fn verify(repo: &Loaded, diagram: &Diagram, depth: usize) -> DiagramCheck {
         elements.push(ElementCheck { pointer, status: check.0, detail: check.1, symbols: check.2 });
     }
     let count = |s: Status| elements.iter().filter(|e| e.status == s).count();
-    DiagramCheck {
+    Ok(DiagramCheck {
         verified: count(Status::Verified),
         unverified: count(Status::Unverified),
         contradicted: count(Status::Contradicted),
         elements,
-    }
+    })
 }
 
 /// One thing a name means: a symbol, or a module or file (its symbols) that has no node of
@@ -536,11 +537,16 @@ struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
+    /// [`ops::find`] in this graph (in memory: it answers every read).
+    fn find(&self, spec: &str) -> Found<'a> {
+        ops::find(&[self.g], spec).expect("a graph in memory answers every read")
+    }
+
     fn resolve(&self, spec: &str, path: Option<&str>) -> Res {
-        let found: Vec<&SymbolInfo> = match ops::find(&[self.g], spec) {
+        let found: Vec<&SymbolInfo> = match self.find(spec) {
             Found::None => Vec::new(),
-            Found::One(_, s) => vec![s],
-            Found::Many(v) => v.into_iter().map(|(_, s)| s).collect(),
+            Found::One(_, s) => vec![self.g.borrowed(s)],
+            Found::Many(v) => v.into_iter().map(|(_, s)| self.g.borrowed(s)).collect(),
         };
         let under = |p: &str| {
             path.is_none_or(|dir| {
@@ -758,13 +764,13 @@ impl<'a> Checker<'a> {
                 let path = |s: &SymbolInfo| {
                     enclosing.map(|e| vec![NodeRef::Symbol(e.id), NodeRef::Symbol(s.id)]).unwrap_or_default()
                 };
-                match ops::find(&[self.g], &written) {
+                match self.find(&written) {
                     Found::One(_, s) if to.members.contains(&s.id) => {
-                        return Link::Fact(path(s), format!("the {site}"))
+                        return Link::Fact(path(&s), format!("the {site}"))
                     }
                     Found::Many(v) if maybe.rank() == 0 && v.iter().any(|(_, s)| to.members.contains(&s.id)) => {
-                        let s = v.iter().find(|(_, s)| to.members.contains(&s.id)).expect("one is").1;
-                        let path = path(s);
+                        let s = v.iter().find(|(_, s)| to.members.contains(&s.id)).expect("one is").1.clone();
+                        let path = path(&s);
                         maybe = Link::Maybe(
                             path,
                             format!("the {site}, which names {} symbols, this one among them", v.len()),
@@ -1175,7 +1181,7 @@ class Approved:
     fn check(l: &Loaded, diagram: serde_json::Value, depth: usize, expected: &[(&str, Status)]) -> DiagramCheck {
         let d: Diagram = serde_json::from_value(diagram).unwrap();
         d.validate().unwrap();
-        let c = verify(l, &d, depth);
+        let c = verify(l, &d, depth).unwrap();
         let got: Vec<(&str, Status)> = c.elements.iter().map(|e| (e.pointer.as_str(), e.status)).collect();
         assert_eq!(got, expected, "{}", serde_json::to_string_pretty(&c.elements).unwrap());
         let n = |s| expected.iter().filter(|e| e.1 == s).count();

@@ -110,10 +110,18 @@ fn bench_measures_a_repository_side_by_side_with_peers() {
     assert_eq!(j["repo"]["files"], 4);
     assert!(j["machine"]["cores"].as_u64().unwrap() >= 1);
     let phases: Vec<&str> = j["index"].as_array().unwrap().iter().map(|i| i["phase"].as_str().unwrap()).collect();
-    assert_eq!(phases, ["cold", "warm", "touched"]);
+    assert_eq!(phases, ["cold", "warm", "touched", "edit"]);
     assert_eq!(j["index"][0]["parsed"], 4);
     assert_eq!(j["index"][1]["parsed"], 0);
     assert_eq!(j["index"][2]["parsed"], 2);
+    assert_eq!(j["index"][3]["parsed"], 1, "the edit changes one file");
+    // Each run's time split by phase: a cold run resolves every reference and saves the
+    // graph; a warm one resolves and saves nothing.
+    let f = |i: usize, k: &str| j["index"][i][k].as_f64().unwrap();
+    assert!(f(0, "refs_resolved") > 0.0 && f(0, "graph_save_s") > 0.0 && f(0, "index_s") > 0.0);
+    assert!(f(0, "graph_s") >= f(0, "graph_save_s"));
+    assert_eq!((f(1, "refs_resolved"), f(1, "graph_save_s")), (0.0, 0.0));
+    assert!(f(3, "graph_save_s") > 0.0, "the edit saves the graph again");
     assert!(j["index"][0]["peak_rss_mb"].as_f64().unwrap() > 1.0);
     // The size on disk is the whole folder (graph included) from the cold run on: a warm
     // run that writes nothing reports the same size.
@@ -130,8 +138,17 @@ fn bench_measures_a_repository_side_by_side_with_peers() {
         assert!(q["p50_ms"].as_f64().unwrap() <= q["p99_ms"].as_f64().unwrap());
     }
     // Callers of symbols drawn from a repository where most functions are called find hits.
-    let callers = j["queries"].as_array().unwrap().iter().find(|q| q["kind"] == "callers").unwrap();
+    let kind = |k: &str| j["queries"].as_array().unwrap().iter().find(|q| q["kind"] == k).unwrap().clone();
+    let callers = kind("callers");
     assert!(callers["mean_hits"].as_f64().unwrap() > 0.0, "{callers}");
+    // The same queries as fresh processes: the same answers, and each process's peak memory.
+    for (process, in_process) in [("callers_process", "callers"), ("impact_d3_process", "impact_d3")] {
+        let (p, q) = (kind(process), kind(in_process));
+        assert_eq!(p["workload"], q["workload"], "{p}");
+        assert_eq!(p["mean_hits"], q["mean_hits"], "a fresh process answered otherwise: {p}");
+        assert!(p["peak_rss_mb"].as_f64().unwrap() > 1.0, "{p}");
+        assert!(a.table.contains(process));
+    }
 
     // Missing peers: not run, with how to install them.
     for (name, how) in

@@ -315,6 +315,23 @@ fn callers_callees_and_impact_print_file_and_line() {
     );
     let err = fails(&cc(&e, &["callers", "nothing_like_this"]), 2);
     assert!(err.contains("no symbol named"), "{err}");
+
+    // A query walks graph.map in place: it answers the same with graph.bin gone (what an
+    // update needs, never read by a query), and with the map gone (the graph loaded instead).
+    let dir = e.data.join("repos/shop");
+    let query = ["impact", "billing.invoice.compute_total", "--depth", "2", "--json"];
+    let bin = std::fs::read(dir.join("graph.bin")).unwrap();
+    std::fs::remove_file(dir.join("graph.bin")).unwrap();
+    let mapped: serde_json::Value = serde_json::from_str(&ok(&cc(&e, &query))).unwrap();
+    assert_eq!(mapped, v, "the map alone answered otherwise");
+    std::fs::write(dir.join("graph.bin"), bin).unwrap();
+    let map = dir.join(cc_graph::MAP_FILE);
+    std::fs::remove_file(&map).unwrap();
+    let loaded: serde_json::Value = serde_json::from_str(&ok(&cc(&e, &query))).unwrap();
+    assert_eq!(loaded, v, "graph.bin alone answered otherwise");
+    // The next index run, with nothing else changed, writes the map again.
+    ok(&cc(&e, &["index", path(&e.repo)]));
+    assert!(map.is_file(), "the index run did not write graph.map again");
 }
 
 /// What the graph knows apart from what it guesses: a method of an unknown receiver is a

@@ -59,9 +59,14 @@ pub async fn code_read(ctx: Ctx<String>, a: ReadArgs) -> Result<ReadOut, ToolErr
         (Some(id), None) => {
             let sid = cc_indexer::SymbolId::parse(id)
                 .ok_or_else(|| ToolError::invalid("/symbol", "/symbol: expected a 16-hex-digit symbol id"))?;
-            let (repo, l, s) = repos
-                .iter()
-                .find_map(|(n, l)| l.graph.symbol(sid).map(|s| (n.clone(), l.clone(), s.clone())))
+            let mut found = None;
+            for (n, l) in &repos {
+                if let Some(s) = l.graph.symbol(sid)? {
+                    found = Some((n.clone(), l.clone(), s.into_owned()));
+                    break;
+                }
+            }
+            let (repo, l, s) = found
                 .ok_or_else(|| ToolError::not_found("/symbol", format!("/symbol: no symbol {id} in this workspace")))?;
             (repo, l, s.path.clone(), a.start_line.unwrap_or(s.span.start_line), a.end_line.unwrap_or(s.span.end_line))
         }

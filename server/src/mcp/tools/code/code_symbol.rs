@@ -80,13 +80,17 @@ pub async fn code_symbol(ctx: Ctx<String>, a: SymbolArgs) -> Result<SymbolResult
         }
         let (l2, wanted, path) = (l.clone(), wanted.clone(), path.clone());
         let found = blocking(move || match &path {
-            Some(p) => Ok(crate::ops::symbols_in(&l2.graph, p, wanted.as_deref()).take(limit).collect()),
+            Some(p) => {
+                let mut v = crate::ops::symbols_in(&*l2.graph, p, wanted.as_deref())?;
+                v.truncate(limit);
+                Ok(v)
+            }
             None => {
                 let name = wanted.as_deref().unwrap_or_default();
                 let internal = |e: cc_indexer::Error| ToolError::internal(e.to_string());
                 let mut v = crate::ops::lookup_indexed(&l2.repo, name, limit).map_err(internal)?;
                 if v.is_empty() {
-                    v = crate::ops::lookup_in_graph(&l2.repo, &l2.graph, name, limit).map_err(internal)?;
+                    v = crate::ops::lookup_in_graph(&l2.repo, &*l2.graph, name, limit)?;
                 }
                 Ok(v)
             }

@@ -476,19 +476,30 @@ pub async fn read_lines(
 pub(crate) fn walk_out(
     ws: &str,
     repo: &str,
-    graph: &cc_graph::CallGraph,
+    graph: &dyn cc_graph::GraphView,
     start: &cc_graph::SymbolInfo,
     depth: u32,
     walk: Walk,
-) -> GraphOut {
-    let symbol_of = |n: &NodeRef| -> Option<&cc_graph::SymbolInfo> {
-        match n {
-            NodeRef::Symbol(id) => graph.symbol(*id),
-            NodeRef::File(p) => graph.find(&cc_graph::top_level_qualified(p)).into_iter().next(),
-            NodeRef::External(_) => None,
+) -> Result<GraphOut, cc_graph::Error> {
+    // Each node of the walk once: its symbol (a file's top level is the symbol `<path>`) and label.
+    let mut nodes: std::collections::HashMap<&NodeRef, (Option<cc_graph::SymbolInfo>, String)> =
+        std::collections::HashMap::new();
+    let all = walk.hits.iter().flat_map(|h| h.path.iter().chain([&h.node]));
+    for n in all.chain(walk.possible.iter().flat_map(|p| [&p.node, &p.via])) {
+        if nodes.contains_key(n) {
+            continue;
         }
-    };
-    let label = |n: &NodeRef| graph.node_id_and_name(n).1;
+        let symbol = match n {
+            NodeRef::Symbol(id) => graph.symbol(*id)?.map(std::borrow::Cow::into_owned),
+            NodeRef::File(p) => {
+                graph.find(&cc_graph::top_level_qualified(p))?.into_iter().next().map(|s| s.into_owned())
+            }
+            NodeRef::External(_) => None,
+        };
+        nodes.insert(n, (symbol, graph.node_id_and_name(n)?.1));
+    }
+    let symbol_of = |n: &NodeRef| nodes[n].0.as_ref();
+    let label = |n: &NodeRef| nodes[n].1.clone();
     let location = |n: &NodeRef| match (n, symbol_of(n)) {
         (_, Some(s)) => format!("{}:{}", s.path, s.span.start_line),
         (NodeRef::File(p), None) => format!("{p}:1"),
@@ -535,7 +546,7 @@ pub(crate) fn walk_out(
             }),
         }
     }
-    GraphOut {
+    Ok(GraphOut {
         symbol: graph_symbol_out(ws, repo, start),
         depth,
         results,
@@ -544,7 +555,7 @@ pub(crate) fn walk_out(
         truncated_nodes: walk.truncated_nodes,
         possible,
         worktree_changes: Vec::new(),
-    }
+    })
 }
 
 /// code_callers, code_callees and code_impact: the symbol found across the workspace's
@@ -552,8 +563,8 @@ pub(crate) fn walk_out(
 pub(crate) async fn graph_tool(ctx: Ctx<String>, a: GraphArgs, op: GraphOp) -> Result<GraphOut, ToolError> {
     let ws = ctx.workspace.clone();
     let repos = repos_for(&ctx, a.repo.as_deref()).await?;
-    let graphs: Vec<&cc_graph::CallGraph> = repos.iter().map(|(_, l)| &l.graph).collect();
-    let (i, start) = match ops::find(&graphs, &a.symbol) {
+    let graphs: Vec<&dyn cc_graph::GraphView> = repos.iter().map(|(_, l)| &*l.graph).collect();
+    let (i, start) = match ops::find(&graphs, &a.symbol)? {
         ops::Found::One(i, s) => (i, s),
         ops::Found::None => {
             return Err(ToolError::not_found(
@@ -582,8 +593,8 @@ pub(crate) async fn graph_tool(ctx: Ctx<String>, a: GraphArgs, op: GraphOp) -> R
     };
     let (repo, l) = &repos[i];
     let (walk, depth) =
-        ops::walk(&l.graph, op, start, a.depth.map(|d| d as usize), a.limit.map(|n| n as usize), a.follow());
-    let mut out = walk_out(&ws, repo, &l.graph, start, depth as u32, walk);
+        ops::walk(&*l.graph, op, &start, a.depth.map(|d| d as usize), a.limit.map(|n| n as usize), a.follow())?;
+    let mut out = walk_out(&ws, repo, &*l.graph, &start, depth as u32, walk)?;
     out.worktree_changes = worktree_changes(&ctx, &[repo.as_str()]).await;
     Ok(out)
 }

@@ -63,7 +63,7 @@ pub async fn add_review_diagram(ctx: Ctx<String>, a: AddReviewDiagramArgs) -> Re
     let depth = a.depth.unwrap_or(DEFAULT_DEPTH as u32).clamp(1, 6) as usize;
     let diagram = a.diagram.clone();
     let check = tokio::task::spawn_blocking(move || {
-        crate::reviews::change::loaded(&data, &root, &repo, &head).map(|l| verify(&l, &diagram, depth))
+        crate::reviews::change::loaded(&data, &root, &repo, &head).and_then(|l| verify(&l, &diagram, depth))
     })
     .await
     .map_err(|e| ToolError::internal(e.to_string()))?
