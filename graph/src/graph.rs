@@ -881,11 +881,6 @@ pub struct Follow {
 }
 
 impl Follow {
-    /// Whether a walk with these options goes along `e`.
-    pub fn takes(&self, e: &EdgeData) -> bool {
-        self.admits(e.kind, e.ambiguous)
-    }
-
     /// Whether a walk with these options goes along an edge of `kind`, possible or not.
     pub fn admits(&self, kind: EdgeKind, ambiguous: bool) -> bool {
         (self.references || kind != EdgeKind::Reference) && (self.possible || !ambiguous)

@@ -246,14 +246,13 @@ pub(crate) fn save(g: &CallGraph, dir: &Path, records_generation: u64) -> Result
                 }
             }
         }
-        let w = |e: std::io::Error| io(e);
         body.section();
         for s in &strings.list {
-            body.put(s.as_bytes()).map_err(w)?;
+            body.put(s.as_bytes()).map_err(io)?;
         }
         body.section();
         for rec in &node_records {
-            body.put(rec).map_err(w)?;
+            body.put(rec).map_err(io)?;
         }
         drop(node_records);
         // Edges grouped by source (petgraph's order is by source already; not relied on).
@@ -276,14 +275,14 @@ pub(crate) fn save(g: &CallGraph, dir: &Path, records_generation: u64) -> Result
             Ok(())
         };
         body.section();
-        index(&mut body, &|e| graph.raw_edges()[e as usize].source().index()).map_err(w)?;
+        index(&mut body, &|e| graph.raw_edges()[e as usize].source().index()).map_err(io)?;
         body.section();
-        index(&mut body, &|e| graph.raw_edges()[e as usize].target().index()).map_err(w)?;
+        index(&mut body, &|e| graph.raw_edges()[e as usize].target().index()).map_err(io)?;
         body.section();
         let mut by_target: Vec<u32> = (0..edges as u32).collect();
         by_target.sort_by_key(|&e| (graph.raw_edges()[e as usize].target().index(), renumbered[e as usize]));
         for &e in &by_target {
-            body.u32(renumbered[e as usize]).map_err(w)?;
+            body.u32(renumbered[e as usize]).map_err(io)?;
         }
         drop((by_target, renumbered));
         body.section();
@@ -302,26 +301,26 @@ pub(crate) fn save(g: &CallGraph, dir: &Path, records_generation: u64) -> Result
             rec[22] = code_of(&EdgeKind::ALL, &d.kind);
             rec[23] = d.candidates;
             first_site += d.sites.len() as u32;
-            body.put(&rec).map_err(w)?;
+            body.put(&rec).map_err(io)?;
         }
         body.section();
         for &e in &by_source {
             for s in &graph.raw_edges()[e as usize].weight.sites {
-                body.u32(path_index[&*s.path]).map_err(w)?;
-                body.u32(s.line).map_err(w)?;
-                body.u32(s.column).map_err(w)?;
+                body.u32(path_index[&*s.path]).map_err(io)?;
+                body.u32(s.line).map_err(io)?;
+                body.u32(s.column).map_err(io)?;
             }
         }
         drop(by_source);
         body.section();
         for &(off, len) in &path_records {
-            body.u32(off).map_err(w)?;
-            body.u32(len).map_err(w)?;
+            body.u32(off).map_err(io)?;
+            body.u32(len).map_err(io)?;
         }
         for order in [g.by_name_order(), g.by_qualified_order()] {
             body.section();
             for &p in order {
-                body.u32(p).map_err(w)?;
+                body.u32(p).map_err(io)?;
             }
         }
         body.section();
@@ -332,15 +331,15 @@ pub(crate) fn save(g: &CallGraph, dir: &Path, records_generation: u64) -> Result
             (&x.path, x.span.start_line, x.span.start_col, a).cmp(&(&y.path, y.span.start_line, y.span.start_col, b))
         });
         for p in by_path {
-            body.u32(p).map_err(w)?;
+            body.u32(p).map_err(io)?;
         }
         body.section();
         let mut ids: Vec<(u64, u32)> = symbols.iter().enumerate().map(|(p, s)| (s.id.0, p as u32)).collect();
         ids.sort_unstable();
         ids.dedup_by_key(|x| x.0);
         for (id, p) in ids {
-            body.put(&id.to_le_bytes()).map_err(w)?;
-            body.u32(p).map_err(w)?;
+            body.put(&id.to_le_bytes()).map_err(io)?;
+            body.u32(p).map_err(io)?;
         }
         let (mut w, body_len, blocks, sections) = body.finish();
         debug_assert_eq!(sections.len(), SECTIONS);

@@ -155,8 +155,8 @@ fn min_cases(lang: &str) -> usize {
     }
 }
 
-#[test]
-fn precision_and_recall_per_language() {
+/// The suite files, `tests/suite/<lang>.txt`, sorted.
+fn suite_files() -> Vec<std::path::PathBuf> {
     let dir = cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("tests/suite");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -164,6 +164,12 @@ fn precision_and_recall_per_language() {
         .filter(|p| p.extension().is_some_and(|e| e == "txt"))
         .collect();
     files.sort();
+    files
+}
+
+#[test]
+fn precision_and_recall_per_language() {
+    let files = suite_files();
     let mut table = String::from("language      cases  edges  precision  recall  (recorded)\n");
     let mut by_kind = String::from("language      kind          expected  found  precision  recall\n");
     let mut all_kinds: BTreeMap<String, Score> = BTreeMap::new();
@@ -238,13 +244,7 @@ fn precision_and_recall_per_language() {
 /// Every case of every suite file, as (language/case name, fixture): a corpus of small
 /// repositories in every language, for tests that compare two forms of one graph.
 pub(crate) fn all_fixtures() -> Vec<(String, String)> {
-    let dir = cc_indexer::fixture::manifest_dir(env!("CARGO_MANIFEST_DIR")).join("tests/suite");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    files.sort();
+    let files = suite_files();
     let mut out = Vec::new();
     for f in &files {
         let lang = f.file_stem().unwrap().to_string_lossy().into_owned();
