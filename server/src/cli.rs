@@ -894,6 +894,13 @@ fn index(data: &DataDir, setup: &crate::serve::Setup, a: IndexArgs, quiet: bool)
         }
         Ok(report)
     };
+    // Watching starts before the first run: a change made while it goes is re-indexed
+    // right after it, not lost.
+    // (A path that does not resolve is left to the run, which names what is wrong.)
+    let watch = match std::fs::canonicalize(&a.path) {
+        Ok(root) if a.watch => Some((cc_indexer::watch::Watch::start(&root, std::slice::from_ref(&data.root))?, root)),
+        _ => None,
+    };
     let report = run_once(true)?;
     if report.index.stats.files == 0 && !a.json {
         eprintln!(
@@ -905,21 +912,15 @@ fn index(data: &DataDir, setup: &crate::serve::Setup, a: IndexArgs, quiet: bool)
         let store = crate::serve::open_store_at(data, setup.store_url.as_deref()).await?;
         crate::serve::register_async(&store, &a.workspace, &report.index.name, quiet || a.json).await
     })?;
-    if a.watch {
-        let root = PathBuf::from(&report.index.root);
+    if let Some((watch, root)) = watch {
         eprintln!("watching {} for changes (Ctrl-C stops)", root.display());
-        cc_indexer::watch::watch(
-            &root,
-            std::slice::from_ref(&data.root),
-            Duration::from_millis(300),
-            || match run_once(false) {
-                Ok(_) => true,
-                Err(e) => {
-                    eprintln!("error: {e:#}");
-                    true
-                }
-            },
-        )?;
+        watch.run(Duration::from_millis(300), || match run_once(false) {
+            Ok(_) => true,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                true
+            }
+        })?;
     }
     Ok(())
 }
