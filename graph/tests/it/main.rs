@@ -2,6 +2,7 @@
 mod export;
 mod incremental;
 mod incremental_prop;
+mod overloads;
 mod suite;
 mod support;
 mod walk;
