@@ -19,6 +19,11 @@
 //! [`MAX_CANDIDATES`]), marked ambiguous; one with none is an external name
 //! (`json.loads`). Calls that resolve to a class go to its constructor when it has one.
 //!
+//! Overloads (candidates sharing one qualified name, in Java, C#, Kotlin, C++ and Swift)
+//! are narrowed to those whose signature takes as many arguments as the call passes
+//! (varargs and default values counted); one left is a fact on its rung. A constructor is
+//! picked among a class's constructors the same way.
+//!
 //! Python, TypeScript, Go, Java and Rust follow their scoping rules more closely: rungs 5
 //! and 6 apply only where the language has them (Go and Java packages; Rust macros);
 //! receivers get a type from the bindings the tags query records (type references whose
