@@ -27,7 +27,9 @@ use std::borrow::Cow;
 /// 5: an edge kind per target, each file's language, the rung `flow` (Python value flow).
 /// 6: a file's names include what its imports bind (an update re-resolves what a deleted
 /// re-export provided).
-pub const GRAPH_FORMAT_VERSION: u32 = 6;
+/// 7: a call's argument count picks among overloads (Java, C#, Kotlin, C++, Swift): a call
+/// that one overload takes is a fact edge to it, not a possible edge to each.
+pub const GRAPH_FORMAT_VERSION: u32 = 7;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

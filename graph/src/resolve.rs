@@ -19,6 +19,11 @@
 //! [`MAX_CANDIDATES`]), marked ambiguous; one with none is an external name
 //! (`json.loads`). Calls that resolve to a class go to its constructor when it has one.
 //!
+//! Overloads (candidates sharing one qualified name, in Java, C#, Kotlin, C++ and Swift)
+//! are narrowed to those whose signature takes as many arguments as the call passes
+//! (varargs and default values counted); one left is a fact on its rung. A constructor is
+//! picked among a class's constructors the same way.
+//!
 //! Python, TypeScript, Go, Java and Rust follow their scoping rules more closely: rungs 5
 //! and 6 apply only where the language has them (Go and Java packages; Rust macros);
 //! receivers get a type from the bindings the tags query records (type references whose
@@ -249,6 +254,8 @@ struct Binding<'a> {
     receiver: Option<&'a str>,
     line: u32,
     call: bool,
+    /// A call's argument count (it picks among overloads).
+    args: Option<usize>,
 }
 
 /// Everything the resolver looks things up in, built from all files' records.
@@ -550,6 +557,186 @@ fn call_open_forward(s: &str) -> Option<usize> {
     None
 }
 
+/// How many arguments a function accepts, by its signature: `params` parameters, of which
+/// `min` must be passed (the others have default values, or are the variadic one), and
+/// any number more when the last is `variadic`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Arity {
+    min: usize,
+    params: usize,
+    variadic: bool,
+}
+
+impl Arity {
+    fn admits(self, n: usize) -> bool {
+        n >= self.min && (self.variadic || n <= self.params)
+    }
+
+    /// Takes `n` arguments without spreading them over a variadic parameter (its array
+    /// passed as one): what every language prefers to an expanded call (Java's first two
+    /// phases, C#'s normal form, Kotlin's and C++'s ranking).
+    fn admits_unexpanded(self, n: usize) -> bool {
+        n >= self.min + usize::from(self.variadic) && n <= self.params
+    }
+}
+
+/// Languages where one name declares several functions told apart by their parameters,
+/// so that a call's argument count picks among them (not Python or JavaScript, where a
+/// second definition replaces the first).
+fn overloads_by_arity(lang: Lang) -> bool {
+    matches!(lang, Lang::Java | Lang::CSharp | Lang::Kotlin | Lang::Cpp | Lang::Swift)
+}
+
+/// The parameter list of the function `name` in its signature: the text between the
+/// parentheses after the name (generic parameters between them skipped: `Get<T>(…)`).
+fn param_list<'s>(sig: &'s str, name: &str) -> Option<&'s str> {
+    if name.is_empty() {
+        return None;
+    }
+    let b = sig.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'@' || c >= 0x80;
+    let mut from = 0;
+    while let Some(i) = sig[from..].find(name) {
+        let at = from + i;
+        from = at + name.len();
+        if at > 0 && ident(b[at - 1]) {
+            continue;
+        }
+        let mut rest = sig[from..].trim_start();
+        if rest.starts_with('<') {
+            let mut depth = 0i32;
+            let mut end = None;
+            for (k, c) in rest.char_indices() {
+                match c {
+                    '<' => depth += 1,
+                    '>' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = Some(k);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            rest = rest[end? + 1..].trim_start();
+        }
+        if rest.starts_with('(') {
+            let close = call_open_forward(rest)?;
+            return Some(&rest[1..close]);
+        }
+    }
+    None
+}
+
+/// `s` split at its top-level commas (outside brackets, generic arguments and string
+/// literals), each part trimmed, empty parts dropped; `None` when the brackets or quotes
+/// do not balance. A `<` opens generic arguments only right after a name (`Map<K, V>`, not
+/// `a < b`), and a `>` closes them only right after a name or another `>`.
+fn top_level_parts(s: &str) -> Option<Vec<&str>> {
+    let b = s.as_bytes();
+    let name_byte = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'.' || c == b'?' || c >= 0x80;
+    let mut parts = Vec::new();
+    let (mut depth, mut angle, mut start, mut i) = (0i32, 0i32, 0usize, 0usize);
+    while i < b.len() {
+        let prev = if i > 0 { b[i - 1] } else { b' ' };
+        match b[i] {
+            q @ (b'"' | b'\'' | b'`') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if i >= b.len() {
+                    return None;
+                }
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'<' if name_byte(prev) => angle += 1,
+            b'>' if angle > 0 && (name_byte(prev) || prev == b'>' || prev == b']') => angle -= 1,
+            b',' if depth == 0 && angle == 0 => {
+                parts.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            return None;
+        }
+        i += 1;
+    }
+    if depth != 0 || angle != 0 {
+        return None;
+    }
+    parts.push(s[start..].trim());
+    parts.retain(|p| !p.is_empty());
+    Some(parts)
+}
+
+/// Whether a parameter has a default value: an `=` outside brackets (C#, Kotlin, C++,
+/// Swift: `int x = 0`, `x: Int = 0`).
+fn has_default(param: &str) -> bool {
+    let b = param.as_bytes();
+    let mut depth = 0i32;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b'>' if i > 0 && b[i - 1] == b'-' => {}
+            b')' | b']' | b'}' | b'>' => depth -= 1,
+            b'=' if depth == 0 => {
+                let prev = if i > 0 { b[i - 1] } else { b' ' };
+                let next = b.get(i + 1).copied().unwrap_or(b' ');
+                if !matches!(prev, b'=' | b'!' | b'<' | b'>') && !matches!(next, b'=' | b'>') {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The arguments a function named `name` accepts, read from its signature; `None` when
+/// the signature shows no parameter list (then nothing is concluded from a call's count).
+/// Java `T... xs`, C# `params T[] xs`, Kotlin `vararg xs: T`, C++ `...`, Swift `xs: T...`
+/// take any number of arguments; a parameter with a default value may be left out; a
+/// C# extension method (`this T x` first) is also called with one argument fewer.
+fn arity(lang: Lang, sig: &str, name: &str) -> Option<Arity> {
+    let list = param_list(sig, name)?;
+    let mut params = top_level_parts(list)?;
+    if lang == Lang::Cpp && params.len() == 1 && params[0] == "void" {
+        params.clear();
+    }
+    // Java's receiver parameter (`Foo this`) is no argument.
+    if lang == Lang::Java && params.first().is_some_and(|p| p.ends_with(" this")) {
+        params.remove(0);
+    }
+    let variadic = |p: &str| {
+        p.contains("...")
+            || (lang == Lang::CSharp && (p.starts_with("params ") || p.contains(" params ") || p.contains("] params ")))
+            || (lang == Lang::Kotlin && (p.starts_with("vararg ") || p.contains(" vararg ")))
+    };
+    let mut min: usize = 0;
+    let mut is_variadic = false;
+    for p in &params {
+        if variadic(p) {
+            is_variadic = true;
+        } else if !has_default(p) {
+            min += 1;
+        }
+    }
+    if lang == Lang::CSharp && params.first().is_some_and(|p| p.starts_with("this ")) {
+        min = min.saturating_sub(1);
+    }
+    Some(Arity { min, params: params.len(), variadic: is_variadic })
+}
+
+/// How many arguments the call text `f(a, g(b, c))` passes, from its outer parentheses.
+fn text_arg_count(call: &str) -> Option<usize> {
+    let open = call_open(call)?;
+    Some(top_level_parts(&call[open + 1..call.len() - 1])?.len())
+}
+
 /// `export default f`, recorded as `export { f as default }` without a module.
 fn is_default_export(r: &Reference) -> bool {
     r.alias() == Some("default") && r.module().is_none()
@@ -778,6 +965,7 @@ impl<'a> Tables<'a> {
                             receiver: r.receiver.as_deref().filter(|x| !x.trim().is_empty()),
                             line: r.span.start_line,
                             call: r.kind == RefKind::Call,
+                            args: r.arg_count(),
                         })
                     })
                     .collect::<Vec<Binding<'_>>>();
@@ -1473,11 +1661,13 @@ impl<'a> Tables<'a> {
         // Python: a variable of the function (assigned in it, or a parameter) is what the
         // value flow says, whatever module-level name it shares.
         let local = lang == Lang::Python && receiver.is_none() && self.flow_local(enclosing, &r.name);
+        // A call's argument count picks among overloads (`log(s)` / `log(s, level)`).
+        let args = if r.kind == RefKind::Call { r.arg_count() } else { None };
         let found = match receiver {
             _ if local => None,
             Some(rcv) => self.resolve_with_receiver(file, enclosing, rcv, &r.name, &callable, line, 0),
             None => self
-                .special_call(lang, enclosing, &r.name)
+                .special_call(lang, enclosing, &r.name, args)
                 .unwrap_or_else(|| self.lookup_name(file, enclosing, &r.name, callable)),
         };
         // What the ladder leaves unknown or only guesses, the value flow may know (calls:
@@ -1544,6 +1734,7 @@ impl<'a> Tables<'a> {
         } else {
             targets
         };
+        let targets = self.pick_overloads(lang, args, targets);
         // A function or class used as a value is a reference to it; a class called runs its
         // constructor; an abstract method runs as its implementations.
         let mut out: smallvec::SmallVec<[Target; 1]> = smallvec::SmallVec::with_capacity(targets.len());
@@ -1562,7 +1753,7 @@ impl<'a> Tables<'a> {
             }
             // (An interface or trait has no constructor of its own to run.)
             if s.kind.is_type_like() && !(strict(lang) && matches!(s.kind, SymbolKind::Interface | SymbolKind::Trait)) {
-                let c = self.constructor(t).unwrap_or(t);
+                let c = self.constructor_for(t, args).unwrap_or(t);
                 out.push(target(self.syms[c as usize].id, EdgeKind::Constructor));
                 continue;
             }
@@ -1649,12 +1840,18 @@ impl<'a> Tables<'a> {
 
     /// Calls that name a constructor by keyword: `super(…)` (TypeScript, Java),
     /// `this(…)` (Java), `cls(…)` (Python).
-    fn special_call(&self, lang: Lang, enclosing: Option<u32>, name: &str) -> Option<Option<(Rung, Vec<u32>)>> {
+    fn special_call(
+        &self,
+        lang: Lang,
+        enclosing: Option<u32>,
+        name: &str,
+        args: Option<usize>,
+    ) -> Option<Option<(Rung, Vec<u32>)>> {
         let class = || enclosing.and_then(|e| self.class_of(e));
-        let ctor = |c: u32| self.constructor(c).unwrap_or(c);
+        let ctor = |c: u32| self.constructor_for(c, args).unwrap_or(c);
         match (lang, name) {
             (Lang::Python, "cls") => Some(class().map(|c| (Rung::Receiver, vec![ctor(c)]))),
-            (Lang::TypeScript | Lang::Tsx | Lang::Java, "super") => {
+            (Lang::TypeScript | Lang::Tsx | Lang::Java, "super") | (Lang::CSharp, "base") | (Lang::Kotlin, "super") => {
                 let c = class()?;
                 let v: Vec<u32> = self
                     .bases
@@ -1666,14 +1863,27 @@ impl<'a> Tables<'a> {
                     .collect();
                 Some((!v.is_empty()).then_some((Rung::Receiver, v)))
             }
-            (Lang::Java, "this") => {
+            // Another constructor of the class (C#: `: this(…)`; Kotlin: `: this(…)`, which
+            // may be the primary constructor, the class's own parameter list).
+            (Lang::Java | Lang::CSharp | Lang::Kotlin, "this") => {
                 let c = class()?;
                 let cs = &self.syms[c as usize];
-                let v: Vec<u32> = self
-                    .member(c, cs.name, true)
+                let ctor_name = if lang == Lang::Kotlin { "constructor" } else { cs.name };
+                let mut v: Vec<u32> = self
+                    .member(c, ctor_name, true)
                     .into_iter()
                     .filter(|&i| Some(i) != enclosing && self.syms[i as usize].kind.is_callable())
                     .collect();
+                if lang == Lang::Kotlin && self.arity_of(c).is_some() {
+                    v.push(c);
+                }
+                if let Some(k) = args.filter(|_| v.len() > 1) {
+                    let fits: Vec<u32> =
+                        v.iter().copied().filter(|&i| self.arity_of(i).is_none_or(|a| a.admits(k))).collect();
+                    if !fits.is_empty() {
+                        v = fits;
+                    }
+                }
                 Some((!v.is_empty()).then_some((Rung::Receiver, v)))
             }
             _ => None,
@@ -1681,10 +1891,87 @@ impl<'a> Tables<'a> {
     }
 
     fn constructor(&self, class: u32) -> Option<u32> {
+        self.constructor_for(class, None)
+    }
+
+    /// The constructor a call or instantiation of `class` with `args` arguments runs: of
+    /// several (overloads), the first whose parameters take that many (Kotlin: or the
+    /// class itself, for its primary constructor `class P(val x: Int)`), else the first.
+    fn constructor_for(&self, class: u32, args: Option<usize>) -> Option<u32> {
         let cs = &self.syms[class as usize];
-        constructor_names(cs.name)
-            .iter()
-            .find_map(|n| self.member(class, n, true).into_iter().find(|&i| self.syms[i as usize].kind.is_callable()))
+        let callable = |i: &u32| self.syms[*i as usize].kind.is_callable();
+        for n in constructor_names(cs.name) {
+            let all: Vec<u32> = self.member(class, n, true).into_iter().filter(callable).collect();
+            let Some(&first) = all.first() else { continue };
+            let Some(k) = args.filter(|_| overloads_by_arity(cs.lang)) else {
+                return Some(first);
+            };
+            let admits = |i: u32, unexpanded: bool| {
+                self.arity_of(i).is_some_and(|a| if unexpanded { a.admits_unexpanded(k) } else { a.admits(k) })
+            };
+            for unexpanded in [true, false] {
+                if let Some(&m) = all.iter().find(|&&m| admits(m, unexpanded)) {
+                    return Some(m);
+                }
+                if cs.lang == Lang::Kotlin && admits(class, unexpanded) {
+                    return None;
+                }
+            }
+            return Some(first);
+        }
+        None
+    }
+
+    /// What a symbol's signature says about the arguments it takes (a Kotlin class: its
+    /// primary constructor's).
+    fn arity_of(&self, i: u32) -> Option<Arity> {
+        let s = &self.syms[i as usize];
+        let name = if s.lang == Lang::Kotlin && s.name == "constructor" { "constructor" } else { s.name };
+        arity(s.lang, s.signature, name)
+    }
+
+    /// Of overloads (candidates sharing one qualified name), the ones a call with `args`
+    /// arguments can mean: those whose parameters take that many, and those whose
+    /// signature says nothing; all of them when none does, or the count is not known.
+    fn pick_overloads(&self, lang: Lang, args: Option<usize>, v: Vec<u32>) -> Vec<u32> {
+        let Some(k) = args.filter(|_| v.len() > 1 && overloads_by_arity(lang)) else {
+            return v;
+        };
+        let qualified = |i: u32| self.syms[i as usize].qualified;
+        let mut out = Vec::with_capacity(v.len());
+        for (n, &i) in v.iter().enumerate() {
+            // Each group once, at its first member, in the order found.
+            if v[..n].iter().any(|&j| qualified(j) == qualified(i)) {
+                continue;
+            }
+            let group: Vec<u32> = v[n..].iter().copied().filter(|&j| qualified(j) == qualified(i)).collect();
+            if group.len() == 1 {
+                out.push(i);
+                continue;
+            }
+            let arities: Vec<Option<Arity>> = group.iter().map(|&j| self.arity_of(j)).collect();
+            // A call that some overload takes as it is never spreads over another's varargs.
+            let unexpanded = arities.iter().flatten().any(|a| a.admits_unexpanded(k));
+            let fits: Vec<u32> = group
+                .iter()
+                .zip(&arities)
+                .filter(|(_, a)| a.is_none_or(|a| if unexpanded { a.admits_unexpanded(k) } else { a.admits(k) }))
+                .map(|(&j, _)| j)
+                .collect();
+            out.extend(if fits.is_empty() { group } else { fits });
+        }
+        out
+    }
+
+    /// The one type calling any of `v` gives, when they are overloads that all return it
+    /// (`getAdapter(Class<T>)` and `getAdapter(TypeToken<T>)` both give a `TypeAdapter`).
+    fn overloads_result_type(&self, v: &[u32], depth: u8) -> Option<Vec<u32>> {
+        let first = *v.first()?;
+        if v.iter().any(|&i| self.syms[i as usize].qualified != self.syms[first as usize].qualified) {
+            return None;
+        }
+        let t = self.result_type(first, depth)?;
+        v[1..].iter().all(|&i| self.result_type(i, depth).as_ref() == Some(&t)).then_some(t)
     }
 
     /// Whether `m` is a method without a body that implementations provide: an
@@ -1858,7 +2145,14 @@ impl<'a> Tables<'a> {
             Some(q) => self.resolve_with_receiver(file, b.enclosing, q, b.name, &callable, b.line, depth + 1),
         };
         match found {
-            Some((rung, v)) if rung != Rung::Ambiguous && v.len() == 1 => self.result_type(v[0], depth + 1),
+            Some((rung, v)) if rung != Rung::Ambiguous => {
+                let v = self.pick_overloads(self.lang_of(file), b.args, v);
+                if v.len() == 1 {
+                    self.result_type(v[0], depth + 1)
+                } else {
+                    self.overloads_result_type(&v, depth + 1)
+                }
+            }
             _ => None,
         }
     }
@@ -2046,15 +2340,20 @@ impl<'a> Tables<'a> {
                 }
             }
             let callable = |s: &Sym<'_>| s.kind.is_callable() || s.kind.is_type_like();
+            let args = text_arg_count(rcv);
             let found = match split_last(callee) {
                 (None, n) => self
-                    .special_call(lang, enclosing, n)
+                    .special_call(lang, enclosing, n, args)
                     .unwrap_or_else(|| self.lookup_name(file, enclosing, n, callable)),
                 (Some(q), n) => self.resolve_with_receiver(file, enclosing, q, n, &callable, line, depth + 1),
             };
             let (rung, v) = found?;
-            if rung == Rung::Ambiguous || v.len() != 1 {
+            if rung == Rung::Ambiguous {
                 return None;
+            }
+            let v = self.pick_overloads(lang, args, v);
+            if v.len() != 1 {
+                return self.overloads_result_type(&v, depth + 1);
             }
             return self.result_type(v[0], depth + 1);
         }
@@ -2346,4 +2645,65 @@ fn compatible(a: Lang, b: Lang) -> bool {
     a == b
         || matches!((a, b), (C, Cpp) | (Cpp, C))
         || matches!((a, b), (JavaScript | TypeScript | Tsx, JavaScript | TypeScript | Tsx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn a(min: usize, params: usize, variadic: bool) -> Option<Arity> {
+        Some(Arity { min, params, variadic })
+    }
+
+    #[test]
+    fn a_signature_says_how_many_arguments_a_function_takes() {
+        let cases = [
+            (Lang::Java, "public String toJson(Object src, Class<?> type)", "toJson", a(2, 2, false)),
+            (
+                Lang::Java,
+                "public <T> T fromJson(String json, Map<String, List<T>> m) throws E",
+                "fromJson",
+                a(2, 2, false),
+            ),
+            (Lang::Java, "@SuppressWarnings(\"a, b\") static void f()", "f", a(0, 0, false)),
+            (Lang::Java, "static String format(String fmt, Object... args)", "format", a(1, 2, true)),
+            (Lang::Java, "void m(Foo this, int x)", "m", a(1, 1, false)),
+            (Lang::Java, "public Point(int x, int y)", "Point", a(2, 2, false)),
+            (Lang::CSharp, "public void Flush(bool force, int timeout = 10)", "Flush", a(1, 2, false)),
+            (Lang::CSharp, "public void Format(string fmt, params object[] args)", "Format", a(1, 2, true)),
+            (Lang::CSharp, "public static T Get<T>(this IDictionary<string, T> d, string k)", "Get", a(1, 2, false)),
+            (Lang::Kotlin, "fun <T> run(name: String, block: (T, Int) -> Unit)", "run", a(2, 2, false)),
+            (Lang::Kotlin, "fun format(fmt: String, vararg args: Any)", "format", a(1, 2, true)),
+            (Lang::Kotlin, "class Point(val x: Int, val y: Int = 0) : Shape(\"point\")", "Point", a(1, 2, false)),
+            (Lang::Kotlin, "constructor(x: Int) : this(x, 0)", "constructor", a(1, 1, false)),
+            (Lang::Cpp, "void Circle::Circle(double r) : Shape(\"circle\")", "Circle", a(1, 1, false)),
+            (Lang::Cpp, "int printf(const char* fmt, ...)", "printf", a(1, 2, true)),
+            (Lang::Cpp, "int main(void)", "main", a(0, 0, false)),
+            (Lang::Cpp, "void sort(Iter b, Iter e, bool (*less)(int, int))", "sort", a(3, 3, false)),
+            (Lang::Swift, "func write(_ msg: String, level: Int = 0)", "write", a(1, 2, false)),
+            (Lang::Swift, "func sum(_ xs: Int...)", "sum", a(0, 1, true)),
+            // No parameter list: nothing is known.
+            (Lang::Kotlin, "class Registry", "Registry", None),
+            (Lang::Java, "public String toJson(Object src, Class<?> type", "toJson", None),
+        ];
+        for (lang, sig, name, want) in cases {
+            assert_eq!(arity(lang, sig, name), want, "{lang} {sig}");
+        }
+        let join = arity(Lang::Java, "String join(String sep, String... parts)", "join").unwrap();
+        assert!(join.admits(1) && join.admits(2) && join.admits(5));
+        assert!(!join.admits_unexpanded(1) && join.admits_unexpanded(2) && !join.admits_unexpanded(3));
+        let flush = arity(Lang::CSharp, "void Flush(bool force, int timeout = 10)", "Flush").unwrap();
+        assert!(!flush.admits(0) && flush.admits(1) && flush.admits(2) && !flush.admits(3));
+    }
+
+    #[test]
+    fn a_call_text_says_how_many_arguments_it_passes() {
+        assert_eq!(text_arg_count("getAdapter(Foo.class)"), Some(1));
+        assert_eq!(text_arg_count("f()"), Some(0));
+        assert_eq!(text_arg_count("a.b(x, g(y, z), \"p, q\", ',')"), Some(4));
+        assert_eq!(text_arg_count("make(new HashMap<String, Integer>(), n)"), Some(2));
+        assert_eq!(text_arg_count("cmp(a < b, c)"), Some(2));
+        assert_eq!(text_arg_count("f(\"unterminated)"), None);
+        assert_eq!(text_arg_count("f"), None);
+    }
 }

@@ -60,6 +60,8 @@ struct RawRef {
     alias: Option<CompactString>,
     /// For an argument: the name node of its call, and its slot there.
     arg: Option<(std::ops::Range<usize>, Slot)>,
+    /// For a call: how many arguments it passes, when its node shows them.
+    args: Option<usize>,
 }
 
 /// The name of the `n`-th (1-based) anonymous function of a scope.
@@ -250,6 +252,7 @@ impl Extractor {
                         module: module.map(|n| clean_name(&node_text(n, source)).into()),
                         alias,
                         arg,
+                        args: if kind == RefKind::Call { arg_count(lang, node) } else { None },
                     };
                     let i = match slot {
                         Some(i) => {
@@ -429,8 +432,11 @@ impl Extractor {
                 .filter(|&&t| defs[t].end > r.start && kinds[t] != SymbolKind::Label && Some(t) != named_def[k])
                 .find_map(|&t| owner[t]);
             let arg = r.arg.and_then(|(of, slot)| Some(Arg { call: *calls.get(&of)?, slot }));
-            out.references
-                .push(Reference::new(r.name, r.kind, r.span, enclosing, r.receiver, r.module, r.alias).with_arg(arg));
+            out.references.push(
+                Reference::new(r.name, r.kind, r.span, enclosing, r.receiver, r.module, r.alias)
+                    .with_arg(arg)
+                    .with_arg_count(r.args),
+            );
         }
         out
     }
@@ -460,6 +466,47 @@ fn arg_slot(list: Option<Node<'_>>, node: Node<'_>) -> Slot {
         "keyword_argument" | "named_argument" if arg.id() != node.id() => Slot::Keyword,
         _ => Slot::Position(i.min(u16::MAX as usize) as u16),
     }
+}
+
+/// How many arguments the call `call` (a call reference's node) passes: the named children
+/// of its argument list (comments aside), a trailing lambda (Kotlin, Swift) counted as
+/// one more. `None` when the node shows no argument list (a C++ declaration
+/// `Circle c(2.0)`, a decorator, a Kotlin infix call), so that nothing is concluded.
+fn arg_count(lang: Lang, call: Node<'_>) -> Option<usize> {
+    fn count(list: Node<'_>) -> usize {
+        let mut c = list.walk();
+        let n = list.named_children(&mut c).filter(|x| !is_comment(x)).count();
+        n
+    }
+    /// Value arguments and trailing lambdas among `node`'s children (Kotlin, Swift).
+    fn suffix(node: Node<'_>) -> Option<Option<usize>> {
+        let mut cursor = node.walk();
+        let mut n = None;
+        for c in node.named_children(&mut cursor) {
+            match c.kind() {
+                // (Swift: `xs[i]` is a call suffix in brackets: no call.)
+                "value_arguments" if c.child(0).is_some_and(|p| p.kind() == "[") => return Some(None),
+                "value_arguments" => n = Some(n.unwrap_or(0) + count(c)),
+                "annotated_lambda" | "lambda_literal" => n = Some(n.unwrap_or(0) + 1),
+                "call_suffix" => return suffix(c),
+                _ => {}
+            }
+        }
+        n.map(Some)
+    }
+    if let Some(list) = call.child_by_field_name("arguments") {
+        return Some(count(list));
+    }
+    let mut cursor = call.walk();
+    if let Some(list) = call.named_children(&mut cursor).find(|c| matches!(c.kind(), "argument_list" | "arguments")) {
+        return Some(count(list));
+    }
+    let mut n = suffix(call)??;
+    // Kotlin: `run(3) { … }` is the call `run(3)` called with the lambda.
+    if lang == Lang::Kotlin && call.next_named_sibling().is_some_and(|s| s.kind() == "annotated_lambda") {
+        n += 1;
+    }
+    Some(n)
 }
 
 /// A keyword argument's keyword.
@@ -1314,5 +1361,57 @@ mod tests {
         assert_eq!(strip_comment_markers("# hash"), "hash");
         assert_eq!(strip_comment_markers("\"\"\"Docstring.\"\"\""), "Docstring.");
         assert_eq!(strip_comment_markers("-- ada"), "ada");
+    }
+
+    #[test]
+    fn a_call_records_how_many_arguments_it_passes() {
+        type Case<'a> = (Lang, &'a str, &'a str, &'a [(&'a str, Option<usize>)]);
+        let cases: [Case<'_>; 6] = [
+            (
+                Lang::Java,
+                "a/A.java",
+                "class A { A() { this(1, 2); } void f() { g(); h(1, /* c */ 2); o.m(x, y(z)); new B(1); } }",
+                &[("this", Some(2)), ("g", Some(0)), ("h", Some(2)), ("m", Some(2)), ("y", Some(1)), ("B", Some(1))],
+            ),
+            (
+                Lang::CSharp,
+                "A.cs",
+                "class A { A() : base(1) { } void F() { G(); H(1, 2); o.M(x); var b = new B(1, 2, 3); } }",
+                &[("base", Some(1)), ("G", Some(0)), ("H", Some(2)), ("M", Some(1)), ("B", Some(3))],
+            ),
+            (
+                Lang::Kotlin,
+                "A.kt",
+                "class A : B(1) {\n constructor(x: Int) : this()\n fun f() {\n g()\n h(1, 2)\n run(3) { }\n go { }\n }\n}\n",
+                &[("B", Some(1)), ("this", Some(0)), ("g", Some(0)), ("h", Some(2)), ("run", Some(2)), ("go", Some(1))],
+            ),
+            (
+                Lang::Cpp,
+                "a.cpp",
+                "void f() { g(); h(1, 2); o.m(x); auto p = new B(1); }",
+                &[("g", Some(0)), ("h", Some(2)), ("m", Some(1)), ("B", Some(1))],
+            ),
+            (
+                Lang::Swift,
+                "a.swift",
+                "func f() { g(); h(1, level: 2); o.m(x) { } }",
+                &[("g", Some(0)), ("h", Some(2)), ("m", Some(2))],
+            ),
+            (Lang::Python, "a.py", "f(1, *xs, k=2)\n", &[("f", Some(3))]),
+        ];
+        let mut ex = Extractor::new();
+        for (lang, path, src, want) in cases {
+            let out = ex.extract(lang, path, src.as_bytes());
+            for (name, n) in want {
+                let r = out
+                    .references
+                    .iter()
+                    .find(|r| r.kind == RefKind::Call && r.name == *name)
+                    .unwrap_or_else(|| panic!("{lang}: no call of {name}: {:?}", out.references));
+                assert_eq!(r.arg_count(), *n, "{lang}: {name}");
+            }
+            // Only calls carry a count.
+            assert!(out.references.iter().filter(|r| r.kind != RefKind::Call).all(|r| r.arg_count().is_none()));
+        }
     }
 }

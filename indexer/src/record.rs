@@ -156,6 +156,8 @@ pub struct Reference {
     /// an argument) and slot ([`Slot::encode`]); inline: they fit in the padding.
     arg_call: u32,
     arg_slot: u16,
+    /// A call's argument count ([`Reference::ARGS_UNKNOWN`]: not known); in the padding too.
+    args: u8,
 }
 
 /// Where an argument's value goes: the call it is passed to and its slot there.
@@ -221,7 +223,35 @@ impl Reference {
         alias: Option<CompactString>,
     ) -> Reference {
         let bound = (module.is_some() || alias.is_some()).then(|| Box::new(Bound { module, alias }));
-        Reference { name, kind, span, enclosing, receiver, bound, arg_call: u32::MAX, arg_slot: 0 }
+        Reference {
+            name,
+            kind,
+            span,
+            enclosing,
+            receiver,
+            bound,
+            arg_call: u32::MAX,
+            arg_slot: 0,
+            args: Self::ARGS_UNKNOWN,
+        }
+    }
+
+    /// The stored argument count of a call whose count is not known (or is this or more).
+    pub const ARGS_UNKNOWN: u8 = u8::MAX;
+
+    /// This call passing `n` arguments (`None`: not known).
+    pub fn with_arg_count(mut self, n: Option<usize>) -> Reference {
+        self.args = match n {
+            Some(n) if n < Self::ARGS_UNKNOWN as usize => n as u8,
+            _ => Self::ARGS_UNKNOWN,
+        };
+        self
+    }
+
+    /// For a call: how many arguments it passes, when the extractor saw its argument list
+    /// (a Kotlin or Swift trailing lambda is one of them; `*args`, `...xs` each count one).
+    pub fn arg_count(&self) -> Option<usize> {
+        (self.args != Self::ARGS_UNKNOWN).then_some(self.args as usize)
     }
 
     /// This reference as an argument of the call `arg.call`.
@@ -273,6 +303,8 @@ struct RefWire<N, S> {
     alias: Option<S>,
     /// An argument's call and encoded slot.
     arg: Option<(u32, u16)>,
+    /// A call's argument count, [`Reference::ARGS_UNKNOWN`] when not known.
+    args: u8,
 }
 
 impl Serialize for Reference {
@@ -286,6 +318,7 @@ impl Serialize for Reference {
             module: self.module(),
             alias: self.alias(),
             arg: (self.arg_call != u32::MAX).then_some((self.arg_call, self.arg_slot)),
+            args: self.args,
         }
         .serialize(z)
     }
@@ -298,6 +331,7 @@ impl<'de> Deserialize<'de> for Reference {
         if let Some((call, slot)) = w.arg {
             (r.arg_call, r.arg_slot) = (call, slot);
         }
+        r.args = w.args;
         Ok(r)
     }
 }
@@ -355,6 +389,7 @@ mod tests {
         module: Option<CompactString>,
         alias: Option<CompactString>,
         arg: Option<(u32, u16)>,
+        args: u8,
     }
 
     #[test]
@@ -380,6 +415,7 @@ mod tests {
                 module: c(module),
                 alias: c(alias),
                 arg: None,
+                args: Reference::ARGS_UNKNOWN,
             };
             let bytes = postcard::to_allocvec(&r).unwrap();
             assert_eq!(bytes, postcard::to_allocvec(&flat).unwrap());
@@ -401,6 +437,22 @@ mod tests {
         let plain = Reference::new("f".into(), RefKind::Call, span, None, None, None, None);
         assert_eq!(plain.arg(), None);
         assert_eq!(plain.clone().with_arg(None), plain);
+    }
+
+    #[test]
+    fn a_calls_argument_count_round_trips() {
+        let span = Span { start_line: 1, start_col: 1, end_line: 1, end_col: 2 };
+        let plain = Reference::new("f".into(), RefKind::Call, span, None, None, None, None);
+        assert_eq!(plain.arg_count(), None);
+        for (n, want) in
+            [(Some(0), Some(0)), (Some(3), Some(3)), (Some(254), Some(254)), (Some(255), None), (None, None)]
+        {
+            let r = plain.clone().with_arg_count(n);
+            assert_eq!(r.arg_count(), want, "{n:?}");
+            let back: Reference = postcard::from_bytes(&postcard::to_allocvec(&r).unwrap()).unwrap();
+            assert_eq!(back, r);
+            assert_eq!(back.arg_count(), want);
+        }
     }
 
     #[test]

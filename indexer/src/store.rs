@@ -1,6 +1,6 @@
 //! The persisted index of one repository, and reading it back.
 //!
-//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 12):
+//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 13):
 //!
 //! | file | content |
 //! |---|---|
@@ -59,7 +59,8 @@ use crate::walk::SkipReason;
 /// 12: every symbol carries its body window (the body's identifiers, bounded), and the
 /// search index scores one weighted `text` field (BM25F-style) over name, qualified name,
 /// signature, doc, body and callees.
-pub const FORMAT_VERSION: u32 = 12;
+/// 13: a call reference carries its argument count (the call graph picks overloads by it).
+pub const FORMAT_VERSION: u32 = 13;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";

@@ -3,6 +3,7 @@ mod export;
 mod incremental;
 mod incremental_prop;
 mod mapped;
+mod overloads;
 mod suite;
 mod support;
 mod walk;

@@ -1,0 +1,279 @@
+//! Overloads told apart by a call's argument count. The suite names edges by qualified
+//! name, which overloads share: here each callee is named by its signature, so that the
+//! overload a call means, and the ones it does not, are seen.
+
+use std::collections::BTreeSet;
+
+use cc_graph::{CallGraph, NodeRef};
+
+use crate::support::records;
+
+/// `caller -> callee signature`, ` [possible]` for a possible edge.
+fn edges(fixture: &str) -> BTreeSet<String> {
+    let g = CallGraph::build(&records(fixture));
+    g.edges()
+        .into_iter()
+        .filter_map(|(a, b, d)| {
+            let (NodeRef::Symbol(a), NodeRef::Symbol(b)) = (a, b) else { return None };
+            let caller = g.symbol(a)?.qualified_name.clone();
+            let callee = g.symbol(b)?.signature.clone();
+            Some(format!("{caller} -> {callee}{}", if d.ambiguous { " [possible]" } else { "" }))
+        })
+        .collect()
+}
+
+/// The edges into the callee whose signature is `sig`.
+fn callers<'a>(edges: &'a BTreeSet<String>, sig: &str) -> Vec<&'a str> {
+    edges
+        .iter()
+        .filter(|e| e.split_once(" -> ").is_some_and(|(_, c)| c.trim_end_matches(" [possible]") == sig))
+        .map(String::as_str)
+        .collect()
+}
+
+#[test]
+fn java_a_call_means_the_overload_its_argument_count_fits() {
+    let e = edges(
+        r#"
+//- /src/com/acme/Json.java
+package com.acme;
+
+public class Json {
+    public String toJson(Object src) {
+        return toJson(src, src.getClass());
+    }
+
+    public String toJson(Object src, Class<?> type) {
+        return type.getName();
+    }
+
+    public String toJson(Object src, Class<?> type, boolean pretty) {
+        return toJson(src, type);
+    }
+
+    static String join(String sep, String... parts) {
+        return sep;
+    }
+
+    static String join(String sep) {
+        return join(sep, "a", "b");
+    }
+}
+//- /src/com/acme/Main.java
+package com.acme;
+
+public class Main {
+    String run(Json json, Object o) {
+        return json.toJson(o);
+    }
+}
+"#,
+    );
+    assert_eq!(
+        callers(&e, "public String toJson(Object src)"),
+        ["com.acme.Main.run -> public String toJson(Object src)"]
+    );
+    assert_eq!(
+        callers(&e, "public String toJson(Object src, Class<?> type)"),
+        ["com.acme.Json.toJson -> public String toJson(Object src, Class<?> type)"],
+        "{e:#?}"
+    );
+    assert_eq!(callers(&e, "public String toJson(Object src, Class<?> type, boolean pretty)"), Vec::<&str>::new());
+    assert_eq!(
+        callers(&e, "static String join(String sep, String... parts)"),
+        ["com.acme.Json.join -> static String join(String sep, String... parts)"]
+    );
+    // `join(sep, "a", "b")` is not a recursive call.
+    assert_eq!(callers(&e, "static String join(String sep)"), Vec::<&str>::new());
+}
+
+#[test]
+fn java_a_count_two_overloads_take_stays_possible_between_those_two() {
+    let e = edges(
+        r#"
+//- /src/com/acme/Props.java
+package com.acme;
+
+public class Props {
+    void put(String key) {
+    }
+
+    void put(String key, int value) {
+    }
+
+    void put(String key, String value) {
+    }
+
+    void setup() {
+        put("retries", 3);
+    }
+}
+"#,
+    );
+    let got: Vec<&str> = e.iter().filter(|x| x.starts_with("com.acme.Props.setup ->")).map(String::as_str).collect();
+    assert_eq!(
+        got,
+        [
+            "com.acme.Props.setup -> void put(String key, String value) [possible]",
+            "com.acme.Props.setup -> void put(String key, int value) [possible]",
+        ]
+    );
+}
+
+#[test]
+fn java_constructors_are_picked_by_argument_count() {
+    let e = edges(
+        r#"
+//- /src/com/acme/geo/Base.java
+package com.acme.geo;
+
+public class Base {
+    public Base(String name) {
+    }
+
+    public Base(String name, int rank) {
+    }
+}
+//- /src/com/acme/geo/Point.java
+package com.acme.geo;
+
+public class Point extends Base {
+    public Point() {
+        this(0, 0);
+    }
+
+    public Point(int x) {
+        super("point");
+    }
+
+    public Point(int x, int y) {
+        super("point", 2);
+    }
+}
+//- /src/com/acme/geo/Shapes.java
+package com.acme.geo;
+
+public class Shapes {
+    Point origin() {
+        return new Point(0, 0);
+    }
+
+    Point unit() {
+        return new Point(1);
+    }
+}
+"#,
+    );
+    assert_eq!(
+        callers(&e, "public Point(int x, int y)"),
+        [
+            "com.acme.geo.Point.Point -> public Point(int x, int y)",
+            "com.acme.geo.Shapes.origin -> public Point(int x, int y)"
+        ],
+        "{e:#?}"
+    );
+    assert_eq!(callers(&e, "public Point(int x)"), ["com.acme.geo.Shapes.unit -> public Point(int x)"]);
+    assert_eq!(callers(&e, "public Point()"), Vec::<&str>::new());
+    assert_eq!(callers(&e, "public Base(String name)"), ["com.acme.geo.Point.Point -> public Base(String name)"]);
+    assert_eq!(
+        callers(&e, "public Base(String name, int rank)"),
+        ["com.acme.geo.Point.Point -> public Base(String name, int rank)"]
+    );
+}
+
+#[test]
+fn csharp_kotlin_and_cpp_overloads_by_argument_count() {
+    let cs = edges(
+        r#"
+//- /src/Log.cs
+namespace Acme
+{
+    public class Log
+    {
+        public void Write(string msg) { Write(msg, 0, true); }
+        public void Write(string msg, int level, bool flush = false) { }
+        public void Write(string msg, params object[] args) { }
+        public Log() : this("app") { }
+        public Log(string name) { }
+        public Log(string name, int level) { }
+    }
+}
+"#,
+    );
+    assert_eq!(
+        callers(&cs, "public void Write(string msg, int level, bool flush = false)"),
+        ["Acme.Log.Write -> public void Write(string msg, int level, bool flush = false)"]
+    );
+    assert_eq!(callers(&cs, "public void Write(string msg, params object[] args)"), Vec::<&str>::new());
+    assert_eq!(callers(&cs, "public Log(string name)"), ["Acme.Log.Log -> public Log(string name)"]);
+    assert_eq!(callers(&cs, "public Log(string name, int level)"), Vec::<&str>::new());
+
+    let kt = edges(
+        r#"
+//- /src/main/kotlin/acme/Log.kt
+package acme
+
+class Log(val name: String) {
+    constructor(name: String, level: Int) : this(name)
+
+    fun write(msg: String) = write(msg, 0)
+
+    fun write(msg: String, level: Int, vararg tags: String) {}
+
+    fun write(msg: String, level: Int, flush: Boolean) {}
+}
+
+fun make(): Log = Log("app", 2)
+
+fun app(): Log = Log("app")
+
+fun retry(name: String, block: () -> Unit) {}
+
+fun retry(block: () -> Unit) {}
+
+fun start() {
+    retry("a") { }
+}
+"#,
+    );
+    assert_eq!(
+        callers(&kt, "fun write(msg: String, level: Int, vararg tags: String)"),
+        ["acme.Log.write -> fun write(msg: String, level: Int, vararg tags: String)"],
+        "{kt:#?}"
+    );
+    assert_eq!(callers(&kt, "fun write(msg: String, level: Int, flush: Boolean)"), Vec::<&str>::new());
+    // A trailing lambda is an argument.
+    assert_eq!(
+        callers(&kt, "fun retry(name: String, block: () -> Unit)"),
+        ["acme.start -> fun retry(name: String, block: () -> Unit)"]
+    );
+    assert_eq!(callers(&kt, "fun retry(block: () -> Unit)"), Vec::<&str>::new());
+    // The primary constructor is the class's own parameter list.
+    assert_eq!(
+        callers(&kt, "class Log(val name: String)"),
+        ["acme.Log.constructor -> class Log(val name: String)", "acme.app -> class Log(val name: String)"]
+    );
+    assert_eq!(
+        callers(&kt, "constructor(name: String, level: Int) : this(name)"),
+        ["acme.make -> constructor(name: String, level: Int) : this(name)"],
+        "{kt:#?}"
+    );
+
+    let cpp = edges(
+        r#"
+//- /src/log.cpp
+class Log {
+public:
+    void write(const char* msg) { write(msg, 0); }
+    void write(const char* msg, int level, bool flush = false) {}
+    void write(const char* msg, int level, int a, int b) {}
+};
+"#,
+    );
+    assert_eq!(
+        callers(&cpp, "void write(const char* msg, int level, bool flush = false)"),
+        ["Log::write -> void write(const char* msg, int level, bool flush = false)"],
+        "{cpp:#?}"
+    );
+    assert_eq!(callers(&cpp, "void write(const char* msg, int level, int a, int b)"), Vec::<&str>::new());
+}
