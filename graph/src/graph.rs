@@ -306,50 +306,62 @@ impl CallGraph {
         let tables = Tables::new(records);
         let mut stats = UpdateStats { files_changed: changed.len() + deleted.len(), refs_resolved: 0 };
         let mut files = std::mem::take(&mut self.files);
-        for (i, f) in records.iter().enumerate() {
-            if changed.contains(f.path.as_str()) {
-                let entry = resolve_file(&tables, i as u32, f);
-                stats.refs_resolved += entry.refs.len();
-                files.insert(Arc::from(f.path.as_str()), entry);
-                continue;
-            }
-            let Some(entry) = files.get_mut(f.path.as_str()) else {
-                continue;
-            };
-            // A name this file imports can change meaning with any other file (a module's
-            // re-exports, its default export, an alias of a renamed symbol).
-            let imported = import_bindings(f);
-            let hit = |r: &cc_indexer::Reference| {
-                affects(r, f.lang, &names)
-                    || (resolvable(r.kind)
-                        && (imported.contains(r.name.as_str()) || matches!(r.name.as_str(), "super" | "this" | "cls")))
-            };
-            // Python: the value flow is the whole repository's; what it may have decided
-            // (a resolution the ladder left unknown, guessed or handed to it, an implicit
-            // call) is resolved again whenever a Python file changed.
-            let flow = python_changed && f.lang == Lang::Python;
-            let old = &entry.refs;
-            let by_flow = |k: usize, r: &cc_indexer::Reference| {
-                flow && (matches!(r.kind, RefKind::Iteration | RefKind::Context)
-                    || matches!(old[k].resolution.rung, Rung::Flow | Rung::Ambiguous | Rung::External))
-            };
-            let affected =
-                f.references.iter().filter(|r| resolvable(r.kind)).enumerate().any(|(k, r)| hit(r) || by_flow(k, r));
-            if !affected {
-                continue;
-            }
-            let redo: Vec<bool> = f
-                .references
-                .iter()
-                .filter(|r| resolvable(r.kind))
-                .enumerate()
-                .map(|(k, r)| hit(r) || by_flow(k, r))
-                .collect();
-            let calls = f.references.iter().filter(|r| resolvable(r.kind));
-            for (k, r) in calls.enumerate() {
-                if redo[k] {
-                    entry.refs[k].resolution = tables.resolve(i as u32, r);
-                    stats.refs_resolved += 1;
+        // Files are re-resolved in parallel (each reads the shared tables and its own old
+        // entry), then their results are put in place.
+        enum Redo {
+            Whole(FileEntry),
+            Some(Vec<(usize, Resolution)>),
+        }
+        let redo: Vec<(usize, Redo)> = records
+            .par_iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                if changed.contains(f.path.as_str()) {
+                    return Some((i, Redo::Whole(resolve_file(&tables, i as u32, f))));
+                }
+                let entry = files.get(f.path.as_str())?;
+                // A name this file imports can change meaning with any other file (a
+                // module's re-exports, its default export, an alias of a renamed symbol).
+                let imported = import_bindings(f);
+                let hit = |r: &cc_indexer::Reference| {
+                    affects(r, f.lang, &names)
+                        || (resolvable(r.kind)
+                            && (imported.contains(r.name.as_str())
+                                || matches!(r.name.as_str(), "super" | "this" | "cls")))
+                };
+                // Python: the value flow is the whole repository's; what it may have decided
+                // (a resolution the ladder left unknown, guessed or handed to it, an implicit
+                // call) is resolved again whenever a Python file changed.
+                let flow = python_changed && f.lang == Lang::Python;
+                let old = &entry.refs;
+                let by_flow = |k: usize, r: &cc_indexer::Reference| {
+                    flow && (matches!(r.kind, RefKind::Iteration | RefKind::Context)
+                        || matches!(old[k].resolution.rung, Rung::Flow | Rung::Ambiguous | Rung::External))
+                };
+                let again: Vec<(usize, Resolution)> = f
+                    .references
+                    .iter()
+                    .filter(|r| resolvable(r.kind))
+                    .enumerate()
+                    .filter(|&(k, r)| hit(r) || by_flow(k, r))
+                    .map(|(k, r)| (k, tables.resolve(i as u32, r)))
+                    .collect();
+                (!again.is_empty()).then_some((i, Redo::Some(again)))
+            })
+            .collect();
+        for (i, r) in redo {
+            let path = records[i].path.as_str();
+            match r {
+                Redo::Whole(entry) => {
+                    stats.refs_resolved += entry.refs.len();
+                    files.insert(Arc::from(path), entry);
+                }
+                Redo::Some(again) => {
+                    stats.refs_resolved += again.len();
+                    let entry = files.get_mut(path).expect("an entry re-resolved in part exists");
+                    for (k, resolution) in again {
+                        entry.refs[k].resolution = resolution;
+                    }
                 }
             }
         }
@@ -613,32 +625,38 @@ impl CallGraph {
         let path = dir.join("graph.bin");
         let tmp = dir.join("graph.bin.tmp");
         let io = |e: std::io::Error| Error::Io { path: tmp.clone(), error: e };
-        let written = (|| {
-            // Streamed through the compressor: neither the encoding nor its compressed copy
-            // is held in memory whole (sqlalchemy: ~20 MB less at the end of `index`).
-            let file = std::fs::File::create(&tmp).map_err(io)?;
-            let z =
-                zstd::stream::Encoder::new(std::io::BufWriter::new(file), cc_indexer::store::ZSTD_LEVEL).map_err(io)?;
-            // postcard writes field by field: whole blocks to the encoder.
-            let mut failed = None;
-            let buffered = KeepError { inner: std::io::BufWriter::with_capacity(1 << 16, z), error: &mut failed };
-            let stored = Borrowed { format_version: GRAPH_FORMAT_VERSION, records_generation, files };
-            let buffered = match postcard::to_io(&stored, buffered) {
-                Ok(b) => b.inner,
-                // postcard reports a failed write as a full buffer: the write's own error
-                // (a full disk) was kept.
-                Err(e) => return Err(io(failed.take().unwrap_or_else(|| std::io::Error::other(e)))),
-            };
-            let z = buffered.into_inner().map_err(|e| io(e.into_error()))?;
-            use std::io::Write;
-            z.finish().and_then(|mut w| w.flush()).map_err(io)
-        })();
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-        std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, error: e })?;
-        crate::mapped::save(self, dir, records_generation)?;
+        let write_bin = || -> Result<()> {
+            let written = (|| {
+                // Streamed through the compressor: neither the encoding nor its compressed copy
+                // is held in memory whole (sqlalchemy: ~20 MB less at the end of `index`).
+                let file = std::fs::File::create(&tmp).map_err(io)?;
+                let z = zstd::stream::Encoder::new(std::io::BufWriter::new(file), cc_indexer::store::ZSTD_LEVEL)
+                    .map_err(io)?;
+                // postcard writes field by field: whole blocks to the encoder.
+                let mut failed = None;
+                let buffered = KeepError { inner: std::io::BufWriter::with_capacity(1 << 16, z), error: &mut failed };
+                let stored = Borrowed { format_version: GRAPH_FORMAT_VERSION, records_generation, files };
+                let buffered = match postcard::to_io(&stored, buffered) {
+                    Ok(b) => b.inner,
+                    // postcard reports a failed write as a full buffer: the write's own error
+                    // (a full disk) was kept.
+                    Err(e) => return Err(io(failed.take().unwrap_or_else(|| std::io::Error::other(e)))),
+                };
+                let z = buffered.into_inner().map_err(|e| io(e.into_error()))?;
+                use std::io::Write;
+                z.finish().and_then(|mut w| w.flush()).map_err(io)
+            })();
+            if let Err(e) = written {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e);
+            }
+            std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, error: e })
+        };
+        // graph.bin and graph.map are written at once, on two cores (either may land
+        // first: a reader takes the map only of the records' generation, an update the
+        // bin only of its own).
+        let (bin, map) = rayon::join(write_bin, || crate::mapped::save(self, dir, records_generation));
+        bin.and(map)?;
         // Written after graph.bin and graph.map: a summary of this generation means they are too.
         let summary = Summary {
             format_version: GRAPH_FORMAT_VERSION,
