@@ -730,6 +730,18 @@ impl<'a> Tables<'a> {
         let refs = &f.references;
         for r in refs {
             let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
+            // A call reads the variables its callee names even when its result goes nowhere
+            // (`cb()` as a statement): their keys are made here, or what flows into them (an
+            // argument for a parameter) would be dropped as read by nobody.
+            match r.kind {
+                RefKind::Call => {
+                    self.ref_expr(cx, fi, enclosing, r);
+                }
+                RefKind::Iteration | RefKind::Context => {
+                    self.text_expr(cx, fi, enclosing, r.name.as_str());
+                }
+                _ => {}
+            }
             let sinks: Vec<Sink<'a>> = match (r.arg(), r.alias()) {
                 (Some(a), kw) if matches!(r.kind, RefKind::Value | RefKind::Callback | RefKind::Call) => {
                     let Some(call) = refs.get(a.call as usize) else { continue };
