@@ -660,6 +660,7 @@ impl<'a> Tables<'a> {
         let python: Vec<u32> =
             (0..self.files.len() as u32).filter(|&f| self.files[f as usize].lang == Lang::Python).collect();
         // Parameters, and where names are assigned.
+        let mut stored: Vec<(u32, Option<u32>, &'a str)> = Vec::new();
         for &fi in &python {
             let f = &self.files[fi as usize];
             for s in &f.symbols {
@@ -686,10 +687,18 @@ impl<'a> Tables<'a> {
                     continue;
                 }
                 let Some(alias) = r.alias() else { continue };
-                if alias == "return" || alias.starts_with('@') || alias.contains(['.', '[']) {
+                let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
+                // `d[k] = f` binds nothing; it stores into a `d` bound elsewhere.
+                if let Some((base, _)) = alias.split_once('[') {
+                    let base = base.trim();
+                    if !base.is_empty() && base.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                        stored.push((fi, enclosing, base));
+                    }
                     continue;
                 }
-                let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
+                if alias == "return" || alias.starts_with('@') || alias.contains('.') {
+                    continue;
+                }
                 let scope = self.assign_scope(fi, enclosing);
                 for name in alias.split(',').map(|a| a.trim().trim_matches(|c| c == '(' || c == ')')) {
                     match scope {
@@ -703,6 +712,26 @@ impl<'a> Tables<'a> {
                         _ => {}
                     }
                 }
+            }
+        }
+        // A container stored into (`d[k] = f`) that no function around the store and not the
+        // module binds as far as the references tell (`d = {}` records no value): Python reads
+        // such a name from the module, so it is the module's variable, and what is stored into
+        // it is what a read of it (`d[k]()`) gets.
+        for (fi, enclosing, base) in stored {
+            let mut cur = enclosing;
+            let mut local = false;
+            while let Some(e) = cur {
+                if self.syms[e as usize].kind.is_callable()
+                    && (flow.bound.contains(&(Scope::Sym(e), base)) || flow.params(e).iter().any(|p| p.name == base))
+                {
+                    local = true;
+                    break;
+                }
+                cur = self.parent_of(e);
+            }
+            if !local {
+                flow.bound.insert((Scope::File(fi), base));
             }
         }
         let mut lookups = HashMap::default();
