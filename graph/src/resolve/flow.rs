@@ -642,6 +642,24 @@ impl<'a> Tables<'a> {
         }
     }
 
+    /// What a decorator reference applies: its name (`@dec`), or what calling it gives
+    /// (`@dec(args)`, alias `@@name`).
+    fn decorator_expr(
+        &self,
+        cx: &mut Cx<'_, 'a>,
+        file: u32,
+        enclosing: Option<u32>,
+        r: &'a Reference,
+        alias: &str,
+    ) -> Expr<'a> {
+        let e = self.ref_expr(cx, file, enclosing, r);
+        if alias.starts_with("@@") {
+            Expr::Call(Box::new(e))
+        } else {
+            e
+        }
+    }
+
     /// The definition a decorator in `enclosing` at `line` decorates: the first
     /// definition named `name` in that scope at or after the line.
     fn decorated_def(&self, file: u32, enclosing: Option<u32>, name: &str, line: u32) -> Option<u32> {
@@ -757,7 +775,31 @@ impl<'a> Tables<'a> {
     fn file_constraints(&self, cx: &mut Cx<'_, 'a>, fi: u32, out: &mut Vec<(Sink<'a>, Expr<'a>)>) {
         let f = &self.files[fi as usize];
         let refs = &f.references;
-        for r in refs {
+        // Stacked decorators: each one's definition, and the decorator below it (applied
+        // first: `@a @b def f` is `f = a(b(f))`), by reference index.
+        let mut decorators: Vec<(u32, u32, usize)> = Vec::new();
+        for (ri, r) in refs.iter().enumerate() {
+            let Some(alias) = r.alias().filter(|a| a.starts_with('@') && r.kind == RefKind::Call) else { continue };
+            if r.arg().is_some() {
+                continue;
+            }
+            let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
+            let name = alias.trim_start_matches('@');
+            if let Some(def) = self.decorated_def(fi, enclosing, name, r.span.start_line) {
+                decorators.push((def, r.span.start_line, ri));
+            }
+        }
+        decorators.sort_unstable();
+        let stacked: HashMap<usize, (u32, Option<usize>, bool)> = decorators
+            .iter()
+            .enumerate()
+            .map(|(i, &(def, _, ri))| {
+                let below = decorators.get(i + 1).filter(|d| d.0 == def).map(|d| d.2);
+                let outermost = i == 0 || decorators[i - 1].0 != def;
+                (ri, (def, below, outermost))
+            })
+            .collect();
+        for (ri, r) in refs.iter().enumerate() {
             let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
             // A call reads the variables its callee names even when its result goes nowhere
             // (`cb()` as a statement): their keys are made here, or what flows into them (an
@@ -781,28 +823,31 @@ impl<'a> Tables<'a> {
                     let keyword = if a.slot == Slot::Keyword { kw } else { None };
                     vec![Sink::Param { callee, slot: a.slot, keyword }]
                 }
-                // A decorator: the name holds what applying it gives.
+                // A decorator: the name holds what applying the outermost one gives; each one
+                // is applied to what the one below it gives, the lowest to the definition.
                 (None, Some(alias)) if alias.starts_with('@') => {
                     if r.kind != RefKind::Call {
                         continue;
                     }
-                    let applied = alias.starts_with("@@");
-                    let name = alias.trim_start_matches('@');
-                    let Some(def) = self.decorated_def(fi, enclosing, name, r.span.start_line) else { continue };
+                    let Some(&(def, below, outermost)) = stacked.get(&ri) else { continue };
                     let Some(v) = self.value_of(def) else { continue };
                     let Some(dec) = cx.key(Key::Dec(def)) else { continue };
                     if let Cx::Build(flow, _) = cx {
                         flow.decorated.insert(def, dec);
                     }
-                    let mut callee = self.ref_expr(cx, fi, enclosing, r);
-                    if applied {
-                        callee = Expr::Call(Box::new(callee));
+                    let callee = self.decorator_expr(cx, fi, enclosing, r, alias);
+                    let arg = match below.and_then(|b| refs.get(b)) {
+                        Some(b) => {
+                            let b_enclosing = b.enclosing.and_then(|e| self.by_id.get(&e).copied());
+                            let b_alias = b.alias().unwrap_or_default();
+                            Expr::Call(Box::new(self.decorator_expr(cx, fi, b_enclosing, b, b_alias)))
+                        }
+                        None => Expr::Raw(SmallVec::from_elem(v, 1)),
+                    };
+                    out.push((Sink::Param { callee: callee.clone(), slot: Slot::Position(0), keyword: None }, arg));
+                    if outermost {
+                        out.push((Sink::Key(dec), Expr::Call(Box::new(callee))));
                     }
-                    out.push((
-                        Sink::Param { callee: callee.clone(), slot: Slot::Position(0), keyword: None },
-                        Expr::Raw(SmallVec::from_elem(v, 1)),
-                    ));
-                    out.push((Sink::Key(dec), Expr::Call(Box::new(callee))));
                     continue;
                 }
                 (None, Some(alias))
