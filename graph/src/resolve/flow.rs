@@ -143,6 +143,9 @@ pub(crate) struct Flow<'a> {
     decorated: HashMap<u32, u32>,
     /// Each Python function's parameters.
     params: HashMap<u32, Box<[Param<'a>]>>,
+    /// A name bound to a lambda (`sq = lambda x: …`, the symbol calls of `sq` reach) -> the
+    /// lambda, whose parameters and result they are.
+    lambdas: HashMap<u32, u32>,
 }
 
 impl<'a> Flow<'a> {
@@ -156,6 +159,11 @@ impl<'a> Flow<'a> {
 
     fn get(&self, k: &Key<'a>) -> Option<u32> {
         self.keys.get(k).copied()
+    }
+
+    /// The function that runs when `f` is called: the lambda a name is bound to, else `f`.
+    fn body(&self, f: u32) -> u32 {
+        self.lambdas.get(&f).copied().unwrap_or(f)
     }
 
     fn params(&self, f: u32) -> &[Param<'a>] {
@@ -685,6 +693,14 @@ impl<'a> Tables<'a> {
                 let Some(&i) = self.by_id.get(&s.id) else { continue };
                 if s.kind.is_callable() {
                     flow.params.insert(i, py_params(&s.signature).into_boxed_slice());
+                    if s.signature.starts_with("lambda") {
+                        if let Some(p) = self.parent_of(i) {
+                            let b = &self.syms[p as usize];
+                            if b.kind.is_callable() && b.signature.contains("= lambda") {
+                                flow.lambdas.insert(p, i);
+                            }
+                        }
+                    }
                 } else if matches!(s.kind, SymbolKind::Constant | SymbolKind::Variable | SymbolKind::Field) {
                     // `REGISTRY = []` records no value; `REGISTRY.append(f)` fills it.
                     match self.assign_scope(fi, self.parent_of(i)) {
@@ -1021,6 +1037,7 @@ impl<'a> Tables<'a> {
             },
             _ => return Vec::new(),
         };
+        let f = flow.body(f);
         let params = flow.params(f);
         // A method called on an instance or a class: its first parameter is that.
         let skip = usize::from(params.first().is_some_and(|p| matches!(p.name, "self" | "cls")));
@@ -1089,6 +1106,7 @@ impl<'a> Tables<'a> {
                 for c in self.eval(rd, callee, members, depth + 1) {
                     match c {
                         Value::Func(f) => {
+                            let f = rd.flow().body(f);
                             for v in self.key_values(rd, Key::Ret(f)) {
                                 push_new(&mut out, v);
                             }
