@@ -1783,6 +1783,17 @@ impl<'a> Tables<'a> {
                 t.possible = true;
             }
         }
+        // `@factory(args) def f`: what the factory returns is called with `f` right there.
+        if lang == Lang::Python && !value && r.alias().is_some_and(|a| a.starts_with("@@")) {
+            let possible = rung == Rung::Ambiguous;
+            out.extend(self.flow_applied(file, r).into_iter().map(|d| Target {
+                id: self.syms[d as usize].id,
+                kind: EdgeKind::Call,
+                possible,
+            }));
+            out.sort_unstable();
+            out.dedup();
+        }
         Resolution { targets: out, rung, external: None }
     }
 

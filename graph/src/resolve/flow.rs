@@ -1293,6 +1293,29 @@ impl<'a> Tables<'a> {
         out
     }
 
+    /// What a decorator factory's call (`@route("/")`: `route("/")`) gives, as far as the
+    /// flow knows: the functions applied to the definition (an instance: its `__call__`).
+    pub(crate) fn flow_applied(&self, file: u32, r: &'a Reference) -> Vec<u32> {
+        let Some(flow) = self.flow.as_ref() else { return Vec::new() };
+        let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
+        let e = self.ref_expr(&mut Cx::Read(flow), file, enclosing, r);
+        if e.is_unknown() {
+            return Vec::new();
+        }
+        let mut members = HashMap::default();
+        let mut out = Vec::new();
+        for v in self.eval(&mut Solved(flow), &Expr::Call(Box::new(e)), &mut members, 0) {
+            match v {
+                Value::Func(f) => out.push(f),
+                Value::Inst(c) => out.extend(self.member(c, "__call__", true)),
+                _ => {}
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The classes an implicit call's expression (`for x in e`, `with e`) is an instance of.
     pub(crate) fn flow_instances(&self, file: u32, r: &'a Reference) -> Vec<u32> {
         let Some(flow) = self.flow.as_ref() else { return Vec::new() };
