@@ -1136,8 +1136,13 @@ impl<'a> Tables<'a> {
                     _ => format!("{module}.{m}"),
                 };
                 let sub_files = self.module_files(file, &sub);
-                // (`module_files` falls back to the module a name is in: that is no submodule.)
-                if !sub_files.is_empty() && sub_files != files {
+                // (`module_files` falls back to the module a name is in: that is no submodule.
+                // A namespace package, a folder without `__init__.py`, is its files: one of
+                // them may be the submodule itself.)
+                let named =
+                    |f: &u32| file_keys(&self.files[*f as usize].path).iter().any(|k| k.last().is_some_and(|l| l == m));
+                let namespace = lang == Lang::Python && sub_files.iter().all(named);
+                if !sub_files.is_empty() && (sub_files != files || namespace) {
                     files = sub_files;
                     return Import { binding, files, member: None, module: sub };
                 }
