@@ -1822,6 +1822,15 @@ impl<'a> Tables<'a> {
                         let t = self.constructor(c).unwrap_or(c);
                         out.push(Target { id: self.syms[t as usize].id, kind: EdgeKind::Raise, possible });
                     }
+                } else if self.lang_of(file) == Lang::Python {
+                    // `raise err` of a variable: the classes the flow says it holds (each a
+                    // fact, as the flow's call targets are).
+                    for c in self.flow_targets(file, r) {
+                        if self.syms[c as usize].kind.is_type_like() {
+                            let t = self.constructor(c).unwrap_or(c);
+                            out.push(Target { id: self.syms[t as usize].id, kind: EdgeKind::Raise, possible: false });
+                        }
+                    }
                 }
             }
             _ => {

@@ -821,7 +821,7 @@ impl<'a> Tables<'a> {
             // (`cb()` as a statement): their keys are made here, or what flows into them (an
             // argument for a parameter) would be dropped as read by nobody.
             match r.kind {
-                RefKind::Call => {
+                RefKind::Call | RefKind::Raise => {
                     self.ref_expr(cx, fi, enclosing, r);
                 }
                 RefKind::Iteration | RefKind::Context => {
