@@ -817,9 +817,10 @@ impl<'a> Tables<'a> {
             .collect();
         for (ri, r) in refs.iter().enumerate() {
             let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
-            // A call reads the variables its callee names even when its result goes nowhere
-            // (`cb()` as a statement): their keys are made here, or what flows into them (an
-            // argument for a parameter) would be dropped as read by nobody.
+            // A call (a `raise`, a loop, a `with`) reads the variables its expression names even
+            // when its result goes nowhere (`cb()` as a statement): their keys are made here, or
+            // what flows into them (an argument for a parameter) would be dropped as read by
+            // nobody.
             match r.kind {
                 RefKind::Call | RefKind::Raise => {
                     self.ref_expr(cx, fi, enclosing, r);
