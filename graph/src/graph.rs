@@ -331,11 +331,13 @@ impl CallGraph {
                 };
                 // Python: the value flow is the whole repository's; what it may have decided
                 // (a resolution the ladder left unknown, guessed or handed to it, an implicit
-                // call) is resolved again whenever a Python file changed.
+                // call, a decorator factory's application) is resolved again whenever a
+                // Python file changed.
                 let flow = python_changed && f.lang == Lang::Python;
                 let old = &entry.refs;
                 let by_flow = |k: usize, r: &cc_indexer::Reference| {
                     flow && (matches!(r.kind, RefKind::Iteration | RefKind::Context)
+                        || r.alias().is_some_and(|a| a.starts_with("@@"))
                         || matches!(old[k].resolution.rung, Rung::Flow | Rung::Ambiguous | Rung::External))
                 };
                 let again: Vec<(usize, Resolution)> = f

@@ -1136,8 +1136,13 @@ impl<'a> Tables<'a> {
                     _ => format!("{module}.{m}"),
                 };
                 let sub_files = self.module_files(file, &sub);
-                // (`module_files` falls back to the module a name is in: that is no submodule.)
-                if !sub_files.is_empty() && sub_files != files {
+                // (`module_files` falls back to the module a name is in: that is no submodule.
+                // A namespace package, a folder without `__init__.py`, is its files: one of
+                // them may be the submodule itself.)
+                let named =
+                    |f: &u32| file_keys(&self.files[*f as usize].path).iter().any(|k| k.last().is_some_and(|l| l == m));
+                let namespace = lang == Lang::Python && sub_files.iter().all(named);
+                if !sub_files.is_empty() && (sub_files != files || namespace) {
                     files = sub_files;
                     return Import { binding, files, member: None, module: sub };
                 }
@@ -1783,6 +1788,17 @@ impl<'a> Tables<'a> {
                 t.possible = true;
             }
         }
+        // `@factory(args) def f`: what the factory returns is called with `f` right there.
+        if lang == Lang::Python && !value && r.alias().is_some_and(|a| a.starts_with("@@")) {
+            let possible = rung == Rung::Ambiguous;
+            out.extend(self.flow_applied(file, r).into_iter().map(|d| Target {
+                id: self.syms[d as usize].id,
+                kind: EdgeKind::Call,
+                possible,
+            }));
+            out.sort_unstable();
+            out.dedup();
+        }
         Resolution { targets: out, rung, external: None }
     }
 
@@ -1805,6 +1821,15 @@ impl<'a> Tables<'a> {
                     for c in classes {
                         let t = self.constructor(c).unwrap_or(c);
                         out.push(Target { id: self.syms[t as usize].id, kind: EdgeKind::Raise, possible });
+                    }
+                } else if self.lang_of(file) == Lang::Python {
+                    // `raise err` of a variable: the classes the flow says it holds (each a
+                    // fact, as the flow's call targets are).
+                    for c in self.flow_targets(file, r) {
+                        if self.syms[c as usize].kind.is_type_like() {
+                            let t = self.constructor(c).unwrap_or(c);
+                            out.push(Target { id: self.syms[t as usize].id, kind: EdgeKind::Raise, possible: false });
+                        }
                     }
                 }
             }

@@ -143,6 +143,9 @@ pub(crate) struct Flow<'a> {
     decorated: HashMap<u32, u32>,
     /// Each Python function's parameters.
     params: HashMap<u32, Box<[Param<'a>]>>,
+    /// A name bound to a lambda (`sq = lambda x: …`, the symbol calls of `sq` reach) -> the
+    /// lambda, whose parameters and result they are.
+    lambdas: HashMap<u32, u32>,
 }
 
 impl<'a> Flow<'a> {
@@ -156,6 +159,11 @@ impl<'a> Flow<'a> {
 
     fn get(&self, k: &Key<'a>) -> Option<u32> {
         self.keys.get(k).copied()
+    }
+
+    /// The function that runs when `f` is called: the lambda a name is bound to, else `f`.
+    fn body(&self, f: u32) -> u32 {
+        self.lambdas.get(&f).copied().unwrap_or(f)
     }
 
     fn params(&self, f: u32) -> &[Param<'a>] {
@@ -642,6 +650,24 @@ impl<'a> Tables<'a> {
         }
     }
 
+    /// What a decorator reference applies: its name (`@dec`), or what calling it gives
+    /// (`@dec(args)`, alias `@@name`).
+    fn decorator_expr(
+        &self,
+        cx: &mut Cx<'_, 'a>,
+        file: u32,
+        enclosing: Option<u32>,
+        r: &'a Reference,
+        alias: &str,
+    ) -> Expr<'a> {
+        let e = self.ref_expr(cx, file, enclosing, r);
+        if alias.starts_with("@@") {
+            Expr::Call(Box::new(e))
+        } else {
+            e
+        }
+    }
+
     /// The definition a decorator in `enclosing` at `line` decorates: the first
     /// definition named `name` in that scope at or after the line.
     fn decorated_def(&self, file: u32, enclosing: Option<u32>, name: &str, line: u32) -> Option<u32> {
@@ -660,12 +686,21 @@ impl<'a> Tables<'a> {
         let python: Vec<u32> =
             (0..self.files.len() as u32).filter(|&f| self.files[f as usize].lang == Lang::Python).collect();
         // Parameters, and where names are assigned.
+        let mut stored: Vec<(u32, Option<u32>, &'a str)> = Vec::new();
         for &fi in &python {
             let f = &self.files[fi as usize];
             for s in &f.symbols {
                 let Some(&i) = self.by_id.get(&s.id) else { continue };
                 if s.kind.is_callable() {
                     flow.params.insert(i, py_params(&s.signature).into_boxed_slice());
+                    if s.signature.starts_with("lambda") {
+                        if let Some(p) = self.parent_of(i) {
+                            let b = &self.syms[p as usize];
+                            if b.kind.is_callable() && b.signature.contains("= lambda") {
+                                flow.lambdas.insert(p, i);
+                            }
+                        }
+                    }
                 } else if matches!(s.kind, SymbolKind::Constant | SymbolKind::Variable | SymbolKind::Field) {
                     // `REGISTRY = []` records no value; `REGISTRY.append(f)` fills it.
                     match self.assign_scope(fi, self.parent_of(i)) {
@@ -686,10 +721,18 @@ impl<'a> Tables<'a> {
                     continue;
                 }
                 let Some(alias) = r.alias() else { continue };
-                if alias == "return" || alias.starts_with('@') || alias.contains(['.', '[']) {
+                let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
+                // `d[k] = f` binds nothing; it stores into a `d` bound elsewhere.
+                if let Some((base, _)) = alias.split_once('[') {
+                    let base = base.trim();
+                    if !base.is_empty() && base.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                        stored.push((fi, enclosing, base));
+                    }
                     continue;
                 }
-                let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
+                if alias == "return" || alias.starts_with('@') || alias.contains('.') {
+                    continue;
+                }
                 let scope = self.assign_scope(fi, enclosing);
                 for name in alias.split(',').map(|a| a.trim().trim_matches(|c| c == '(' || c == ')')) {
                     match scope {
@@ -703,6 +746,26 @@ impl<'a> Tables<'a> {
                         _ => {}
                     }
                 }
+            }
+        }
+        // A container stored into (`d[k] = f`) that no function around the store and not the
+        // module binds as far as the references tell (`d = {}` records no value): Python reads
+        // such a name from the module, so it is the module's variable, and what is stored into
+        // it is what a read of it (`d[k]()`) gets.
+        for (fi, enclosing, base) in stored {
+            let mut cur = enclosing;
+            let mut local = false;
+            while let Some(e) = cur {
+                if self.syms[e as usize].kind.is_callable()
+                    && (flow.bound.contains(&(Scope::Sym(e), base)) || flow.params(e).iter().any(|p| p.name == base))
+                {
+                    local = true;
+                    break;
+                }
+                cur = self.parent_of(e);
+            }
+            if !local {
+                flow.bound.insert((Scope::File(fi), base));
             }
         }
         let mut lookups = HashMap::default();
@@ -728,8 +791,45 @@ impl<'a> Tables<'a> {
     fn file_constraints(&self, cx: &mut Cx<'_, 'a>, fi: u32, out: &mut Vec<(Sink<'a>, Expr<'a>)>) {
         let f = &self.files[fi as usize];
         let refs = &f.references;
-        for r in refs {
+        // Stacked decorators: each one's definition, and the decorator below it (applied
+        // first: `@a @b def f` is `f = a(b(f))`), by reference index.
+        let mut decorators: Vec<(u32, u32, usize)> = Vec::new();
+        for (ri, r) in refs.iter().enumerate() {
+            let Some(alias) = r.alias().filter(|a| a.starts_with('@') && r.kind == RefKind::Call) else { continue };
+            if r.arg().is_some() {
+                continue;
+            }
             let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
+            let name = alias.trim_start_matches('@');
+            if let Some(def) = self.decorated_def(fi, enclosing, name, r.span.start_line) {
+                decorators.push((def, r.span.start_line, ri));
+            }
+        }
+        decorators.sort_unstable();
+        let stacked: HashMap<usize, (u32, Option<usize>, bool)> = decorators
+            .iter()
+            .enumerate()
+            .map(|(i, &(def, _, ri))| {
+                let below = decorators.get(i + 1).filter(|d| d.0 == def).map(|d| d.2);
+                let outermost = i == 0 || decorators[i - 1].0 != def;
+                (ri, (def, below, outermost))
+            })
+            .collect();
+        for (ri, r) in refs.iter().enumerate() {
+            let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
+            // A call (a `raise`, a loop, a `with`) reads the variables its expression names even
+            // when its result goes nowhere (`cb()` as a statement): their keys are made here, or
+            // what flows into them (an argument for a parameter) would be dropped as read by
+            // nobody.
+            match r.kind {
+                RefKind::Call | RefKind::Raise => {
+                    self.ref_expr(cx, fi, enclosing, r);
+                }
+                RefKind::Iteration | RefKind::Context => {
+                    self.text_expr(cx, fi, enclosing, r.name.as_str());
+                }
+                _ => {}
+            }
             let sinks: Vec<Sink<'a>> = match (r.arg(), r.alias()) {
                 (Some(a), kw) if matches!(r.kind, RefKind::Value | RefKind::Callback | RefKind::Call) => {
                     let Some(call) = refs.get(a.call as usize) else { continue };
@@ -740,28 +840,31 @@ impl<'a> Tables<'a> {
                     let keyword = if a.slot == Slot::Keyword { kw } else { None };
                     vec![Sink::Param { callee, slot: a.slot, keyword }]
                 }
-                // A decorator: the name holds what applying it gives.
+                // A decorator: the name holds what applying the outermost one gives; each one
+                // is applied to what the one below it gives, the lowest to the definition.
                 (None, Some(alias)) if alias.starts_with('@') => {
                     if r.kind != RefKind::Call {
                         continue;
                     }
-                    let applied = alias.starts_with("@@");
-                    let name = alias.trim_start_matches('@');
-                    let Some(def) = self.decorated_def(fi, enclosing, name, r.span.start_line) else { continue };
+                    let Some(&(def, below, outermost)) = stacked.get(&ri) else { continue };
                     let Some(v) = self.value_of(def) else { continue };
                     let Some(dec) = cx.key(Key::Dec(def)) else { continue };
                     if let Cx::Build(flow, _) = cx {
                         flow.decorated.insert(def, dec);
                     }
-                    let mut callee = self.ref_expr(cx, fi, enclosing, r);
-                    if applied {
-                        callee = Expr::Call(Box::new(callee));
+                    let callee = self.decorator_expr(cx, fi, enclosing, r, alias);
+                    let arg = match below.and_then(|b| refs.get(b)) {
+                        Some(b) => {
+                            let b_enclosing = b.enclosing.and_then(|e| self.by_id.get(&e).copied());
+                            let b_alias = b.alias().unwrap_or_default();
+                            Expr::Call(Box::new(self.decorator_expr(cx, fi, b_enclosing, b, b_alias)))
+                        }
+                        None => Expr::Raw(SmallVec::from_elem(v, 1)),
+                    };
+                    out.push((Sink::Param { callee: callee.clone(), slot: Slot::Position(0), keyword: None }, arg));
+                    if outermost {
+                        out.push((Sink::Key(dec), Expr::Call(Box::new(callee))));
                     }
-                    out.push((
-                        Sink::Param { callee: callee.clone(), slot: Slot::Position(0), keyword: None },
-                        Expr::Raw(SmallVec::from_elem(v, 1)),
-                    ));
-                    out.push((Sink::Key(dec), Expr::Call(Box::new(callee))));
                     continue;
                 }
                 (None, Some(alias))
@@ -935,6 +1038,7 @@ impl<'a> Tables<'a> {
             },
             _ => return Vec::new(),
         };
+        let f = flow.body(f);
         let params = flow.params(f);
         // A method called on an instance or a class: its first parameter is that.
         let skip = usize::from(params.first().is_some_and(|p| matches!(p.name, "self" | "cls")));
@@ -1003,6 +1107,7 @@ impl<'a> Tables<'a> {
                 for c in self.eval(rd, callee, members, depth + 1) {
                     match c {
                         Value::Func(f) => {
+                            let f = rd.flow().body(f);
                             for v in self.key_values(rd, Key::Ret(f)) {
                                 push_new(&mut out, v);
                             }
@@ -1181,6 +1286,29 @@ impl<'a> Tables<'a> {
             match v {
                 Value::Func(f) | Value::Class(f) => out.push(f),
                 Value::Inst(c) if r.kind == RefKind::Call => out.extend(self.member(c, "__call__", true)),
+                _ => {}
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// What a decorator factory's call (`@route("/")`: `route("/")`) gives, as far as the
+    /// flow knows: the functions applied to the definition (an instance: its `__call__`).
+    pub(crate) fn flow_applied(&self, file: u32, r: &'a Reference) -> Vec<u32> {
+        let Some(flow) = self.flow.as_ref() else { return Vec::new() };
+        let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
+        let e = self.ref_expr(&mut Cx::Read(flow), file, enclosing, r);
+        if e.is_unknown() {
+            return Vec::new();
+        }
+        let mut members = HashMap::default();
+        let mut out = Vec::new();
+        for v in self.eval(&mut Solved(flow), &Expr::Call(Box::new(e)), &mut members, 0) {
+            match v {
+                Value::Func(f) => out.push(f),
+                Value::Inst(c) => out.extend(self.member(c, "__call__", true)),
                 _ => {}
             }
         }
