@@ -306,20 +306,23 @@ impl CallGraph {
         let tables = Tables::new(records);
         let mut stats = UpdateStats { files_changed: changed.len() + deleted.len(), refs_resolved: 0 };
         let mut files = std::mem::take(&mut self.files);
-        // Files are re-resolved in parallel (each reads the shared tables and its own old
-        // entry), then their results are put in place.
-        enum Redo {
-            Whole(FileEntry),
-            Some(Vec<(usize, Resolution)>),
-        }
-        let redo: Vec<(usize, Redo)> = records
+        // Files are re-resolved in parallel, each in place (the changed ones whole, the
+        // others where a reference can be affected): no copy of the resolutions is held.
+        let index: HashMap<&str, usize> = records.iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect();
+        let whole: Vec<(usize, FileEntry)> = records
             .par_iter()
             .enumerate()
-            .filter_map(|(i, f)| {
-                if changed.contains(f.path.as_str()) {
-                    return Some((i, Redo::Whole(resolve_file(&tables, i as u32, f))));
-                }
-                let entry = files.get(f.path.as_str())?;
+            .filter(|(_, f)| changed.contains(f.path.as_str()))
+            .map(|(i, f)| (i, resolve_file(&tables, i as u32, f)))
+            .collect();
+        let mut entries: Vec<(usize, &mut FileEntry)> = files
+            .iter_mut()
+            .filter_map(|(p, e)| index.get(&**p).filter(|_| !changed.contains(&**p)).map(|&i| (i, e)))
+            .collect();
+        let again: usize = entries
+            .par_iter_mut()
+            .map(|(i, entry)| {
+                let (i, f) = (*i, &records[*i]);
                 // A name this file imports can change meaning with any other file (a
                 // module's re-exports, its default export, an alias of a renamed symbol).
                 let imported = import_bindings(f);
@@ -334,38 +337,25 @@ impl CallGraph {
                 // call, a decorator factory's application) is resolved again whenever a
                 // Python file changed.
                 let flow = python_changed && f.lang == Lang::Python;
-                let old = &entry.refs;
-                let by_flow = |k: usize, r: &cc_indexer::Reference| {
-                    flow && (matches!(r.kind, RefKind::Iteration | RefKind::Context)
-                        || r.alias().is_some_and(|a| a.starts_with("@@"))
-                        || matches!(old[k].resolution.rung, Rung::Flow | Rung::Ambiguous | Rung::External))
-                };
-                let again: Vec<(usize, Resolution)> = f
-                    .references
-                    .iter()
-                    .filter(|r| resolvable(r.kind))
-                    .enumerate()
-                    .filter(|&(k, r)| hit(r) || by_flow(k, r))
-                    .map(|(k, r)| (k, tables.resolve(i as u32, r)))
-                    .collect();
-                (!again.is_empty()).then_some((i, Redo::Some(again)))
-            })
-            .collect();
-        for (i, r) in redo {
-            let path = records[i].path.as_str();
-            match r {
-                Redo::Whole(entry) => {
-                    stats.refs_resolved += entry.refs.len();
-                    files.insert(Arc::from(path), entry);
-                }
-                Redo::Some(again) => {
-                    stats.refs_resolved += again.len();
-                    let entry = files.get_mut(path).expect("an entry re-resolved in part exists");
-                    for (k, resolution) in again {
-                        entry.refs[k].resolution = resolution;
+                let mut n = 0;
+                let calls = f.references.iter().filter(|r| resolvable(r.kind));
+                for (old, r) in entry.refs.iter_mut().zip(calls) {
+                    let by_flow = flow
+                        && (matches!(r.kind, RefKind::Iteration | RefKind::Context)
+                            || r.alias().is_some_and(|a| a.starts_with("@@"))
+                            || matches!(old.resolution.rung, Rung::Flow | Rung::Ambiguous | Rung::External));
+                    if hit(r) || by_flow {
+                        old.resolution = tables.resolve(i as u32, r);
+                        n += 1;
                     }
                 }
-            }
+                n
+            })
+            .sum();
+        stats.refs_resolved += again;
+        for (i, entry) in whole {
+            stats.refs_resolved += entry.refs.len();
+            files.insert(Arc::from(records[i].path.as_str()), entry);
         }
         (Some(files), stats)
     }
