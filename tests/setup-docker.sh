@@ -5,8 +5,9 @@
 #   2. a reachable dockerd: when the socket does not answer, dockerd is started in the
 #      background as root, with its pidfile and log under the CI cache dir
 #      ($CC_CI_CACHE, default ~/.cache/cc-server-ci/dockerd/), and we wait for the socket.
-#      It is left running after the tests (the next run reuses it and its image cache);
-#      stop it with: kill "$(cat ~/.cache/cc-server-ci/dockerd/dockerd.pid)";
+#      Run standalone, it is left running (stop it with: kill "$(cat
+#      ~/.cache/cc-server-ci/dockerd/dockerd.pid)"); tests/run stops it when it ends if it
+#      was that run that started it (the images stay on disk for the next run);
 #   3. the desktop image (`cc-server rigs build-image`; a no-op when the image of the
 #      current recipe hash is already loaded).
 # tests/run calls this before cargo nextest. Standalone: bash tests/setup-docker.sh
