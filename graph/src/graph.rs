@@ -13,7 +13,7 @@ use petgraph::Direction;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::resolve::{resolvable, EdgeKind, Resolution, Rung, Tables};
+use crate::resolve::{deps, resolvable, EdgeKind, FileDeps, Resolution, Rung, Tables};
 use crate::view::{within, EdgeMeta, GraphView};
 use crate::{Error, Result};
 use std::borrow::Cow;
@@ -29,7 +29,9 @@ use std::borrow::Cow;
 /// re-export provided).
 /// 7: a call's argument count picks among overloads (Java, C#, Kotlin, C++, Swift): a call
 /// that one overload takes is a fact edge to it, not a possible edge to each.
-pub const GRAPH_FORMAT_VERSION: u32 = 7;
+/// 8: each file keeps the keys it provides and, per key, the references whose resolution
+/// looked at it (an update re-resolves only those of the keys a changed file provides).
+pub const GRAPH_FORMAT_VERSION: u32 = 8;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.
@@ -100,14 +102,17 @@ pub struct RefEdge {
 }
 
 /// One file's part of the graph: the content hash and symbol names it was resolved
-/// with (an update re-resolves what refers to the names a changed file had), and its
-/// references' resolutions. The symbols' details live once, in [`CallGraph`]'s symbol
-/// table, read from the records; `graph.bin` does not repeat them.
+/// with, the keys it provides and those its resolutions looked at (an update re-resolves
+/// what looked at a key a changed file provided or provides: [`crate::resolve::deps`]),
+/// and its references' resolutions. The symbols' details live once, in [`CallGraph`]'s
+/// symbol table, read from the records; `graph.bin` does not repeat them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct FileEntry {
     hash: [u8; 32],
     lang: Lang,
     names: Vec<String>,
+    provides: Vec<deps::Key>,
+    deps: FileDeps,
     refs: Vec<RefEdge>,
 }
 
@@ -195,24 +200,48 @@ fn symbols_into(records: Vec<FileRecord>) -> Vec<SymbolInfo> {
     records.into_iter().flat_map(|f| f.symbols.into_iter().map(info)).collect()
 }
 
+/// `r` resolved, with the `(key, k)` pairs of what it looked at pushed to `pairs`.
+fn resolve_noting(
+    tables: &Tables<'_>,
+    fi: u32,
+    r: &cc_indexer::Reference,
+    k: u32,
+    pairs: &mut Vec<(deps::Key, u32)>,
+) -> Resolution {
+    let (resolution, keys) = deps::recorded(|| tables.resolve(fi, r));
+    pairs.extend(deps::bounded(keys).into_iter().map(|key| (key, k)));
+    resolution
+}
+
 fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
     let calls = |r: &&cc_indexer::Reference| resolvable(r.kind);
     // Sized exactly: kept for the graph's lifetime (a collect through a filter doubles).
     let mut refs = Vec::with_capacity(f.references.iter().filter(calls).count());
-    refs.extend(f.references.iter().filter(calls).map(|r| RefEdge {
-        source: r.enclosing,
-        line: r.span.start_line,
-        column: r.span.start_col,
-        kind: r.kind,
-        resolution: tables.resolve(fi, r),
-    }));
+    let mut pairs = Vec::new();
+    for (k, r) in f.references.iter().filter(calls).enumerate() {
+        let resolution = resolve_noting(tables, fi, r, k as u32, &mut pairs);
+        refs.push(RefEdge {
+            source: r.enclosing,
+            line: r.span.start_line,
+            column: r.span.start_col,
+            kind: r.kind,
+            resolution,
+        });
+    }
     // A file's imports are names it provides too (a re-export, `from m import *` of a
     // package that imports them): an update re-resolves what looked them up in it.
     let mut names: Vec<String> = f.symbols.iter().map(|s| s.name.clone()).collect();
     names.extend(import_bindings(f).into_iter().map(str::to_string));
     names.sort_unstable();
     names.dedup();
-    FileEntry { hash: f.hash, lang: f.lang, names, refs }
+    FileEntry {
+        hash: f.hash,
+        lang: f.lang,
+        names,
+        provides: tables.provided(fi),
+        deps: FileDeps::from_pairs(pairs),
+        refs,
+    }
 }
 
 /// Every file's entry (files resolved in parallel).
@@ -251,11 +280,19 @@ impl CallGraph {
     }
 
     /// The file entries after an update to `records` (`None`: nothing changed).
+    ///
+    /// Files whose content changed are resolved whole. When no file was added or deleted,
+    /// a reference elsewhere is resolved again when its resolution looked at a key a
+    /// changed file provided before or provides now ([`crate::resolve::deps`]); when one
+    /// was, by the names the added and deleted files had, every reference with a receiver
+    /// (or in a language with an implicit `this`) and, when a Python file changed,
+    /// whatever the value flow may have decided.
     fn reresolve(&mut self, records: &[FileRecord]) -> (Option<BTreeMap<Arc<str>, FileEntry>>, UpdateStats) {
         let mut changed: HashSet<&str> = HashSet::default();
         let mut names: HashSet<String> = HashSet::default();
         let current: HashSet<&str> = records.iter().map(|f| f.path.as_str()).collect();
-        let old_names = |e: &FileEntry| e.names.clone();
+        let mut added = false;
+        let mut old_keys: Vec<deps::Key> = Vec::new();
         for f in records {
             match self.files.get(f.path.as_str()) {
                 Some(e) if e.hash == f.hash => {}
@@ -263,8 +300,12 @@ impl CallGraph {
                     changed.insert(&f.path);
                     names.extend(f.symbols.iter().map(|s| s.name.clone()));
                     names.extend(import_bindings(f).into_iter().map(str::to_string));
-                    if let Some(e) = old {
-                        names.extend(old_names(e));
+                    match old {
+                        Some(e) => {
+                            names.extend(e.names.iter().cloned());
+                            old_keys.extend_from_slice(&e.provides);
+                        }
+                        None => added = true,
                     }
                 }
             }
@@ -272,33 +313,36 @@ impl CallGraph {
         let deleted: Vec<Arc<str>> = self.files.keys().filter(|p| !current.contains(&***p)).cloned().collect();
         for p in &deleted {
             if let Some(e) = self.files.remove(p) {
-                names.extend(old_names(&e));
+                names.extend(e.names);
             }
         }
         if changed.is_empty() && deleted.is_empty() {
             return (None, UpdateStats::default());
         }
-        // A changed class changes what its subclasses' members resolve to (and their
-        // constructors, inherited): add the names of the classes whose header names a
-        // changed name, to a fixpoint (receiver calls are re-resolved anyway).
-        loop {
-            let before = names.len();
-            for f in records {
-                for r in &f.references {
-                    if r.kind != RefKind::Type || r.alias().is_some() || !names.contains(r.name.as_str()) {
-                        continue;
-                    }
-                    let class = f
-                        .symbols
-                        .iter()
-                        .find(|s| Some(s.id) == r.enclosing && s.kind.is_type_like() && !names.contains(&s.name));
-                    if let Some(c) = class {
-                        names.insert(c.name.clone());
+        let paths_changed = added || !deleted.is_empty();
+        if paths_changed {
+            // A changed class changes what its subclasses' members resolve to (and their
+            // constructors, inherited): add the names of the classes whose header names a
+            // changed name, to a fixpoint (receiver calls are re-resolved anyway).
+            loop {
+                let before = names.len();
+                for f in records {
+                    for r in &f.references {
+                        if r.kind != RefKind::Type || r.alias().is_some() || !names.contains(r.name.as_str()) {
+                            continue;
+                        }
+                        let class = f
+                            .symbols
+                            .iter()
+                            .find(|s| Some(s.id) == r.enclosing && s.kind.is_type_like() && !names.contains(&s.name));
+                        if let Some(c) = class {
+                            names.insert(c.name.clone());
+                        }
                     }
                 }
-            }
-            if names.len() == before {
-                break;
+                if names.len() == before {
+                    break;
+                }
             }
         }
         let python_changed = records.iter().any(|f| f.lang == Lang::Python && changed.contains(f.path.as_str()))
@@ -315,6 +359,10 @@ impl CallGraph {
             .filter(|(_, f)| changed.contains(f.path.as_str()))
             .map(|(i, f)| (i, resolve_file(&tables, i as u32, f)))
             .collect();
+        // The keys the changed files provided and provide: what a lookup could find otherwise.
+        let mut keys: HashSet<deps::Key> = old_keys.into_iter().collect();
+        keys.extend(whole.iter().flat_map(|(_, e)| e.provides.iter().copied()));
+        keys.insert(deps::ANY);
         let mut entries: Vec<(usize, &mut FileEntry)> = files
             .iter_mut()
             .filter_map(|(p, e)| index.get(&**p).filter(|_| !changed.contains(&**p)).map(|&i| (i, e)))
@@ -323,33 +371,25 @@ impl CallGraph {
             .par_iter_mut()
             .map(|(i, entry)| {
                 let (i, f) = (*i, &records[*i]);
-                // A name this file imports can change meaning with any other file (a
-                // module's re-exports, its default export, an alias of a renamed symbol).
-                let imported = import_bindings(f);
-                let hit = |r: &cc_indexer::Reference| {
-                    affects(r, f.lang, &names)
-                        || (resolvable(r.kind)
-                            && (imported.contains(r.name.as_str())
-                                || matches!(r.name.as_str(), "super" | "this" | "cls")))
+                let calls: Vec<&cc_indexer::Reference> = f.references.iter().filter(|r| resolvable(r.kind)).collect();
+                let again: Vec<u32> = if paths_changed {
+                    Self::affected_broadly(f, &calls, &entry.refs, &names, python_changed)
+                } else {
+                    entry.deps.hit(&keys)
                 };
-                // Python: the value flow is the whole repository's; what it may have decided
-                // (a resolution the ladder left unknown, guessed or handed to it, an implicit
-                // call, a decorator factory's application) is resolved again whenever a
-                // Python file changed.
-                let flow = python_changed && f.lang == Lang::Python;
-                let mut n = 0;
-                let calls = f.references.iter().filter(|r| resolvable(r.kind));
-                for (old, r) in entry.refs.iter_mut().zip(calls) {
-                    let by_flow = flow
-                        && (matches!(r.kind, RefKind::Iteration | RefKind::Context)
-                            || r.alias().is_some_and(|a| a.starts_with("@@"))
-                            || matches!(old.resolution.rung, Rung::Flow | Rung::Ambiguous | Rung::External));
-                    if hit(r) || by_flow {
-                        old.resolution = tables.resolve(i as u32, r);
-                        n += 1;
-                    }
+                // What an unchanged file provides can change too (the names its classes'
+                // bases resolve to).
+                entry.provides = tables.provided(i as u32);
+                if again.is_empty() {
+                    return 0;
                 }
-                n
+                let mut fresh = Vec::new();
+                for &k in &again {
+                    entry.refs[k as usize].resolution =
+                        resolve_noting(&tables, i as u32, calls[k as usize], k, &mut fresh);
+                }
+                entry.deps = entry.deps.replaced(&again, fresh);
+                again.len()
             })
             .sum();
         stats.refs_resolved += again;
@@ -358,6 +398,43 @@ impl CallGraph {
             files.insert(Arc::from(records[i].path.as_str()), entry);
         }
         (Some(files), stats)
+    }
+
+    /// The references of unchanged file `f` (`calls`, resolved as `refs`) an update that
+    /// added or deleted files resolves again: those the names of `names` can affect, those
+    /// whose name the file imports, and (a Python file changed) what the flow may decide.
+    fn affected_broadly(
+        f: &FileRecord,
+        calls: &[&cc_indexer::Reference],
+        refs: &[RefEdge],
+        names: &HashSet<String>,
+        python_changed: bool,
+    ) -> Vec<u32> {
+        // A name this file imports can change meaning with any other file (a module's
+        // re-exports, its default export, an alias of a renamed symbol).
+        let imported = import_bindings(f);
+        let hit = |r: &cc_indexer::Reference| {
+            affects(r, f.lang, names)
+                || imported.contains(r.name.as_str())
+                || matches!(r.name.as_str(), "super" | "this" | "cls")
+        };
+        // Python: the value flow is the whole repository's; what it may have decided (a
+        // resolution the ladder left unknown, guessed or handed to it, an implicit call,
+        // a decorator factory's application) is resolved again whenever a Python file changed.
+        let flow = python_changed && f.lang == Lang::Python;
+        calls
+            .iter()
+            .zip(refs)
+            .enumerate()
+            .filter(|(_, (r, old))| {
+                hit(r)
+                    || (flow
+                        && (matches!(r.kind, RefKind::Iteration | RefKind::Context)
+                            || r.alias().is_some_and(|a| a.starts_with("@@"))
+                            || matches!(old.resolution.rung, Rung::Flow | Rung::Ambiguous | Rung::External)))
+            })
+            .map(|(k, _)| k as u32)
+            .collect()
     }
 
     /// The graph of `files`, with `symbols` (in the records' order, so node numbers are

@@ -34,7 +34,11 @@
 //! interface or trait method without a body) goes to its implementation when there is
 //! exactly one, and stays ambiguous among them otherwise.
 
+pub(crate) mod deps;
 mod flow;
+
+pub(crate) use deps::FileDeps;
+use deps::Kind;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -241,6 +245,16 @@ struct Import<'a> {
     /// The member imported; `None` for a whole module, `*` for all of its names.
     member: Option<&'a str>,
     module: String,
+    /// The keys the lookups that made it noted (a member that is a submodule).
+    deps: Vec<deps::Key>,
+}
+
+impl Import<'_> {
+    /// Its files, its keys noted: a lookup is about to use it.
+    fn used(&self) -> &[u32] {
+        deps::replay(&self.deps);
+        &self.files
+    }
 }
 
 /// A variable and what gives it its type: a type reference whose `alias` is the
@@ -263,8 +277,8 @@ pub(crate) struct Tables<'a> {
     pub files: &'a [FileRecord],
     pub syms: Vec<Sym<'a>>,
     pub by_id: HashMap<SymbolId, u32>,
-    by_name: HashMap<&'a str, Vec<u32>>,
-    by_qualified: HashMap<&'a str, Vec<u32>>,
+    name_index: HashMap<&'a str, Vec<u32>>,
+    qualified_index: HashMap<&'a str, Vec<u32>>,
     file_of_path: HashMap<&'a str, u32>,
     dir_files: HashMap<&'a str, Vec<u32>>,
     /// Module keys (path segments, variants) -> files, by last segment.
@@ -272,16 +286,20 @@ pub(crate) struct Tables<'a> {
     /// Directory keys (path segments) -> the files in that directory, by last segment.
     dir_keys: HashMap<String, Vec<DirKey>>,
     imports: Vec<Vec<Import<'a>>>,
-    bases: HashMap<u32, Vec<u32>>,
+    base_table: HashMap<u32, Vec<u32>>,
+    /// The keys the lookups of each class's bases noted (see [`deps`]).
+    base_deps: HashMap<u32, Vec<deps::Key>>,
+    /// Per file: the names its classes' headers name, and the names of the bases they resolve to.
+    headers: Vec<Vec<&'a str>>,
     /// Direct subclasses and implementations, the reverse of `bases`.
-    derived: HashMap<u32, Vec<u32>>,
+    derived_table: HashMap<u32, Vec<u32>>,
     bindings: Vec<Vec<Binding<'a>>>,
     /// Per file: alias -> indexes into `bindings`.
     binding_index: Vec<HashMap<&'a str, Vec<usize>>>,
     /// Symbol -> the symbols whose parent it is.
-    children: HashMap<u32, Vec<u32>>,
+    child_table: HashMap<u32, Vec<u32>>,
     /// `export default f` (TypeScript): the name a file exports as its default.
-    default_exports: HashMap<u32, &'a str>,
+    default_table: HashMap<u32, &'a str>,
     /// Rust: each file's module path (`crate::net::http`), and every module path and
     /// item path prefix of the repository.
     rust_mod: Vec<String>,
@@ -290,16 +308,16 @@ pub(crate) struct Tables<'a> {
     rust_crates: HashSet<String>,
     /// Rust methods of an `impl` in another module than their type: method -> type,
     /// and type -> those methods.
-    impl_of: HashMap<u32, u32>,
-    extra_members: HashMap<u32, Vec<u32>>,
+    impl_table: HashMap<u32, (u32, Vec<deps::Key>)>,
+    extra_table: HashMap<u32, Vec<u32>>,
     /// Implementations of abstract methods, computed once each (a base class with
     /// hundreds of subclasses is called through often).
-    impl_cache: std::sync::Mutex<HashMap<u32, Implementations>>,
+    impl_cache: std::sync::Mutex<HashMap<u32, (Implementations, Vec<deps::Key>)>>,
     /// Python's value flow, solved once the tables are built.
-    flow: Option<flow::Flow<'a>>,
+    flow_state: Option<flow::Flow<'a>>,
     /// Python classes with several bases somewhere above them: the method resolution
     /// order (C3), themselves first.
-    mro: HashMap<u32, Vec<u32>>,
+    mro_table: HashMap<u32, Vec<u32>>,
 }
 
 /// What an abstract method dispatches to.
@@ -810,28 +828,30 @@ impl<'a> Tables<'a> {
             files,
             syms: Vec::new(),
             by_id: HashMap::default(),
-            by_name: HashMap::default(),
-            by_qualified: HashMap::default(),
+            name_index: HashMap::default(),
+            qualified_index: HashMap::default(),
             file_of_path: HashMap::default(),
             dir_files: HashMap::default(),
             module_keys: HashMap::default(),
             dir_keys: HashMap::default(),
             imports: Vec::new(),
-            bases: HashMap::default(),
-            derived: HashMap::default(),
+            base_table: HashMap::default(),
+            base_deps: HashMap::default(),
+            headers: Vec::new(),
+            derived_table: HashMap::default(),
             bindings: Vec::new(),
             binding_index: Vec::new(),
-            children: HashMap::default(),
-            default_exports: HashMap::default(),
+            child_table: HashMap::default(),
+            default_table: HashMap::default(),
             rust_mod: Vec::new(),
             rust_mod_files: HashMap::default(),
             rust_prefixes: HashSet::default(),
             rust_crates: HashSet::default(),
-            impl_of: HashMap::default(),
-            extra_members: HashMap::default(),
+            impl_table: HashMap::default(),
+            extra_table: HashMap::default(),
             impl_cache: std::sync::Mutex::new(HashMap::default()),
-            flow: None,
-            mro: HashMap::default(),
+            flow_state: None,
+            mro_table: HashMap::default(),
         };
         for (fi, f) in files.iter().enumerate() {
             let fi = fi as u32;
@@ -845,8 +865,8 @@ impl<'a> Tables<'a> {
             for s in &f.symbols {
                 let i = t.syms.len() as u32;
                 t.by_id.insert(s.id, i);
-                t.by_name.entry(&s.name).or_default().push(i);
-                t.by_qualified.entry(&s.qualified_name).or_default().push(i);
+                t.name_index.entry(&s.name).or_default().push(i);
+                t.qualified_index.entry(&s.qualified_name).or_default().push(i);
                 t.syms.push(Sym {
                     id: s.id,
                     name: &s.name,
@@ -887,7 +907,7 @@ impl<'a> Tables<'a> {
         }
         for (i, s) in t.syms.iter().enumerate() {
             if let Some(&p) = s.parent.as_ref().and_then(|p| t.by_id.get(p)) {
-                t.children.entry(p).or_default().push(i as u32);
+                t.child_table.entry(p).or_default().push(i as u32);
             }
         }
         let dirs: Vec<(&str, Vec<u32>)> = t.dir_files.iter().map(|(d, f)| (*d, f.clone())).collect();
@@ -905,14 +925,18 @@ impl<'a> Tables<'a> {
                 f.references
                     .iter()
                     .filter(|r| r.kind == RefKind::Import && !is_default_export(r))
-                    .map(|r| t.import(fi as u32, r))
+                    .map(|r| {
+                        let (mut imp, keys) = deps::recorded(|| t.import(fi as u32, r));
+                        imp.deps = keys;
+                        imp
+                    })
                     .collect()
             })
             .collect();
         t.imports = imports;
         for (fi, f) in files.iter().enumerate() {
             if let Some(r) = f.references.iter().rev().find(|r| r.kind == RefKind::Import && is_default_export(r)) {
-                t.default_exports.insert(fi as u32, &r.name);
+                t.default_table.insert(fi as u32, &r.name);
             }
         }
         // Rust: `impl Circle` in a module that imports `Circle` from another.
@@ -925,15 +949,16 @@ impl<'a> Tables<'a> {
                 continue;
             };
             let local =
-                t.by_qualified.get(container).into_iter().flatten().any(|&c| t.syms[c as usize].kind.is_type_like());
+                t.by_qualified(container).into_iter().flatten().any(|&c| t.syms[c as usize].kind.is_type_like());
             let ty = container.rsplit("::").next().unwrap_or(container);
             if local || !ty.starts_with(|c: char| c.is_uppercase()) {
                 continue;
             }
-            if let Some((rung, v)) = t.lookup_name(s.file, None, ty, |x| x.kind.is_type_like()) {
+            let (found, keys) = deps::recorded(|| t.lookup_name(s.file, None, ty, |x| x.kind.is_type_like()));
+            if let Some((rung, v)) = found {
                 if rung != Rung::Ambiguous && v.len() == 1 {
-                    t.impl_of.insert(i, v[0]);
-                    t.extra_members.entry(v[0]).or_default().push(i);
+                    t.impl_table.insert(i, (v[0], keys));
+                    t.extra_table.entry(v[0]).or_default().push(i);
                 }
             }
         }
@@ -979,6 +1004,8 @@ impl<'a> Tables<'a> {
         (t.bindings, t.binding_index) = per_file.into_iter().unzip();
         // Base classes: type references in a class's own header.
         let mut bases: HashMap<u32, Vec<u32>> = HashMap::default();
+        let mut base_deps: HashMap<u32, Vec<deps::Key>> = HashMap::default();
+        let mut headers: Vec<Vec<&'a str>> = vec![Vec::new(); files.len()];
         for (fi, f) in files.iter().enumerate() {
             for r in f.references.iter().filter(|r| r.kind == RefKind::Type) {
                 // A binding types a variable; it names no base.
@@ -1010,14 +1037,18 @@ impl<'a> Tables<'a> {
                 if !outside && f.lang != Lang::Go && (line > first_member || line > span.start_line + 3) {
                     continue;
                 }
-                let found = match r.receiver.as_deref().filter(|x| strict(f.lang) && !x.is_empty()) {
-                    Some(q) => {
-                        t.type_named(fi as u32, None, Some(q), &r.name, r.span.start_line, 0).map(|v| (Rung::Import, v))
-                    }
-                    None => t.lookup_name(fi as u32, None, &r.name, |s| s.kind.is_type_like()),
-                };
+                let (found, keys) =
+                    deps::recorded(|| match r.receiver.as_deref().filter(|x| strict(f.lang) && !x.is_empty()) {
+                        Some(q) => t
+                            .type_named(fi as u32, None, Some(q), &r.name, r.span.start_line, 0)
+                            .map(|v| (Rung::Import, v)),
+                        None => t.lookup_name(fi as u32, None, &r.name, |s| s.kind.is_type_like()),
+                    });
+                base_deps.entry(ci).or_default().extend(keys);
+                headers[fi].push(&r.name);
                 if let Some((_, targets)) = found {
                     for b in targets {
+                        headers[fi].push(t.syms[b as usize].name);
                         if b != ci {
                             bases.entry(ci).or_default().push(b);
                         }
@@ -1037,10 +1068,20 @@ impl<'a> Tables<'a> {
         for v in derived.values_mut() {
             v.sort_unstable();
         }
-        t.bases = bases;
-        t.derived = derived;
+        t.base_table = bases;
+        for v in base_deps.values_mut() {
+            v.sort_unstable();
+            v.dedup();
+        }
+        for h in &mut headers {
+            h.sort_unstable();
+            h.dedup();
+        }
+        t.base_deps = base_deps;
+        t.headers = headers;
+        t.derived_table = derived;
         let multiple: Vec<u32> = t
-            .bases
+            .base_table
             .keys()
             .copied()
             .filter(|&c| t.syms[c as usize].lang == Lang::Python && t.has_multiple_bases_above(c))
@@ -1048,13 +1089,172 @@ impl<'a> Tables<'a> {
         let mut memo = HashMap::default();
         for c in multiple {
             if let Some(order) = t.c3(c, &mut memo, 0) {
-                t.mro.insert(c, order);
+                t.mro_table.insert(c, order);
             }
         }
         if files.iter().any(|f| f.lang == Lang::Python) {
-            t.flow = Some(t.solve_flow());
+            t.flow_state = Some(t.solve_flow());
         }
         t
+    }
+
+    // Reads of the tables, each noting the key it is under (see [`deps`]): a position of
+    // another file is reached through a key that file provides.
+
+    fn note_sym(&self, i: u32) {
+        deps::note_str(Kind::Name, self.syms[i as usize].name);
+    }
+
+    fn note_syms(&self, v: &[u32]) {
+        for &i in v {
+            self.note_sym(i);
+        }
+    }
+
+    fn note_file(&self, f: u32) {
+        deps::note_str(Kind::File, &self.files[f as usize].path);
+    }
+
+    /// The symbols named `name`.
+    pub(crate) fn by_name(&self, name: &str) -> Option<&Vec<u32>> {
+        deps::note_str(Kind::Name, name);
+        self.name_index.get(name)
+    }
+
+    /// The symbols whose qualified name is `qualified`.
+    pub(crate) fn by_qualified(&self, qualified: &str) -> Option<&Vec<u32>> {
+        deps::note_str(Kind::Qualified, qualified);
+        self.qualified_index.get(qualified)
+    }
+
+    /// The direct bases of class `c`, in the order its header names them.
+    pub(crate) fn bases(&self, c: &u32) -> Option<&Vec<u32>> {
+        self.note_sym(*c);
+        if let Some(k) = self.base_deps.get(c) {
+            deps::replay(k);
+        }
+        let v = self.base_table.get(c);
+        if let Some(v) = v {
+            self.note_syms(v);
+        }
+        v
+    }
+
+    /// The direct subclasses and implementations of `c`.
+    fn derived(&self, c: &u32) -> Option<&Vec<u32>> {
+        self.note_sym(*c);
+        let v = self.derived_table.get(c);
+        if let Some(v) = v {
+            self.note_syms(v);
+        }
+        v
+    }
+
+    /// The symbols whose parent `p` is (in its file).
+    fn children(&self, p: &u32) -> Option<&Vec<u32>> {
+        self.note_sym(*p);
+        self.child_table.get(p)
+    }
+
+    /// Rust: the methods of `impl`s of type `c` in other modules than its own.
+    fn extra_members(&self, c: &u32) -> Option<&Vec<u32>> {
+        self.note_sym(*c);
+        let v = self.extra_table.get(c);
+        if let Some(v) = v {
+            self.note_syms(v);
+        }
+        v
+    }
+
+    /// Rust: the type whose `impl` in another module method `m` is in.
+    fn impl_of(&self, m: &u32) -> Option<&u32> {
+        self.note_sym(*m);
+        let (c, keys) = self.impl_table.get(m)?;
+        deps::replay(keys);
+        self.note_sym(*c);
+        Some(c)
+    }
+
+    /// Python: the method resolution order of `c`, when it has several bases above it.
+    fn mro(&self, c: &u32) -> Option<&Vec<u32>> {
+        self.note_sym(*c);
+        let v = self.mro_table.get(c)?;
+        for x in v {
+            self.note_sym(*x);
+            if let Some(k) = self.base_deps.get(x) {
+                deps::replay(k);
+            }
+        }
+        Some(v)
+    }
+
+    /// The name file `f` exports as its default.
+    fn default_exports(&self, f: &u32) -> Option<&&'a str> {
+        self.note_file(*f);
+        self.default_table.get(f)
+    }
+
+    /// File `f`'s imports, noted as read (their files are found by path; what a lookup
+    /// in them finds, it notes itself).
+    fn imports_of(&self, f: u32) -> &[Import<'a>] {
+        self.note_file(f);
+        &self.imports[f as usize]
+    }
+
+    /// File `f`'s typed bindings and their index by variable.
+    fn bindings_of(&self, f: u32) -> (&[Binding<'a>], &HashMap<&'a str, Vec<usize>>) {
+        self.note_file(f);
+        (&self.bindings[f as usize], &self.binding_index[f as usize])
+    }
+
+    /// Rust: whether `p` is a module path or an item path's prefix.
+    fn rust_prefix(&self, p: &str) -> bool {
+        deps::note_str(Kind::Prefix, p);
+        self.rust_prefixes.contains(p)
+    }
+
+    /// Python's value flow.
+    pub(crate) fn flow(&self) -> Option<&flow::Flow<'a>> {
+        deps::note(deps::FLOW);
+        self.flow_state.as_ref()
+    }
+
+    /// The keys file `fi` provides: what a reference elsewhere that looked at it noted.
+    pub(crate) fn provided(&self, fi: u32) -> Vec<deps::Key> {
+        let f = &self.files[fi as usize];
+        let mut v = vec![deps::key(Kind::File, &f.path)];
+        for s in &f.symbols {
+            v.push(deps::key(Kind::Name, &s.name));
+            v.push(deps::key(Kind::Qualified, &s.qualified_name));
+            let sep = s.lang.spec().qualifier;
+            // A member's container by its last name (a Rust `impl` of another module's type).
+            if let Some((container, _)) = s.qualified_name.rsplit_once(sep) {
+                v.push(deps::key(Kind::Name, container.rsplit(sep).next().unwrap_or(container)));
+            }
+            if s.lang == Lang::Rust {
+                let mut end = 0;
+                while let Some(i) = s.qualified_name[end..].find("::") {
+                    end += i;
+                    v.push(deps::key(Kind::Prefix, &s.qualified_name[..end]));
+                    end += 2;
+                }
+            }
+        }
+        for r in f.references.iter().filter(|r| r.kind == RefKind::Import) {
+            let last = r.name.rsplit(['.', '/', ':', '\\']).next().unwrap_or(&r.name);
+            for n in [Some(last), r.alias(), Some(r.name.as_str())].into_iter().flatten() {
+                v.push(deps::key(Kind::Name, n));
+            }
+        }
+        for h in &self.headers[fi as usize] {
+            v.push(deps::key(Kind::Name, h));
+        }
+        if f.lang == Lang::Python {
+            v.push(deps::FLOW);
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
     }
 
     fn has_multiple_bases_above(&self, c: u32) -> bool {
@@ -1064,7 +1264,7 @@ impl<'a> Tables<'a> {
             if !seen.insert(x) {
                 continue;
             }
-            let b = self.bases.get(&x).map_or(&[][..], Vec::as_slice);
+            let b = self.bases(&x).map_or(&[][..], Vec::as_slice);
             if b.len() > 1 {
                 return true;
             }
@@ -1081,7 +1281,7 @@ impl<'a> Tables<'a> {
         if let Some(v) = memo.get(&c) {
             return v.clone();
         }
-        let bases = self.bases.get(&c).cloned().unwrap_or_default();
+        let bases = self.bases(&c).cloned().unwrap_or_default();
         let mut seqs: Vec<Vec<u32>> = Vec::with_capacity(bases.len() + 1);
         for &b in &bases {
             seqs.push(self.c3(b, memo, depth + 1)?);
@@ -1144,11 +1344,11 @@ impl<'a> Tables<'a> {
                 let namespace = lang == Lang::Python && sub_files.iter().all(named);
                 if !sub_files.is_empty() && (sub_files != files || namespace) {
                     files = sub_files;
-                    return Import { binding, files, member: None, module: sub };
+                    return Import { binding, files, member: None, module: sub, deps: Vec::new() };
                 }
             }
         }
-        Import { binding, files, member, module: module.to_string() }
+        Import { binding, files, member, module: module.to_string(), deps: Vec::new() }
     }
 
     /// Files a module string names, relative to the importing file where it is relative.
@@ -1276,14 +1476,13 @@ impl<'a> Tables<'a> {
             }
             // Members of a scope that is not a symbol (a Rust impl block): by qualified name.
             if s.parent.is_none() {
-                if let Some(&c) = self.impl_of.get(&c) {
+                if let Some(&c) = self.impl_of(&c) {
                     return Some(c);
                 }
                 let sep = s.lang.spec().qualifier;
                 let container = s.qualified.rsplit_once(sep).map(|(c, _)| c)?;
                 return self
-                    .by_qualified
-                    .get(container)
+                    .by_qualified(container)
                     .into_iter()
                     .flatten()
                     .copied()
@@ -1306,14 +1505,14 @@ impl<'a> Tables<'a> {
             key.push_str(container);
             key.push_str(sep);
             key.push_str(name);
-            self.by_qualified.get(key.as_str()).map_or(&[][..], Vec::as_slice)
+            self.by_qualified(key.as_str()).map_or(&[][..], Vec::as_slice)
         })
     }
 
     /// Members named `name` of `class`, then of its bases (breadth-first; Python: in the
     /// method resolution order).
     fn member(&self, class: u32, name: &str, include_self: bool) -> Vec<u32> {
-        if let Some(order) = self.mro.get(&class) {
+        if let Some(order) = self.mro(&class) {
             for &c in order.iter().skip(usize::from(!include_self)) {
                 let found = self.own_member(c, name);
                 if !found.is_empty() {
@@ -1327,7 +1526,7 @@ impl<'a> Tables<'a> {
         if include_self {
             queue.push_back(class);
         } else {
-            for &b in self.bases.get(&class).into_iter().flatten() {
+            for &b in self.bases(&class).into_iter().flatten() {
                 queue.push_back(b);
             }
         }
@@ -1339,7 +1538,7 @@ impl<'a> Tables<'a> {
             if !found.is_empty() {
                 return found;
             }
-            for &b in self.bases.get(&c).into_iter().flatten() {
+            for &b in self.bases(&c).into_iter().flatten() {
                 queue.push_back(b);
             }
         }
@@ -1361,27 +1560,21 @@ impl<'a> Tables<'a> {
         if !found.is_empty() {
             return found;
         }
-        self.extra_members
-            .get(&c)
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|&i| self.syms[i as usize].name == name)
-            .collect()
+        self.extra_members(&c).into_iter().flatten().copied().filter(|&i| self.syms[i as usize].name == name).collect()
     }
 
     /// The methods named `name` that subclasses of `class` (at any depth) define: what
     /// `self.name()` in `class` dispatches to when `class` and its bases have none.
     fn subclass_members(&self, class: u32, name: &str) -> Vec<u32> {
         let mut out = Vec::new();
-        let mut queue: Vec<u32> = self.derived.get(&class).cloned().unwrap_or_default();
+        let mut queue: Vec<u32> = self.derived(&class).cloned().unwrap_or_default();
         let mut seen = HashSet::default();
         while let Some(c) = queue.pop() {
             if !seen.insert(c) || seen.len() > 256 {
                 continue;
             }
             out.extend(self.own_member(c, name).into_iter().filter(|&m| self.syms[m as usize].kind.is_callable()));
-            queue.extend(self.derived.get(&c).into_iter().flatten().copied());
+            queue.extend(self.derived(&c).into_iter().flatten().copied());
         }
         out.sort_unstable();
         out.dedup();
@@ -1389,8 +1582,7 @@ impl<'a> Tables<'a> {
     }
 
     fn top_level_in(&self, files: &[u32], name: &str, ok: &dyn Fn(&Sym<'_>) -> bool) -> Vec<u32> {
-        self.by_name
-            .get(name)
+        self.by_name(name)
             .into_iter()
             .flatten()
             .copied()
@@ -1420,13 +1612,14 @@ impl<'a> Tables<'a> {
             if !strict(self.lang_of(f)) {
                 continue;
             }
-            for imp in &self.imports[f as usize] {
+            for imp in self.imports_of(f) {
                 if imp.files.is_empty() || imp.files == files {
                     continue;
                 }
                 match imp.member {
-                    Some("*") => out.extend(self.exported(&imp.files, name, ok, depth + 1)),
+                    Some("*") => out.extend(self.exported(imp.used(), name, ok, depth + 1)),
                     Some(m) if imp.binding == name => {
+                        imp.used();
                         let m = split_segments(m).last().copied().unwrap_or(m);
                         out.extend(self.exported(&imp.files, m, ok, depth + 1));
                     }
@@ -1537,6 +1730,7 @@ impl<'a> Tables<'a> {
             if imp.binding != name {
                 continue;
             }
+            imp.used();
             let member = imp.member.map(|m| split_segments(m).last().copied().unwrap_or(m)).unwrap_or(name);
             if lang == Lang::Rust && imp.member.is_some() {
                 let segs: Vec<&str> = imp.module.split("::").map(str::trim).collect();
@@ -1561,7 +1755,7 @@ impl<'a> Tables<'a> {
                     .files
                     .iter()
                     .filter_map(|f| {
-                        let d = self.default_exports.get(f)?;
+                        let d = self.default_exports(f)?;
                         Some(self.exported(&[*f], d, &same_lang, 0))
                     })
                     .flatten()
@@ -1596,7 +1790,7 @@ impl<'a> Tables<'a> {
                 Lang::TypeScript | Lang::Tsx => false,
                 _ => i.member.is_none() || i.member == Some("*"),
             })
-            .flat_map(|i| i.files.iter().copied())
+            .flat_map(|i| i.used().iter().copied())
             .collect();
         if !star.is_empty() {
             let found = if strict(lang) {
@@ -1625,8 +1819,7 @@ impl<'a> Tables<'a> {
         // Unique global name: not in the strict languages, where a name comes into scope
         // only by the rungs above (but Rust macros are textually global in a crate).
         let global: Vec<u32> = self
-            .by_name
-            .get(name)
+            .by_name(name)
             .into_iter()
             .flatten()
             .copied()
@@ -1636,7 +1829,7 @@ impl<'a> Tables<'a> {
         // Rust: a macro only when no function has that name (the reference does not say
         // whether it was `name!(…)` or `name(…)`).
         let global = if lang == Lang::Rust
-            && self.by_name.get(name).into_iter().flatten().any(|&i| {
+            && self.by_name(name).into_iter().flatten().any(|&i| {
                 let s = &self.syms[i as usize];
                 s.lang == Lang::Rust && matches!(s.kind, SymbolKind::Function | SymbolKind::Method)
             }) {
@@ -1879,8 +2072,7 @@ impl<'a> Tables<'a> {
             (Lang::TypeScript | Lang::Tsx | Lang::Java, "super") | (Lang::CSharp, "base") | (Lang::Kotlin, "super") => {
                 let c = class()?;
                 let v: Vec<u32> = self
-                    .bases
-                    .get(&c)
+                    .bases(&c)
                     .into_iter()
                     .flatten()
                     .filter(|&&b| self.syms[b as usize].kind != SymbolKind::Interface)
@@ -2023,16 +2215,17 @@ impl<'a> Tables<'a> {
         if !self.is_abstract(m) {
             return Implementations::None;
         }
-        if let Some(v) = self.impl_cache.lock().expect("cache").get(&m) {
+        if let Some((v, keys)) = self.impl_cache.lock().expect("cache").get(&m) {
+            deps::replay(keys);
             return v.clone();
         }
-        let v = self.find_implementations(m);
+        let (v, keys) = deps::recorded(|| self.find_implementations(m));
         let v = match v.len() {
             0 => Implementations::None,
             n if n > MAX_CANDIDATES => Implementations::Many,
             _ => Implementations::Some(v),
         };
-        self.impl_cache.lock().expect("cache").insert(m, v.clone());
+        self.impl_cache.lock().expect("cache").insert(m, (v.clone(), keys));
         v
     }
 
@@ -2045,10 +2238,9 @@ impl<'a> Tables<'a> {
         if s.lang == Lang::Go && self.syms[owner as usize].kind == SymbolKind::Interface {
             // Structural: every type with all of the interface's methods.
             let wanted: Vec<&str> =
-                self.children.get(&owner).into_iter().flatten().map(|&x| self.syms[x as usize].name).collect();
+                self.children(&owner).into_iter().flatten().map(|&x| self.syms[x as usize].name).collect();
             let candidates: Vec<u32> = self
-                .by_name
-                .get(s.name)
+                .by_name(s.name)
                 .into_iter()
                 .flatten()
                 .filter_map(|&i| {
@@ -2068,14 +2260,14 @@ impl<'a> Tables<'a> {
                 }
             }
         } else {
-            let mut queue: Vec<u32> = self.derived.get(&owner).cloned().unwrap_or_default();
+            let mut queue: Vec<u32> = self.derived(&owner).cloned().unwrap_or_default();
             let mut seen = HashSet::default();
             while let Some(c) = queue.pop() {
                 if !seen.insert(c) {
                     continue;
                 }
                 classes.push(c);
-                queue.extend(self.derived.get(&c).into_iter().flatten().copied());
+                queue.extend(self.derived(&c).into_iter().flatten().copied());
             }
         }
         let mut out: Vec<u32> = Vec::new();
@@ -2142,8 +2334,9 @@ impl<'a> Tables<'a> {
             if f == file || self.lang_of(f) != Lang::Go {
                 continue;
             }
-            for &i in self.binding_index[f as usize].get(alias).into_iter().flatten() {
-                let b = &self.bindings[f as usize][i];
+            let (bindings, index) = self.bindings_of(f);
+            for &i in index.get(alias).into_iter().flatten() {
+                let b = &bindings[i];
                 if b.enclosing.is_none() {
                     if found.is_some() {
                         return None; // declared twice (build tags): unknown
@@ -2263,11 +2456,11 @@ impl<'a> Tables<'a> {
             let lang = self.syms[c as usize].lang;
             let dotted = [format!("self.{field}"), format!("this.{field}")];
             let mut found: Vec<Vec<u32>> = Vec::new();
-            let index = &self.binding_index[f as usize];
+            let (bindings, index) = self.bindings_of(f);
             let candidates = [field, dotted[0].as_str(), dotted[1].as_str()]
                 .into_iter()
                 .flat_map(|k| index.get(k).into_iter().flatten())
-                .map(|&i| &self.bindings[f as usize][i]);
+                .map(|&i| &bindings[i]);
             for b in candidates {
                 let Some(e) = b.enclosing else { continue };
                 let hit = if e == c {
@@ -2298,13 +2491,11 @@ impl<'a> Tables<'a> {
             }
             // Go: an embedded field is named by its type (`c.Animal.Sound()`).
             if lang == Lang::Go {
-                if let Some(&b) =
-                    self.bases.get(&c).into_iter().flatten().find(|&&b| self.syms[b as usize].name == field)
-                {
+                if let Some(&b) = self.bases(&c).into_iter().flatten().find(|&&b| self.syms[b as usize].name == field) {
                     return Some(vec![b]);
                 }
             }
-            queue.extend(self.bases.get(&c).into_iter().flatten().copied());
+            queue.extend(self.bases(&c).into_iter().flatten().copied());
         }
         None
     }
@@ -2438,15 +2629,16 @@ impl<'a> Tables<'a> {
                     .iter()
                     .find(|i| i.binding == head && i.member != Some("*") && !(i.member.is_none() && i.module == head));
                 if let Some(imp) = imp.filter(|_| depth < 4) {
+                    imp.used();
                     let mut msegs: Vec<&str> = imp.module.split("::").map(str::trim).collect();
                     if let Some(m) = imp.member {
                         msegs.push(m);
                     }
                     let a = self.rust_abs(file, enclosing, &msegs, depth + 1)?;
                     (a.split("::").map(str::to_string).collect(), &segs[1..])
-                } else if self.rust_prefixes.contains(&own) {
+                } else if self.rust_prefix(&own) {
                     (own.split("::").map(str::to_string).collect(), &segs[1..])
-                } else if self.rust_crates.contains(head) && self.rust_prefixes.contains(head) {
+                } else if self.rust_crates.contains(head) && self.rust_prefix(head) {
                     (vec![head.to_string()], &segs[1..])
                 } else {
                     let (rung, v) = self.lookup_name(file, enclosing, head, |s| {
@@ -2473,8 +2665,7 @@ impl<'a> Tables<'a> {
             return found;
         }
         let types: Vec<u32> = self
-            .by_qualified
-            .get(abs)
+            .by_qualified(abs)
             .into_iter()
             .flatten()
             .copied()
@@ -2569,6 +2760,7 @@ impl<'a> Tables<'a> {
             if imp.binding != head || local {
                 continue;
             }
+            imp.used();
             match imp.member {
                 None => {
                     let mut files = imp.files.clone();
@@ -2646,8 +2838,7 @@ impl<'a> Tables<'a> {
         // An expression whose type is unknown (`obj.save()`): methods of that name
         // anywhere in the language, kept as ambiguous candidates.
         let methods: Vec<u32> = self
-            .by_name
-            .get(name)
+            .by_name(name)
             .into_iter()
             .flatten()
             .copied()

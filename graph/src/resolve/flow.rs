@@ -543,6 +543,7 @@ impl<'a> Tables<'a> {
                     if imp.binding != name || imp.files.is_empty() {
                         continue;
                     }
+                    imp.used();
                     match imp.member {
                         // `import a.b` binds `a`, not the module `a.b`.
                         None if imp.module.contains('.') && imp.module.split('.').next() == Some(name) => {}
@@ -1214,7 +1215,7 @@ impl<'a> Tables<'a> {
                     for v in self.key_values(rd, Key::Field(x, name)) {
                         push_new(&mut out, v);
                     }
-                    queue.extend(self.bases.get(&x).into_iter().flatten().copied());
+                    queue.extend(self.bases(&x).into_iter().flatten().copied());
                 }
                 out
             }
@@ -1235,7 +1236,7 @@ impl<'a> Tables<'a> {
     /// What the ladder's targets stand for once decorated: a decorated definition is what
     /// its decorators returned (`None`: none of them is decorated into something else).
     pub(crate) fn decorated_targets(&self, targets: &[u32]) -> Option<Vec<u32>> {
-        let flow = self.flow.as_ref()?;
+        let flow = self.flow()?;
         if flow.decorated.is_empty() || !targets.iter().any(|t| flow.decorated.contains_key(t)) {
             return None;
         }
@@ -1258,7 +1259,7 @@ impl<'a> Tables<'a> {
     /// Whether `name` read in `enclosing` is a variable of a function there (assigned in
     /// it or a parameter), which hides any module-level name.
     pub(crate) fn flow_local(&self, enclosing: Option<u32>, name: &'a str) -> bool {
-        let Some(flow) = self.flow.as_ref() else { return false };
+        let Some(flow) = self.flow() else { return false };
         let mut cur = enclosing;
         while let Some(e) = cur {
             if self.syms[e as usize].kind.is_callable()
@@ -1274,7 +1275,7 @@ impl<'a> Tables<'a> {
     /// The symbols a Python reference's value can be, after the flow is solved: what a
     /// call calls (functions, classes; an instance's `__call__`), what a value names.
     pub(crate) fn flow_targets(&self, file: u32, r: &'a Reference) -> Vec<u32> {
-        let Some(flow) = self.flow.as_ref() else { return Vec::new() };
+        let Some(flow) = self.flow() else { return Vec::new() };
         let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
         let e = self.ref_expr(&mut Cx::Read(flow), file, enclosing, r);
         if e.is_unknown() {
@@ -1297,7 +1298,7 @@ impl<'a> Tables<'a> {
     /// What a decorator factory's call (`@route("/")`: `route("/")`) gives, as far as the
     /// flow knows: the functions applied to the definition (an instance: its `__call__`).
     pub(crate) fn flow_applied(&self, file: u32, r: &'a Reference) -> Vec<u32> {
-        let Some(flow) = self.flow.as_ref() else { return Vec::new() };
+        let Some(flow) = self.flow() else { return Vec::new() };
         let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
         let e = self.ref_expr(&mut Cx::Read(flow), file, enclosing, r);
         if e.is_unknown() {
@@ -1319,7 +1320,7 @@ impl<'a> Tables<'a> {
 
     /// The classes an implicit call's expression (`for x in e`, `with e`) is an instance of.
     pub(crate) fn flow_instances(&self, file: u32, r: &'a Reference) -> Vec<u32> {
-        let Some(flow) = self.flow.as_ref() else { return Vec::new() };
+        let Some(flow) = self.flow() else { return Vec::new() };
         let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
         let e = self.text_expr(&mut Cx::Read(flow), file, enclosing, r.name.as_str());
         let mut members = HashMap::default();

@@ -182,3 +182,44 @@ def make(kind):
     assert!(!edges(&one).iter().any(|e| e.contains("Slow.run")), "{:?}", edges(&one));
     assert!(edges(&two).contains(&"app.main.make -> app.engines.Slow.run".to_string()), "{:?}", edges(&two));
 }
+
+const JAVA_BEFORE: &str = r#"
+//- /app/util/Strings.java
+package app.util;
+public class Strings {
+    public static boolean hasText(String s) { return s != null && !s.isEmpty(); }
+}
+//- /app/a/A.java
+package app.a;
+import app.util.Strings;
+public class A {
+    public void check(String s) { if (Strings.hasText(s)) { log(s); } }
+    void log(String s) {}
+}
+//- /app/b/B.java
+package app.b;
+public class B {
+    public void run() { step(); step(); }
+    void step() {}
+}
+"#;
+
+/// An edit re-resolves the changed file and the references elsewhere that looked at what
+/// it provides, and no other: appending a method to `Strings` re-resolves its own calls and
+/// `A`'s call through `Strings` (not `A.log()`, not `B`); one to `B`, only `B`'s.
+#[test]
+fn an_edit_re_resolves_only_what_looked_at_the_changed_file() {
+    let before = records(JAVA_BEFORE);
+    let strings = JAVA_BEFORE.replace(
+        "!s.isEmpty(); }\n",
+        "!s.isEmpty(); }\n    public static boolean isBlank(String s) { return s.trim().isEmpty(); }\n",
+    );
+    let mut g = CallGraph::build(&before);
+    let stats = g.update(&records(&strings));
+    assert_eq!((stats.files_changed, stats.refs_resolved), (1, 3 + 1), "{stats:?}");
+    assert_eq!(g.edges(), CallGraph::build(&records(&strings)).edges());
+    let b = strings.replace("void step() {}", "void step() {}\n    void other() { step(); }");
+    let stats = g.update(&records(&b));
+    assert_eq!((stats.files_changed, stats.refs_resolved), (1, 3), "{stats:?}");
+    assert_eq!(g.edges(), CallGraph::build(&records(&b)).edges());
+}

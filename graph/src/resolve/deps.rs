@@ -1,0 +1,230 @@
+//! What a resolution looked at, so that an update re-resolves only what a change can alter.
+//!
+//! Every lookup the resolver makes in the tables of other files is keyed by something a
+//! file provides: a symbol's name or qualified name, the file itself (its imports, its
+//! bindings, its default export), a Rust path prefix, or Python's value flow. While a
+//! reference is resolved, each lookup notes its key here; the keys are kept with the
+//! file's resolutions ([`FileDeps`]). A file provides the keys of everything in it
+//! ([`Provided`]); when its content changes, every reference that noted one of the keys it
+//! provided before or provides now is resolved again, and no other: a lookup under a key
+//! no changed file provides finds what it found before.
+//!
+//! The invariant that makes this sound: a position in another file reaches the resolver
+//! only through a noted key that file provides (a name looked up, a class whose bases or
+//! subclasses are read, a file whose imports are read). Tables derived once from lookups
+//! (a class's bases, an import's files, where a Rust `impl` belongs, an abstract method's
+//! implementations) keep the keys their lookups noted and note them again when read.
+//! Keys are 32-bit hashes: two keys colliding only re-resolve a reference more.
+
+use std::cell::RefCell;
+use std::hash::Hasher;
+
+use rustc_hash::FxHasher;
+use serde::{Deserialize, Serialize};
+
+/// A key's hash.
+pub(crate) type Key = u32;
+
+/// What a key is of (each kind hashes apart).
+#[derive(Clone, Copy)]
+#[repr(u8)]
+pub(crate) enum Kind {
+    /// A symbol's name, a name looked up, a name an import binds.
+    Name = 0,
+    /// A qualified name looked up.
+    Qualified = 1,
+    /// A file's own tables (imports, bindings, default export), by path.
+    File = 2,
+    /// A Rust path prefix (`crate::net`).
+    Prefix = 3,
+}
+
+/// The key of `s` as a `kind`.
+pub(crate) fn key(kind: Kind, s: &str) -> Key {
+    let mut h = FxHasher::default();
+    h.write_u8(kind as u8);
+    h.write(s.as_bytes());
+    h.write_u8(0xff);
+    let x = h.finish();
+    (x >> 32) as u32 ^ x as u32
+}
+
+/// Python's value flow, which every Python file feeds.
+pub(crate) const FLOW: Key = 0xF10F_F10F;
+
+/// A reference that noted more keys than [`LIMIT`] depends on any change.
+pub(crate) const ANY: Key = 0xA11A_A11A;
+
+/// Keys kept per reference, at most; past it, [`ANY`].
+const LIMIT: usize = 48;
+
+thread_local! {
+    /// The keys of the resolutions under way on this thread, innermost last.
+    static FRAMES: RefCell<Vec<Vec<Key>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Whether a resolution on this thread is noting keys.
+fn recording() -> bool {
+    FRAMES.with_borrow(|f| !f.is_empty())
+}
+
+/// Notes `k` for the resolution under way (none: nothing).
+pub(crate) fn note(k: Key) {
+    FRAMES.with_borrow_mut(|f| {
+        if let Some(top) = f.last_mut() {
+            top.push(k);
+        }
+    });
+}
+
+/// Notes the key of `s` as a `kind` (hashed only while recording).
+pub(crate) fn note_str(kind: Kind, s: &str) {
+    if recording() {
+        note(key(kind, s));
+    }
+}
+
+/// Notes keys noted earlier (a derived table's, read again).
+pub(crate) fn replay(keys: &[Key]) {
+    if keys.is_empty() {
+        return;
+    }
+    FRAMES.with_borrow_mut(|f| {
+        if let Some(top) = f.last_mut() {
+            top.extend_from_slice(keys);
+        }
+    });
+}
+
+/// Runs `f` noting its keys: its value and the keys, sorted and distinct. The keys are
+/// noted for an enclosing recording too (what `f` looked at, it did).
+pub(crate) fn recorded<T>(f: impl FnOnce() -> T) -> (T, Vec<Key>) {
+    FRAMES.with_borrow_mut(|s| s.push(Vec::new()));
+    // Popped even when `f` unwinds (a panic inside a rayon job is rethrown elsewhere).
+    struct Pop;
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            FRAMES.with_borrow_mut(|s| {
+                s.pop();
+            });
+        }
+    }
+    let pop = Pop;
+    let value = f();
+    let mut keys = FRAMES.with_borrow_mut(|s| std::mem::take(s.last_mut().expect("frame")));
+    drop(pop);
+    keys.sort_unstable();
+    keys.dedup();
+    replay(&keys);
+    (value, keys)
+}
+
+/// The keys of one resolution as kept: [`ANY`] alone past [`LIMIT`].
+pub(crate) fn bounded(mut keys: Vec<Key>) -> Vec<Key> {
+    if keys.len() > LIMIT {
+        keys.clear();
+        keys.push(ANY);
+    }
+    keys
+}
+
+/// For each key some reference of a file noted, those references (by position among the
+/// file's resolvable references): the reverse index an update reads.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct FileDeps {
+    /// Distinct, sorted.
+    keys: Vec<Key>,
+    /// `refs[ends[i - 1]..ends[i]]` noted `keys[i]`.
+    ends: Vec<u32>,
+    refs: Vec<u32>,
+}
+
+impl FileDeps {
+    /// The index of `(key, reference)` pairs.
+    pub(crate) fn from_pairs(mut pairs: Vec<(Key, u32)>) -> FileDeps {
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut d = FileDeps { refs: Vec::with_capacity(pairs.len()), ..FileDeps::default() };
+        for (k, r) in pairs {
+            if d.keys.last() != Some(&k) {
+                if !d.keys.is_empty() {
+                    d.ends.push(d.refs.len() as u32);
+                }
+                d.keys.push(k);
+            }
+            d.refs.push(r);
+        }
+        if !d.keys.is_empty() {
+            d.ends.push(d.refs.len() as u32);
+        }
+        d.keys.shrink_to_fit();
+        d.ends.shrink_to_fit();
+        d
+    }
+
+    /// Every `(key, reference)` pair.
+    pub(crate) fn pairs(&self) -> impl Iterator<Item = (Key, u32)> + '_ {
+        self.keys.iter().enumerate().flat_map(move |(i, &k)| self.span(i).iter().map(move |&r| (k, r)))
+    }
+
+    fn span(&self, i: usize) -> &[u32] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.refs[start..self.ends[i] as usize]
+    }
+
+    /// The references that noted a key `changed` holds (sorted, distinct).
+    pub(crate) fn hit(&self, changed: &rustc_hash::FxHashSet<Key>) -> Vec<u32> {
+        let mut out: Vec<u32> = Vec::new();
+        for (i, k) in self.keys.iter().enumerate() {
+            if changed.contains(k) {
+                out.extend_from_slice(self.span(i));
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The index with the keys of references `again` replaced by `fresh` (theirs, resolved again).
+    pub(crate) fn replaced(&self, again: &[u32], fresh: Vec<(Key, u32)>) -> FileDeps {
+        let mut pairs: Vec<(Key, u32)> = self.pairs().filter(|(_, r)| again.binary_search(r).is_err()).collect();
+        pairs.extend(fresh);
+        FileDeps::from_pairs(pairs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reverse_index_finds_the_references_of_a_changed_key() {
+        let d = FileDeps::from_pairs(vec![(7, 2), (3, 0), (7, 1), (3, 2), (9, 4), (7, 2)]);
+        assert_eq!(d.pairs().collect::<Vec<_>>(), vec![(3, 0), (3, 2), (7, 1), (7, 2), (9, 4)]);
+        let changed = [7, 9].into_iter().collect();
+        assert_eq!(d.hit(&changed), vec![1, 2, 4]);
+        let r = d.replaced(&[2], vec![(5, 2)]);
+        assert_eq!(r.pairs().collect::<Vec<_>>(), vec![(3, 0), (5, 2), (7, 1), (9, 4)]);
+    }
+
+    #[test]
+    fn keys_noted_inside_a_recording_are_the_enclosing_ones_too() {
+        let ((_, inner), outer) = recorded(|| {
+            note(1);
+            let r = recorded(|| {
+                note(4);
+                note(2);
+                note(4);
+            });
+            note(3);
+            r
+        });
+        assert_eq!(inner, vec![2, 4]);
+        assert_eq!(outer, vec![1, 2, 3, 4]);
+        // Outside any recording, nothing is kept.
+        note(5);
+        assert_eq!(recorded(|| ()).1, Vec::<Key>::new());
+        assert_eq!(bounded((0..100).collect()), vec![ANY]);
+        assert_ne!(key(Kind::Name, "a"), key(Kind::Qualified, "a"));
+    }
+}
