@@ -29,8 +29,8 @@ use std::borrow::Cow;
 /// re-export provided).
 /// 7: a call's argument count picks among overloads (Java, C#, Kotlin, C++, Swift): a call
 /// that one overload takes is a fact edge to it, not a possible edge to each.
-/// 8: each file keeps the keys it provides and, per key, the references whose resolution
-/// looked at it (an update re-resolves only those of the keys a changed file provides).
+/// 8: each file keeps the keys it provides (with fingerprints) and, per key, the references
+/// whose resolution looked at it (an update re-resolves only those of the keys it changed).
 pub const GRAPH_FORMAT_VERSION: u32 = 8;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
@@ -111,7 +111,7 @@ struct FileEntry {
     hash: [u8; 32],
     lang: Lang,
     names: Vec<String>,
-    provides: Vec<deps::Key>,
+    provides: Vec<(deps::Key, u32)>,
     deps: FileDeps,
     refs: Vec<RefEdge>,
 }
@@ -282,8 +282,8 @@ impl CallGraph {
     /// The file entries after an update to `records` (`None`: nothing changed).
     ///
     /// Files whose content changed are resolved whole. When no file was added or deleted,
-    /// a reference elsewhere is resolved again when its resolution looked at a key a
-    /// changed file provided before or provides now ([`crate::resolve::deps`]); when one
+    /// a reference elsewhere is resolved again when its resolution looked at a key whose
+    /// fingerprint a changed file changed ([`crate::resolve::deps`]); when one
     /// was, by the names the added and deleted files had, every reference with a receiver
     /// (or in a language with an implicit `this`) and, when a Python file changed,
     /// whatever the value flow may have decided.
@@ -292,7 +292,7 @@ impl CallGraph {
         let mut names: HashSet<String> = HashSet::default();
         let current: HashSet<&str> = records.iter().map(|f| f.path.as_str()).collect();
         let mut added = false;
-        let mut old_keys: Vec<deps::Key> = Vec::new();
+        let mut old_provides: HashMap<&str, Vec<(deps::Key, u32)>> = HashMap::default();
         for f in records {
             match self.files.get(f.path.as_str()) {
                 Some(e) if e.hash == f.hash => {}
@@ -303,7 +303,7 @@ impl CallGraph {
                     match old {
                         Some(e) => {
                             names.extend(e.names.iter().cloned());
-                            old_keys.extend_from_slice(&e.provides);
+                            old_provides.insert(&f.path, e.provides.clone());
                         }
                         None => added = true,
                     }
@@ -359,17 +359,29 @@ impl CallGraph {
             .filter(|(_, f)| changed.contains(f.path.as_str()))
             .map(|(i, f)| (i, resolve_file(&tables, i as u32, f)))
             .collect();
-        // The keys the changed files provided and provide: what a lookup could find otherwise.
-        let mut keys: HashSet<deps::Key> = old_keys.into_iter().collect();
-        keys.extend(whole.iter().flat_map(|(_, e)| e.provides.iter().copied()));
-        keys.insert(deps::ANY);
+        // The keys whose fingerprints the changed files changed: what a lookup could now
+        // find otherwise.
+        let mut keys: HashSet<deps::Key> = HashSet::default();
+        for (i, e) in &whole {
+            let old = old_provides.get(records[*i].path.as_str()).map_or(&[][..], Vec::as_slice);
+            deps::changed(old, &e.provides, &mut keys);
+        }
         let mut entries: Vec<(usize, &mut FileEntry)> = files
             .iter_mut()
             .filter_map(|(p, e)| index.get(&**p).filter(|_| !changed.contains(&**p)).map(|&i| (i, e)))
             .collect();
+        // What an unchanged file provides can change too: what its classes' bases and its
+        // `impl`s of other modules' types resolved to (through the changed files).
+        let provides: Vec<Vec<(deps::Key, u32)>> =
+            entries.par_iter().map(|(i, _)| tables.provided(*i as u32)).collect();
+        for ((_, e), new) in entries.iter().zip(&provides) {
+            deps::changed(&e.provides, new, &mut keys);
+        }
+        keys.insert(deps::ANY);
         let again: usize = entries
             .par_iter_mut()
-            .map(|(i, entry)| {
+            .zip(provides)
+            .map(|((i, entry), provides)| {
                 let (i, f) = (*i, &records[*i]);
                 let calls: Vec<&cc_indexer::Reference> = f.references.iter().filter(|r| resolvable(r.kind)).collect();
                 let again: Vec<u32> = if paths_changed {
@@ -377,9 +389,7 @@ impl CallGraph {
                 } else {
                     entry.deps.hit(&keys)
                 };
-                // What an unchanged file provides can change too (the names its classes'
-                // bases resolve to).
-                entry.provides = tables.provided(i as u32);
+                entry.provides = provides;
                 if again.is_empty() {
                     return 0;
                 }

@@ -289,8 +289,8 @@ pub(crate) struct Tables<'a> {
     base_table: HashMap<u32, Vec<u32>>,
     /// The keys the lookups of each class's bases noted (see [`deps`]).
     base_deps: HashMap<u32, Vec<deps::Key>>,
-    /// Per file: the names its classes' headers name, and the names of the bases they resolve to.
-    headers: Vec<Vec<&'a str>>,
+    /// Per file: each class's header names, by the class's position.
+    headers: Vec<Vec<(u32, &'a str)>>,
     /// Direct subclasses and implementations, the reverse of `bases`.
     derived_table: HashMap<u32, Vec<u32>>,
     bindings: Vec<Vec<Binding<'a>>>,
@@ -1005,7 +1005,7 @@ impl<'a> Tables<'a> {
         // Base classes: type references in a class's own header.
         let mut bases: HashMap<u32, Vec<u32>> = HashMap::default();
         let mut base_deps: HashMap<u32, Vec<deps::Key>> = HashMap::default();
-        let mut headers: Vec<Vec<&'a str>> = vec![Vec::new(); files.len()];
+        let mut headers: Vec<Vec<(u32, &'a str)>> = vec![Vec::new(); files.len()];
         for (fi, f) in files.iter().enumerate() {
             for r in f.references.iter().filter(|r| r.kind == RefKind::Type) {
                 // A binding types a variable; it names no base.
@@ -1045,10 +1045,9 @@ impl<'a> Tables<'a> {
                         None => t.lookup_name(fi as u32, None, &r.name, |s| s.kind.is_type_like()),
                     });
                 base_deps.entry(ci).or_default().extend(keys);
-                headers[fi].push(&r.name);
+                headers[fi].push((ci, &r.name));
                 if let Some((_, targets)) = found {
                     for b in targets {
-                        headers[fi].push(t.syms[b as usize].name);
                         if b != ci {
                             bases.entry(ci).or_default().push(b);
                         }
@@ -1111,6 +1110,11 @@ impl<'a> Tables<'a> {
         }
     }
 
+    /// Notes the members of `c` (whatever file defines them) as read.
+    fn note_members(&self, c: u32) {
+        deps::note_str(Kind::Members, self.syms[c as usize].name);
+    }
+
     fn note_file(&self, f: u32) {
         deps::note_str(Kind::File, &self.files[f as usize].path);
     }
@@ -1152,13 +1156,13 @@ impl<'a> Tables<'a> {
 
     /// The symbols whose parent `p` is (in its file).
     fn children(&self, p: &u32) -> Option<&Vec<u32>> {
-        self.note_sym(*p);
+        self.note_members(*p);
         self.child_table.get(p)
     }
 
     /// Rust: the methods of `impl`s of type `c` in other modules than its own.
     fn extra_members(&self, c: &u32) -> Option<&Vec<u32>> {
-        self.note_sym(*c);
+        self.note_members(*c);
         let v = self.extra_table.get(c);
         if let Some(v) = v {
             self.note_syms(v);
@@ -1219,42 +1223,86 @@ impl<'a> Tables<'a> {
         self.flow_state.as_ref()
     }
 
-    /// The keys file `fi` provides: what a reference elsewhere that looked at it noted.
-    pub(crate) fn provided(&self, fi: u32) -> Vec<deps::Key> {
+    /// The keys file `fi` provides, each with a fingerprint of what the file gives a lookup
+    /// under it (sorted by key): an update compares them before and after a change, and a
+    /// key whose fingerprint changed is one a lookup could now find otherwise.
+    ///
+    /// A symbol counts under its name and its qualified name (all a lookup reads of it: its
+    /// id, names, kind, language, parent and signature, not its place in the file) and under
+    /// its container's name (the members of a type, a Rust `impl` of another module's
+    /// type among them, with the type it was found to be of); a class's bases (the names its header gives, the classes they
+    /// resolved to) under its own name and theirs; an import under the names it binds; the
+    /// file's own tables (imports, bindings, default export) and a Python file's part of
+    /// the value flow under its content; a Rust path prefix by being there.
+    pub(crate) fn provided(&self, fi: u32) -> Vec<(deps::Key, u32)> {
+        use std::hash::{Hash, Hasher};
         let f = &self.files[fi as usize];
-        let mut v = vec![deps::key(Kind::File, &f.path)];
+        let content = u32::from_le_bytes([f.hash[0], f.hash[1], f.hash[2], f.hash[3]]);
+        let mut items: Vec<(deps::Key, u64)> = vec![(deps::key(Kind::File, &f.path), content as u64)];
+        let item = |x: &dyn Fn(&mut rustc_hash::FxHasher)| {
+            let mut h = rustc_hash::FxHasher::default();
+            x(&mut h);
+            h.finish()
+        };
         for s in &f.symbols {
-            v.push(deps::key(Kind::Name, &s.name));
-            v.push(deps::key(Kind::Qualified, &s.qualified_name));
+            let h = item(&|h| {
+                (s.id, &s.name, &s.qualified_name, s.kind as u8, s.lang as u8, s.parent, &s.signature).hash(h)
+            });
+            items.push((deps::key(Kind::Name, &s.name), h));
+            items.push((deps::key(Kind::Qualified, &s.qualified_name), h));
             let sep = s.lang.spec().qualifier;
-            // A member's container by its last name (a Rust `impl` of another module's type).
             if let Some((container, _)) = s.qualified_name.rsplit_once(sep) {
-                v.push(deps::key(Kind::Name, container.rsplit(sep).next().unwrap_or(container)));
+                let members = deps::key(Kind::Members, container.rsplit(sep).next().unwrap_or(container));
+                items.push((members, h));
+                // The type an `impl` in another module is of (the file's imports decide it).
+                if let Some((c, _)) = self.by_id.get(&s.id).and_then(|p| self.impl_table.get(p)) {
+                    items.push((members, item(&|h| (s.id, self.syms[*c as usize].id).hash(h))));
+                }
             }
             if s.lang == Lang::Rust {
                 let mut end = 0;
                 while let Some(i) = s.qualified_name[end..].find("::") {
                     end += i;
-                    v.push(deps::key(Kind::Prefix, &s.qualified_name[..end]));
+                    items.push((deps::key(Kind::Prefix, &s.qualified_name[..end]), 0));
                     end += 2;
                 }
             }
         }
         for r in f.references.iter().filter(|r| r.kind == RefKind::Import) {
+            let h = item(&|h| (&r.name, r.alias(), r.module()).hash(h));
             let last = r.name.rsplit(['.', '/', ':', '\\']).next().unwrap_or(&r.name);
             for n in [Some(last), r.alias(), Some(r.name.as_str())].into_iter().flatten() {
-                v.push(deps::key(Kind::Name, n));
+                items.push((deps::key(Kind::Name, n), h));
             }
         }
-        for h in &self.headers[fi as usize] {
-            v.push(deps::key(Kind::Name, h));
+        for &(c, name) in &self.headers[fi as usize] {
+            let cs = &self.syms[c as usize];
+            let h = item(&|h| (cs.id, name).hash(h));
+            items.push((deps::key(Kind::Name, name), h));
+            items.push((deps::key(Kind::Name, cs.name), h));
+            for &b in self.base_table.get(&c).into_iter().flatten() {
+                let bs = &self.syms[b as usize];
+                let h = item(&|h| (cs.id, bs.id).hash(h));
+                items.push((deps::key(Kind::Name, bs.name), h));
+                items.push((deps::key(Kind::Name, cs.name), h));
+            }
         }
         if f.lang == Lang::Python {
-            v.push(deps::FLOW);
+            items.push((deps::FLOW, content as u64));
         }
-        v.sort_unstable();
-        v.dedup();
-        v
+        items.sort_unstable();
+        items.dedup();
+        // One fingerprint per key, whatever the order its items came in.
+        let mut out: Vec<(deps::Key, u32)> = Vec::new();
+        let mut sum = 0u64;
+        for (i, &(k, h)) in items.iter().enumerate() {
+            sum = sum.wrapping_add(h.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            if items.get(i + 1).is_none_or(|n| n.0 != k) {
+                out.push((k, (sum >> 32) as u32 ^ sum as u32));
+                sum = 0;
+            }
+        }
+        out
     }
 
     fn has_multiple_bases_above(&self, c: u32) -> bool {

@@ -1,13 +1,13 @@
 //! What a resolution looked at, so that an update re-resolves only what a change can alter.
 //!
 //! Every lookup the resolver makes in the tables of other files is keyed by something a
-//! file provides: a symbol's name or qualified name, the file itself (its imports, its
-//! bindings, its default export), a Rust path prefix, or Python's value flow. While a
-//! reference is resolved, each lookup notes its key here; the keys are kept with the
-//! file's resolutions ([`FileDeps`]). A file provides the keys of everything in it
-//! ([`Provided`]); when its content changes, every reference that noted one of the keys it
-//! provided before or provides now is resolved again, and no other: a lookup under a key
-//! no changed file provides finds what it found before.
+//! file provides: a symbol's name or qualified name, a type's members, the file itself (its
+//! imports, its bindings, its default export), a Rust path prefix, or Python's value flow.
+//! While a reference is resolved, each lookup notes its key here; the keys are kept with the
+//! file's resolutions ([`FileDeps`]). A file provides keys, each with a fingerprint of what a
+//! lookup under it finds there (`Tables::provided`); when its content changes, the keys
+//! whose fingerprints changed ([`changed`]) are what a lookup could now find otherwise, and
+//! every reference that noted one is resolved again, and no other.
 //!
 //! The invariant that makes this sound: a position in another file reaches the resolver
 //! only through a noted key that file provides (a name looked up, a class whose bases or
@@ -37,6 +37,8 @@ pub(crate) enum Kind {
     File = 2,
     /// A Rust path prefix (`crate::net`).
     Prefix = 3,
+    /// The members of a type, by the type's name (what a walk of its children reads).
+    Members = 4,
 }
 
 /// The key of `s` as a `kind`.
@@ -126,6 +128,40 @@ pub(crate) fn bounded(mut keys: Vec<Key>) -> Vec<Key> {
         keys.push(ANY);
     }
     keys
+}
+
+/// Adds to `out` the keys whose fingerprints differ between `old` and `new` (each sorted by
+/// key), a key in one only among them.
+pub(crate) fn changed(old: &[(Key, u32)], new: &[(Key, u32)], out: &mut rustc_hash::FxHashSet<Key>) {
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        match (old.get(i), new.get(j)) {
+            (Some(a), Some(b)) if a.0 == b.0 => {
+                if a.1 != b.1 {
+                    out.insert(a.0);
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some(a), Some(b)) if a.0 < b.0 => {
+                out.insert(a.0);
+                i += 1;
+            }
+            (Some(_), Some(b)) => {
+                out.insert(b.0);
+                j += 1;
+            }
+            (Some(a), None) => {
+                out.insert(a.0);
+                i += 1;
+            }
+            (None, Some(b)) => {
+                out.insert(b.0);
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
 }
 
 /// For each key some reference of a file noted, those references (by position among the
@@ -226,5 +262,10 @@ mod tests {
         assert_eq!(recorded(|| ()).1, Vec::<Key>::new());
         assert_eq!(bounded((0..100).collect()), vec![ANY]);
         assert_ne!(key(Kind::Name, "a"), key(Kind::Qualified, "a"));
+        let mut out = rustc_hash::FxHashSet::default();
+        changed(&[(1, 10), (2, 20), (4, 40)], &[(2, 21), (3, 30), (4, 40)], &mut out);
+        let mut v: Vec<Key> = out.into_iter().collect();
+        v.sort_unstable();
+        assert_eq!(v, vec![1, 2, 3]);
     }
 }

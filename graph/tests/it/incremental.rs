@@ -205,8 +205,9 @@ public class B {
 "#;
 
 /// An edit re-resolves the changed file and the references elsewhere that looked at what
-/// it provides, and no other: appending a method to `Strings` re-resolves its own calls and
-/// `A`'s call through `Strings` (not `A.log()`, not `B`); one to `B`, only `B`'s.
+/// it changed, and no other: appending a method to `Strings` re-resolves its own calls (not
+/// `A`'s call of `Strings.hasText`, which did not change; not `B`'s); renaming `hasText`
+/// re-resolves that call too; one to `B`, only `B`'s.
 #[test]
 fn an_edit_re_resolves_only_what_looked_at_the_changed_file() {
     let before = records(JAVA_BEFORE);
@@ -216,8 +217,14 @@ fn an_edit_re_resolves_only_what_looked_at_the_changed_file() {
     );
     let mut g = CallGraph::build(&before);
     let stats = g.update(&records(&strings));
-    assert_eq!((stats.files_changed, stats.refs_resolved), (1, 3 + 1), "{stats:?}");
+    assert_eq!((stats.files_changed, stats.refs_resolved), (1, 3), "{stats:?}");
     assert_eq!(g.edges(), CallGraph::build(&records(&strings)).edges());
+    let renamed = strings.replace("boolean hasText(", "boolean hasLength(");
+    let stats = g.update(&records(&renamed));
+    assert_eq!((stats.files_changed, stats.refs_resolved), (1, 3 + 1), "{stats:?}");
+    assert_eq!(g.edges(), CallGraph::build(&records(&renamed)).edges());
+    let strings = renamed.replace("boolean hasLength(", "boolean hasText(");
+    g.update(&records(&strings));
     let b = strings.replace("void step() {}", "void step() {}\n    void other() { step(); }");
     let stats = g.update(&records(&b));
     assert_eq!((stats.files_changed, stats.refs_resolved), (1, 3), "{stats:?}");
