@@ -383,22 +383,23 @@ impl CallGraph {
             .zip(provides)
             .map(|((i, entry), provides)| {
                 let (i, f) = (*i, &records[*i]);
-                let calls: Vec<&cc_indexer::Reference> = f.references.iter().filter(|r| resolvable(r.kind)).collect();
+                entry.provides = provides;
+                let calls = || f.references.iter().filter(|r| resolvable(r.kind));
                 let again: Vec<u32> = if paths_changed {
-                    Self::affected_broadly(f, &calls, &entry.refs, &names, python_changed)
+                    Self::affected_broadly(f, calls(), &entry.refs, &names, python_changed)
                 } else {
                     entry.deps.hit(&keys)
                 };
-                entry.provides = provides;
                 if again.is_empty() {
                     return 0;
                 }
+                let calls: Vec<&cc_indexer::Reference> = calls().collect();
                 let mut fresh = Vec::new();
                 for &k in &again {
                     entry.refs[k as usize].resolution =
                         resolve_noting(&tables, i as u32, calls[k as usize], k, &mut fresh);
                 }
-                entry.deps = entry.deps.replaced(&again, fresh);
+                entry.deps.replace(&again, fresh);
                 again.len()
             })
             .sum();
@@ -413,9 +414,9 @@ impl CallGraph {
     /// The references of unchanged file `f` (`calls`, resolved as `refs`) an update that
     /// added or deleted files resolves again: those the names of `names` can affect, those
     /// whose name the file imports, and (a Python file changed) what the flow may decide.
-    fn affected_broadly(
-        f: &FileRecord,
-        calls: &[&cc_indexer::Reference],
+    fn affected_broadly<'a>(
+        f: &'a FileRecord,
+        calls: impl Iterator<Item = &'a cc_indexer::Reference>,
         refs: &[RefEdge],
         names: &HashSet<String>,
         python_changed: bool,
@@ -433,7 +434,6 @@ impl CallGraph {
         // a decorator factory's application) is resolved again whenever a Python file changed.
         let flow = python_changed && f.lang == Lang::Python;
         calls
-            .iter()
             .zip(refs)
             .enumerate()
             .filter(|(_, (r, old))| {

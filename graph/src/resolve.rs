@@ -235,6 +235,8 @@ pub(crate) struct Sym<'a> {
     pub file: u32,
     pub parent: Option<SymbolId>,
     pub signature: &'a str,
+    /// The key of its name, hashed once (see [`deps`]).
+    pub name_key: deps::Key,
 }
 
 struct Import<'a> {
@@ -876,6 +878,7 @@ impl<'a> Tables<'a> {
                     file: fi,
                     parent: s.parent,
                     signature: &s.signature,
+                    name_key: deps::key(Kind::Name, &s.name),
                 });
             }
             // Rust: module paths of files and items.
@@ -1101,7 +1104,7 @@ impl<'a> Tables<'a> {
     // another file is reached through a key that file provides.
 
     fn note_sym(&self, i: u32) {
-        deps::note_str(Kind::Name, self.syms[i as usize].name);
+        deps::note(self.syms[i as usize].name_key);
     }
 
     fn note_syms(&self, v: &[u32]) {

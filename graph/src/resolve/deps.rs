@@ -58,16 +58,11 @@ pub(crate) const FLOW: Key = 0xF10F_F10F;
 pub(crate) const ANY: Key = 0xA11A_A11A;
 
 /// Keys kept per reference, at most; past it, [`ANY`].
-const LIMIT: usize = 48;
+const LIMIT: usize = 256;
 
 thread_local! {
     /// The keys of the resolutions under way on this thread, innermost last.
     static FRAMES: RefCell<Vec<Vec<Key>>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Whether a resolution on this thread is noting keys.
-fn recording() -> bool {
-    FRAMES.with_borrow(|f| !f.is_empty())
 }
 
 /// Notes `k` for the resolution under way (none: nothing).
@@ -81,9 +76,11 @@ pub(crate) fn note(k: Key) {
 
 /// Notes the key of `s` as a `kind` (hashed only while recording).
 pub(crate) fn note_str(kind: Kind, s: &str) {
-    if recording() {
-        note(key(kind, s));
-    }
+    FRAMES.with_borrow_mut(|f| {
+        if let Some(top) = f.last_mut() {
+            top.push(key(kind, s));
+        }
+    });
 }
 
 /// Notes keys noted earlier (a derived table's, read again).
@@ -221,11 +218,17 @@ impl FileDeps {
         out
     }
 
-    /// The index with the keys of references `again` replaced by `fresh` (theirs, resolved again).
-    pub(crate) fn replaced(&self, again: &[u32], fresh: Vec<(Key, u32)>) -> FileDeps {
+    /// Replaces the keys of references `again` (sorted) by `fresh` (theirs, resolved again);
+    /// most often they are the same, and the index is left as it is.
+    pub(crate) fn replace(&mut self, again: &[u32], mut fresh: Vec<(Key, u32)>) {
+        fresh.sort_unstable();
+        fresh.dedup();
+        if self.pairs().filter(|(_, r)| again.binary_search(r).is_ok()).eq(fresh.iter().copied()) {
+            return;
+        }
         let mut pairs: Vec<(Key, u32)> = self.pairs().filter(|(_, r)| again.binary_search(r).is_err()).collect();
         pairs.extend(fresh);
-        FileDeps::from_pairs(pairs)
+        *self = FileDeps::from_pairs(pairs);
     }
 }
 
@@ -239,7 +242,10 @@ mod tests {
         assert_eq!(d.pairs().collect::<Vec<_>>(), vec![(3, 0), (3, 2), (7, 1), (7, 2), (9, 4)]);
         let changed = [7, 9].into_iter().collect();
         assert_eq!(d.hit(&changed), vec![1, 2, 4]);
-        let r = d.replaced(&[2], vec![(5, 2)]);
+        let mut r = d.clone();
+        r.replace(&[1, 4], vec![(9, 4), (7, 1)]);
+        assert_eq!(r, d);
+        r.replace(&[2], vec![(5, 2)]);
         assert_eq!(r.pairs().collect::<Vec<_>>(), vec![(3, 0), (5, 2), (7, 1), (9, 4)]);
     }
 
@@ -260,7 +266,8 @@ mod tests {
         // Outside any recording, nothing is kept.
         note(5);
         assert_eq!(recorded(|| ()).1, Vec::<Key>::new());
-        assert_eq!(bounded((0..100).collect()), vec![ANY]);
+        assert_eq!(bounded((0..LIMIT as u32 + 1).collect()), vec![ANY]);
+        assert_eq!(bounded(vec![1, 2]), vec![1, 2]);
         assert_ne!(key(Kind::Name, "a"), key(Kind::Qualified, "a"));
         let mut out = rustc_hash::FxHashSet::default();
         changed(&[(1, 10), (2, 20), (4, 40)], &[(2, 21), (3, 30), (4, 40)], &mut out);
