@@ -1236,10 +1236,16 @@ impl<'a> Tables<'a> {
     /// What the ladder's targets stand for once decorated: a decorated definition is what
     /// its decorators returned (`None`: none of them is decorated into something else).
     pub(crate) fn decorated_targets(&self, targets: &[u32]) -> Option<Vec<u32>> {
-        let flow = self.flow()?;
-        if flow.decorated.is_empty() || !targets.iter().any(|t| flow.decorated.contains_key(t)) {
+        // Whether a definition is decorated is its own file's fact; only what a decorated
+        // one became is the whole flow's.
+        let flow = self.flow_state.as_ref()?;
+        if !targets.iter().any(|t| flow.decorated.contains_key(t)) {
+            for &t in targets {
+                self.note_file(self.syms[t as usize].file);
+            }
             return None;
         }
+        let flow = self.flow()?;
         let vals: Values = targets.iter().filter_map(|&t| self.value_of(t)).collect();
         let mut out: Vec<u32> = self
             .undecorate(&mut Solved(flow), &vals)
@@ -1259,7 +1265,9 @@ impl<'a> Tables<'a> {
     /// Whether `name` read in `enclosing` is a variable of a function there (assigned in
     /// it or a parameter), which hides any module-level name.
     pub(crate) fn flow_local(&self, enclosing: Option<u32>, name: &'a str) -> bool {
-        let Some(flow) = self.flow() else { return false };
+        // The enclosing functions' assignments and parameters: the reading file's own facts,
+        // which no other file's change alters (nothing to note).
+        let Some(flow) = self.flow_state.as_ref() else { return false };
         let mut cur = enclosing;
         while let Some(e) = cur {
             if self.syms[e as usize].kind.is_callable()
