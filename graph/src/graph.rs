@@ -102,9 +102,9 @@ pub struct RefEdge {
 }
 
 /// One file's part of the graph: the content hash and symbol names it was resolved
-/// with, the keys it provides and those its resolutions looked at (an update re-resolves
-/// what looked at a key a changed file provided or provides: [`crate::resolve::deps`]),
-/// and its references' resolutions. The symbols' details live once, in [`CallGraph`]'s
+/// with, the keys it provides (with fingerprints) and those its resolutions looked at (an
+/// update re-resolves what looked at a key whose fingerprint changed:
+/// [`crate::resolve::deps`]), and its references' resolutions. The symbols' details live once, in [`CallGraph`]'s
 /// symbol table, read from the records; `graph.bin` does not repeat them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct FileEntry {
