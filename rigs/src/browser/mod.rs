@@ -514,6 +514,11 @@ impl BrowserRig {
                 .map_err(|e| RigError::Start(format!("opening the driver log: {e}")))?;
             Ok(Stdio::from(f))
         };
+        // The browser's own temporary files (Chromium's singleton socket folder, which a
+        // killed browser leaves behind) go in the rig's folder too, removed with it.
+        let tmp = dir.join("tmp");
+        std::fs::create_dir_all(&tmp)
+            .map_err(|e| RigError::Start(format!("creating the rig's temporary folder: {e}")))?;
         let port = procs::free_port()?;
         let (w, h) = (opts.width.clamp(200, 3840), opts.height.clamp(200, 2160));
         let driver = local_driver(engine)?;
@@ -521,7 +526,7 @@ impl BrowserRig {
         let group = match engine {
             Engine::Chromium => {
                 let mut cmd = Command::new(driver);
-                cmd.arg(format!("--port={port}")).stdout(log()?).stderr(log()?);
+                cmd.arg(format!("--port={port}")).env("TMPDIR", &tmp).stdout(log()?).stderr(log()?);
                 Group::lead(&mut cmd, "chromium driver")?
             }
             Engine::Firefox => {
@@ -530,6 +535,7 @@ impl BrowserRig {
                 let mut cmd = Command::new(driver);
                 cmd.args(["--host", "127.0.0.1", "--port", &port.to_string(), "--marionette-port", "0"])
                     .env("HOME", &dir)
+                    .env("TMPDIR", &tmp)
                     .env("MOZ_CRASHREPORTER_DISABLE", "1")
                     .stdout(log()?)
                     .stderr(log()?);
@@ -547,6 +553,7 @@ impl BrowserRig {
                 cmd.args(["--host=127.0.0.1", &format!("--port={port}")])
                     .env("DISPLAY", format!(":{display}"))
                     .env("HOME", &dir)
+                    .env("TMPDIR", &tmp)
                     .env("XDG_CONFIG_HOME", dir.join("config"))
                     .env("XDG_CACHE_HOME", dir.join("cache"))
                     .env("XDG_DATA_HOME", dir.join("data"))

@@ -49,7 +49,12 @@ impl RemoteDriver {
                 cmd.args(["--host=127.0.0.1", &format!("--port={port}")]);
             }
         }
-        cmd.env("HOME", home.path()).env("MOZ_CRASHREPORTER_DISABLE", "1").stdout(Stdio::null()).stderr(Stdio::null());
+        // Its browsers' temporary files in its folder too (removed with it, even when killed).
+        cmd.env("HOME", home.path())
+            .env("TMPDIR", home.path())
+            .env("MOZ_CRASHREPORTER_DISABLE", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
         let group = Group::lead(&mut cmd, "the remote driver").map_err(|e| e.to_string())?;
         let started = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {

@@ -73,6 +73,12 @@ async fn scenario(engine: Engine) {
     let nav = ok(&p, &lease, BrowserAction::Navigate { url: home.clone() }).await;
     assert_eq!(nav.title, "Fixture home");
     assert_eq!(nav.url, home);
+    if engine == Engine::Chromium {
+        // Chromium's singleton socket folder (left behind when a browser is killed) is in
+        // the rig's folder, which close removes; not in the system's temporary folder.
+        let socket = std::fs::read_link(profile.join("browser").join("SingletonSocket")).unwrap();
+        assert!(socket.starts_with(&profile), "{socket:?} is outside {profile:?}");
+    }
 
     // Snapshot: roles, names, refs; fill and click by ref.
     let snap = ok(&p, &lease, BrowserAction::Snapshot { max_lines: 400 }).await;
