@@ -945,15 +945,7 @@ fn affects(r: &cc_indexer::Reference, lang: Lang, names: &HashSet<String>) -> bo
 /// The local names a file's imports bind (`h` of `use a::helper as h`, `helper` of
 /// `from a import helper`, `util` of `import util`).
 fn import_bindings(f: &FileRecord) -> HashSet<&str> {
-    f.references
-        .iter()
-        .filter(|r| r.kind == RefKind::Import)
-        .flat_map(|r| {
-            let last = r.name.rsplit(['.', '/', ':', '\\']).next().unwrap_or(&r.name);
-            [Some(last), r.alias(), Some(r.name.as_str())]
-        })
-        .flatten()
-        .collect()
+    f.references.iter().filter(|r| r.kind == RefKind::Import).flat_map(crate::resolve::import_names).collect()
 }
 
 /// Bounds of a walk.

@@ -770,6 +770,13 @@ fn super_word(s: &str) -> bool {
     matches!(s, "super" | "base" | "parent" | "super()" | "self.super")
 }
 
+/// The local names an import reference binds, or may (`h` of `use a::helper as h`,
+/// `helper` of `from a import helper`, `util` of `import util`; the whole path too).
+pub(crate) fn import_names(r: &Reference) -> impl Iterator<Item = &str> {
+    let last = r.name.rsplit(['.', '/', ':', '\\']).next().unwrap_or(&r.name);
+    [Some(last), r.alias(), Some(r.name.as_str())].into_iter().flatten()
+}
+
 /// The references the graph resolves: calls, values (callbacks included) and implicit calls.
 pub(crate) fn resolvable(kind: RefKind) -> bool {
     !matches!(kind, RefKind::Import | RefKind::Type)
@@ -1273,8 +1280,7 @@ impl<'a> Tables<'a> {
         }
         for r in f.references.iter().filter(|r| r.kind == RefKind::Import) {
             let h = item(&|h| (&r.name, r.alias(), r.module()).hash(h));
-            let last = r.name.rsplit(['.', '/', ':', '\\']).next().unwrap_or(&r.name);
-            for n in [Some(last), r.alias(), Some(r.name.as_str())].into_iter().flatten() {
+            for n in import_names(r) {
                 items.push((deps::key(Kind::Name, n), h));
             }
         }
