@@ -413,7 +413,10 @@ impl CallGraph {
 
     /// The references of unchanged file `f` (`calls`, resolved as `refs`) an update that
     /// added or deleted files resolves again: those the names of `names` can affect, those
-    /// whose name the file imports, and (a Python file changed) what the flow may decide.
+    /// whose name the file imports, every one when the file imports a whole module (which
+    /// files a module path finds depends on which files there are, and in some languages
+    /// such an import brings every name of the module into scope), and (a Python file
+    /// changed) what the flow may decide.
     fn affected_broadly<'a>(
         f: &'a FileRecord,
         calls: impl Iterator<Item = &'a cc_indexer::Reference>,
@@ -424,8 +427,13 @@ impl CallGraph {
         // A name this file imports can change meaning with any other file (a module's
         // re-exports, its default export, an alias of a renamed symbol).
         let imported = import_bindings(f);
+        let whole_module = f
+            .references
+            .iter()
+            .any(|r| r.kind == RefKind::Import && (r.name == "*" || r.module().is_none_or(|m| m == r.name.as_str())));
         let hit = |r: &cc_indexer::Reference| {
-            affects(r, f.lang, names)
+            whole_module
+                || affects(r, f.lang, names)
                 || imported.contains(r.name.as_str())
                 || matches!(r.name.as_str(), "super" | "this" | "cls")
         };

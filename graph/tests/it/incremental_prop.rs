@@ -7,7 +7,7 @@
 //! import lines. A file is the pieces and imports it holds, with some of its names
 //! renamed. An edit adds or removes a piece (a definition added or removed), moves one to
 //! another file, renames a name in one file, adds or removes an import, or deletes or
-//! re-creates a file. After each edit the graph is updated from the previous state and
+//! re-creates a file (Python and JavaScript pieces pass functions along for the value flow). After each edit the graph is updated from the previous state and
 //! compared, edge by edge (sites, kinds, rungs, confidences), with a cold build.
 
 use std::collections::BTreeSet;
@@ -51,6 +51,32 @@ const PYTHON: Lang = Lang {
         "@register\ndef decorated():\n    return compute()\n",
     ],
     names: &["helper", "compute", "Shape", "Circle", "area", "thing", "register"],
+};
+
+/// JavaScript: the value flow's pieces (functions passed, returned, kept in a table, kept
+/// on `this`), which every JavaScript file feeds.
+const JAVASCRIPT: Lang = Lang {
+    files: &[("/src/a.js", ""), ("/src/b.js", ""), ("/src/c.js", ""), ("/src/index.js", "")],
+    imports: &[
+        "import { helper } from './b.js';",
+        "import { Shape } from './c.js';",
+        "import { Circle } from './a.js';",
+        "import * as bm from './b.js';",
+        "export { helper } from './b.js';",
+        "import thing from './c.js';",
+        "import { apply, table } from './index.js';",
+    ],
+    pieces: &[
+        "export function helper() { return compute(); }\n",
+        "export function compute() { return 1; }\n",
+        "export class Shape { constructor(cb) { this.cb = cb; } area() { return this.cb(); } }\n",
+        "export class Circle extends Shape { constructor() { super(helper); } area() { return helper(); } }\n",
+        "export function main() { const c = new Circle(); c.area(); bm.helper(); thing(); return apply((x) => compute(x), 1); }\n",
+        "export default function thing() { return pick()(); }\n",
+        "export function apply(f, x) { return f(x); }\nexport const table = {};\ntable['a'] = helper;\n",
+        "export function pick() { return compute; }\nexport function use(k) { return table[k](); }\n",
+    ],
+    names: &["helper", "compute", "Shape", "Circle", "area", "thing", "apply", "pick"],
 };
 
 const TYPESCRIPT: Lang = Lang {
@@ -335,6 +361,11 @@ proptest! {
     #[test]
     fn python_updates_equal_rebuilds(s in start(), edits in proptest::collection::vec(edit(), 1..10)) {
         check(&PYTHON, &s, &edits)?;
+    }
+
+    #[test]
+    fn javascript_updates_equal_rebuilds(s in start(), edits in proptest::collection::vec(edit(), 1..10)) {
+        check(&JAVASCRIPT, &s, &edits)?;
     }
 
     #[test]
