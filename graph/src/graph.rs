@@ -13,7 +13,7 @@ use petgraph::Direction;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::resolve::{deps, resolvable, EdgeKind, FileDeps, Resolution, Rung, Tables};
+use crate::resolve::{deps, flows, resolvable, EdgeKind, FileDeps, Resolution, Rung, Tables};
 use crate::view::{within, EdgeMeta, GraphView};
 use crate::{Error, Result};
 use std::borrow::Cow;
@@ -311,8 +311,10 @@ impl CallGraph {
             }
         }
         let deleted: Vec<Arc<str>> = self.files.keys().filter(|p| !current.contains(&***p)).cloned().collect();
+        let mut flow_deleted = false;
         for p in &deleted {
             if let Some(e) = self.files.remove(p) {
+                flow_deleted |= flows(e.lang);
                 names.extend(e.names);
             }
         }
@@ -345,8 +347,7 @@ impl CallGraph {
                 }
             }
         }
-        let python_changed = records.iter().any(|f| f.lang == Lang::Python && changed.contains(f.path.as_str()))
-            || deleted.iter().any(|p| p.ends_with(".py") || p.ends_with(".pyi"));
+        let flow_changed = flow_deleted || records.iter().any(|f| flows(f.lang) && changed.contains(f.path.as_str()));
         let tables = Tables::new(records);
         let mut stats = UpdateStats { files_changed: changed.len() + deleted.len(), refs_resolved: 0 };
         let mut files = std::mem::take(&mut self.files);
@@ -386,7 +387,7 @@ impl CallGraph {
                 entry.provides = provides;
                 let calls = || f.references.iter().filter(|r| resolvable(r.kind));
                 let again: Vec<u32> = if paths_changed {
-                    Self::affected_broadly(f, calls(), &entry.refs, &names, python_changed)
+                    Self::affected_broadly(f, calls(), &entry.refs, &names, flow_changed)
                 } else {
                     entry.deps.hit(&keys)
                 };
@@ -415,14 +416,14 @@ impl CallGraph {
     /// added or deleted files resolves again: those the names of `names` can affect, those
     /// whose name the file imports, every one when the file imports a whole module (which
     /// files a module path finds depends on which files there are, and in some languages
-    /// such an import brings every name of the module into scope), and (a Python file
-    /// changed) what the flow may decide.
+    /// such an import brings every name of the module into scope), and (a file that feeds
+    /// the value flow changed) what the flow may decide.
     fn affected_broadly<'a>(
         f: &'a FileRecord,
         calls: impl Iterator<Item = &'a cc_indexer::Reference>,
         refs: &[RefEdge],
         names: &HashSet<String>,
-        python_changed: bool,
+        flow_changed: bool,
     ) -> Vec<u32> {
         // A name this file imports can change meaning with any other file (a module's
         // re-exports, its default export, an alias of a renamed symbol).
@@ -437,10 +438,10 @@ impl CallGraph {
                 || imported.contains(r.name.as_str())
                 || matches!(r.name.as_str(), "super" | "this" | "cls")
         };
-        // Python: the value flow is the whole repository's; what it may have decided (a
-        // resolution the ladder left unknown, guessed or handed to it, an implicit call,
-        // a decorator factory's application) is resolved again whenever a Python file changed.
-        let flow = python_changed && f.lang == Lang::Python;
+        // The value flow is the whole repository's; what it may have decided (a resolution
+        // the ladder left unknown, guessed or handed to it, an implicit call, a decorator
+        // factory's application) is resolved again whenever a file that feeds it changed.
+        let flow = flow_changed && flows(f.lang);
         calls
             .zip(refs)
             .enumerate()

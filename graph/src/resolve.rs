@@ -58,7 +58,8 @@ pub enum Rung {
     Import,
     Package,
     Global,
-    /// Python: what the value flow says a variable, attribute, parameter or result holds.
+    /// Python and JavaScript: what the value flow says a variable, attribute, parameter or
+    /// result holds.
     Flow,
     Ambiguous,
     External,
@@ -336,6 +337,13 @@ enum Implementations {
 /// Languages whose scoping rules the resolver follows closely (see the module doc).
 fn strict(lang: Lang) -> bool {
     matches!(lang, Lang::Python | Lang::TypeScript | Lang::Tsx | Lang::Go | Lang::Java | Lang::Rust)
+}
+
+/// Languages whose repository-wide value flow ([`flow`]) is solved: names bound to
+/// functions, classes and instances followed through assignments, containers, arguments
+/// and returns.
+pub(crate) fn flows(lang: Lang) -> bool {
+    matches!(lang, Lang::Python | Lang::JavaScript)
 }
 
 fn is_ident(s: &str) -> bool {
@@ -1101,7 +1109,7 @@ impl<'a> Tables<'a> {
                 t.mro_table.insert(c, order);
             }
         }
-        if files.iter().any(|f| f.lang == Lang::Python) {
+        if files.iter().any(|f| flows(f.lang)) {
             t.flow_state = Some(t.solve_flow());
         }
         t
@@ -1296,7 +1304,7 @@ impl<'a> Tables<'a> {
                 items.push((deps::key(Kind::Name, cs.name), h));
             }
         }
-        if f.lang == Lang::Python {
+        if flows(f.lang) {
             items.push((deps::FLOW, content as u64));
         }
         items.sort_unstable();
@@ -1735,14 +1743,33 @@ impl<'a> Tables<'a> {
                     .iter()
                     .copied()
                     .filter(|&i| ok_any(&self.syms[i as usize]))
-                    // TypeScript names carry no module: another file's `outer.inner`.
-                    .filter(|&i| !matches!(lang, Lang::TypeScript | Lang::Tsx) || self.syms[i as usize].file == file)
+                    // JavaScript and TypeScript names carry no module: another file's
+                    // `outer.inner`.
+                    .filter(|&i| {
+                        !matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+                            || self.syms[i as usize].file == file
+                    })
                     .collect();
                 if !found.is_empty() {
                     return Some((Rung::Scope, found));
                 }
             }
             cur = es.parent.and_then(|p| self.by_id.get(&p).copied());
+        }
+        // An anonymous function (`<lambda1>`) is named only where it is defined: a child
+        // of the enclosing scope (above) or of the file's top level, never another's.
+        if name.starts_with("<lambda") {
+            let top: Vec<u32> = self
+                .by_name(name)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&i| {
+                    let s = &self.syms[i as usize];
+                    s.file == file && s.parent.is_none() && ok_any(s)
+                })
+                .collect();
+            return (!top.is_empty()).then_some((Rung::SameFile, top));
         }
         // A parameter or local variable of that name hides what the module has.
         if matches!(lang, Lang::Python | Lang::TypeScript | Lang::Tsx | Lang::Go | Lang::Rust)
@@ -1915,7 +1942,7 @@ impl<'a> Tables<'a> {
         let value = matches!(r.kind, RefKind::Callback | RefKind::Value);
         // Python: a variable of the function (assigned in it, or a parameter) is what the
         // value flow says, whatever module-level name it shares.
-        let local = lang == Lang::Python && receiver.is_none() && self.flow_local(enclosing, &r.name);
+        let local = flows(lang) && receiver.is_none() && self.flow_local(enclosing, &r.name);
         // A call's argument count picks among overloads (`log(s)` / `log(s, level)`).
         let args = if r.kind == RefKind::Call { r.arg_count() } else { None };
         let found = match receiver {
@@ -1938,7 +1965,7 @@ impl<'a> Tables<'a> {
                 }
             }
             Some((rung, v)) if rung != Rung::Ambiguous => Some((rung, v)),
-            guess if lang == Lang::Python && !value => {
+            guess if flows(lang) && !value => {
                 let v = self.flow_targets(file, r);
                 if v.is_empty() {
                     guess
@@ -2072,7 +2099,7 @@ impl<'a> Tables<'a> {
                         let t = self.constructor(c).unwrap_or(c);
                         out.push(Target { id: self.syms[t as usize].id, kind: EdgeKind::Raise, possible });
                     }
-                } else if self.lang_of(file) == Lang::Python {
+                } else if flows(self.lang_of(file)) {
                     // `raise err` of a variable: the classes the flow says it holds (each a
                     // fact, as the flow's call targets are).
                     for c in self.flow_targets(file, r) {
@@ -2113,7 +2140,7 @@ impl<'a> Tables<'a> {
         Resolution { targets: out, rung, external: None }
     }
 
-    /// Calls that name a constructor by keyword: `super(…)` (TypeScript, Java),
+    /// Calls that name a constructor by keyword: `super(…)` (JavaScript, TypeScript, Java),
     /// `this(…)` (Java), `cls(…)` (Python).
     fn special_call(
         &self,
@@ -2126,7 +2153,9 @@ impl<'a> Tables<'a> {
         let ctor = |c: u32| self.constructor_for(c, args).unwrap_or(c);
         match (lang, name) {
             (Lang::Python, "cls") => Some(class().map(|c| (Rung::Receiver, vec![ctor(c)]))),
-            (Lang::TypeScript | Lang::Tsx | Lang::Java, "super") | (Lang::CSharp, "base") | (Lang::Kotlin, "super") => {
+            (Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Java, "super")
+            | (Lang::CSharp, "base")
+            | (Lang::Kotlin, "super") => {
                 let c = class()?;
                 let v: Vec<u32> = self
                     .bases(&c)

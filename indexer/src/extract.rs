@@ -46,6 +46,8 @@ struct RawDef<'t> {
     /// A function without a name (a lambda, an arrow function passed along): named
     /// `<lambdaN>` once nesting is known, N counting the anonymous functions of its scope.
     anonymous: bool,
+    /// The name node's range (the node's own for an anonymous function).
+    name_range: std::ops::Range<usize>,
 }
 
 struct RawRef {
@@ -196,6 +198,7 @@ impl Extractor {
                         doc: if docs.is_empty() { None } else { Some(docs_text(&docs, source)) },
                         is_scope: matches!(role, Role::Scope),
                         anonymous,
+                        name_range: name_node.byte_range(),
                     };
                     let i = match slot {
                         Some(i) => {
@@ -393,12 +396,21 @@ impl Extractor {
 
         // Enclosing symbol of each reference: the same sweep over reference positions.
         refs.sort_by_key(|r| r.start);
-        // (The reference is in the scope around the function it names, not inside it.)
+        // (The reference is in the scope around the function it names, not inside it: an
+        // anonymous one's node, or the name of a function expression passed or returned.)
         let mut named_def: Vec<Option<usize>> = vec![None; refs.len()];
+        let named_values: HashMap<std::ops::Range<usize>, usize> =
+            if refs.iter().any(|r| matches!(r.kind, RefKind::Value | RefKind::Callback)) {
+                defs.iter().enumerate().filter(|(_, d)| !d.anonymous).map(|(i, d)| (d.name_range.clone(), i)).collect()
+            } else {
+                HashMap::default()
+            };
         for (k, r) in refs.iter_mut().enumerate() {
             if let Some((n, i)) = anonymous_names.get(&r.range) {
                 r.name = n.as_str().into();
                 named_def[k] = Some(*i);
+            } else if matches!(r.kind, RefKind::Value | RefKind::Callback) {
+                named_def[k] = named_values.get(&r.range).copied();
             }
         }
         // An argument's call, by the call's name node (the first call reference there).

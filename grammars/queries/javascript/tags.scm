@@ -121,6 +121,28 @@
     (generator_function)
   ]) @definition.function
 
+; Functions no declaration names, where they are passed, returned, stored in an array or
+; a subscript, or called on the spot: a function expression with a name of its own is
+; that name; any other is anonymous (`<lambdaN>`, numbered per scope)
+([
+  (arguments (function_expression name: (identifier) @name) @definition.function)
+  (return_statement (function_expression name: (identifier) @name) @definition.function)
+  (array (function_expression name: (identifier) @name) @definition.function)
+  (parenthesized_expression (function_expression name: (identifier) @name) @definition.function)
+  (arrow_function body: (function_expression name: (identifier) @name) @definition.function)
+])
+
+([
+  (arguments [(arrow_function) (function_expression !name) (generator_function !name)] @definition.function)
+  (return_statement [(arrow_function) (function_expression !name)] @definition.function)
+  (array [(arrow_function) (function_expression !name)] @definition.function)
+  (parenthesized_expression [(arrow_function) (function_expression !name)] @definition.function)
+  (arrow_function body: [(arrow_function) (function_expression !name)] @definition.function)
+  (assignment_expression
+    left: (subscript_expression)
+    right: [(arrow_function) (function_expression !name)] @definition.function)
+])
+
 ; const MAX_SIZE = 10 at the top level (exported or not)
 (program
   (lexical_declaration
@@ -275,6 +297,231 @@
   arguments: (arguments
     .
     (string (string_fragment) @name @import.module))) @reference.import
+
+; ---------------------------------------------------------------------------
+; Value flow: what a variable, a property, a parameter or a function's result holds.
+; These come before the generic call and callback patterns, which match the same names
+; (the first pattern wins).
+; ---------------------------------------------------------------------------
+
+; const x = f(…), x = new A(…), this.x = o.m(…), x = f()(…): the call's @import.alias is
+; the variable that holds its result
+(variable_declarator
+  name: (identifier) @import.alias
+  value: [
+    (call_expression function: (identifier) @name)
+    (new_expression constructor: (identifier) @name)
+    (await_expression (call_expression function: (identifier) @name))
+  ] @reference.call
+  (#not-eq? @name "require"))
+
+(variable_declarator
+  name: (identifier) @import.alias
+  value: [
+    (call_expression function: (member_expression object: (_) @receiver property: (property_identifier) @name))
+    (new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name))
+    (await_expression (call_expression function: (member_expression object: (_) @receiver property: (property_identifier) @name)))
+  ] @reference.call)
+
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (call_expression function: [(call_expression) (subscript_expression)] @name) @reference.call)
+
+(assignment_expression
+  left: [(identifier) (member_expression) (subscript_expression)] @import.alias
+  right: [
+    (call_expression function: (identifier) @name)
+    (new_expression constructor: (identifier) @name)
+  ] @reference.call
+  (#not-eq? @name "require"))
+
+(assignment_expression
+  left: [(identifier) (member_expression) (subscript_expression)] @import.alias
+  right: [
+    (call_expression function: (member_expression object: (_) @receiver property: (property_identifier) @name))
+    (new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name))
+  ] @reference.call)
+
+; return f(…), return new A(…), () => f(…): the call's result is what the function returns
+([
+  (return_statement [
+    (call_expression function: (identifier) @name)
+    (new_expression constructor: (identifier) @name)
+  ] @reference.call)
+  (return_statement [
+    (call_expression function: (member_expression object: (_) @receiver property: (property_identifier) @name))
+    (new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name))
+  ] @reference.call)
+  (return_statement (call_expression function: [(call_expression) (subscript_expression)] @name) @reference.call)
+  (arrow_function body: [
+    (call_expression function: (identifier) @name)
+    (new_expression constructor: (identifier) @name)
+  ] @reference.call)
+  (arrow_function body: (call_expression
+    function: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call)
+] @flow.return
+  (#not-eq? @name "require"))
+
+; g(f(…)): the call's result is an argument of g
+([
+  (call_expression
+    function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+    arguments: (arguments [
+      (call_expression function: (identifier) @name)
+      (new_expression constructor: (identifier) @name)
+    ] @reference.call) @arg.list)
+  (call_expression
+    function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+    arguments: (arguments (call_expression
+      function: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call) @arg.list)
+]
+  (#not-eq? @name "require"))
+
+; g(f), g(o.f), new G(f), g(...fs): the value flows to g's parameter
+([
+  (call_expression
+    function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+    arguments: (arguments [
+      (identifier) @name @reference.callback
+      (member_expression object: (_) @receiver property: (property_identifier) @name @reference.callback)
+      (spread_element (identifier) @name @reference.callback)
+    ]) @arg.list)
+  (new_expression
+    constructor: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+    arguments: (arguments [
+      (identifier) @name @reference.callback
+      (member_expression object: (_) @receiver property: (property_identifier) @name @reference.callback)
+    ]) @arg.list)
+]
+  (#not-match? @name "^(undefined|null|this|arguments)$"))
+
+; g(function () { … }), g(x => …): the function flows to g's parameter
+([
+  (call_expression
+    function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+    arguments: (arguments [
+      (arrow_function) @name @reference.value
+      (function_expression !name) @name @reference.value
+      (generator_function !name) @name @reference.value
+      (function_expression name: (identifier) @name) @reference.value
+    ]) @arg.list)
+  (new_expression
+    constructor: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+    arguments: (arguments [
+      (arrow_function) @name @reference.value
+      (function_expression !name) @name @reference.value
+      (function_expression name: (identifier) @name) @reference.value
+    ]) @arg.list)
+])
+
+; h = f, const h = o.f, this.h = f, d[k] = f, h = d[k], h = c ? f : g, h = f || g
+(variable_declarator
+  name: (identifier) @import.alias
+  value: [
+    (identifier) @name @reference.value
+    (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.value
+    (subscript_expression object: [(identifier) (member_expression)]) @name @reference.value
+    (ternary_expression consequence: (identifier) @name @reference.value)
+    (ternary_expression alternative: (identifier) @name @reference.value)
+    (binary_expression [(identifier) @name @reference.value])
+  ]
+  (#not-match? @name "^(undefined|null|arguments)$"))
+
+(assignment_expression
+  left: [(identifier) (member_expression) (subscript_expression)] @import.alias
+  right: [
+    (identifier) @name @reference.value
+    (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.value
+    (subscript_expression object: [(identifier) (member_expression)]) @name @reference.value
+    (ternary_expression consequence: (identifier) @name @reference.value)
+    (ternary_expression alternative: (identifier) @name @reference.value)
+    (binary_expression [(identifier) @name @reference.value])
+  ]
+  (#not-match? @name "^(undefined|null|arguments)$"))
+
+; d[k] = function () { … } (stored under a name, `o.f = function …` defines `f`)
+(assignment_expression
+  left: (subscript_expression) @import.alias
+  right: [
+    (arrow_function)
+    (function_expression !name)
+  ] @name @reference.value)
+
+; h = [f, g], h = {a: f, g}: the container holds them
+(variable_declarator
+  name: (identifier) @import.alias
+  value: [
+    (array [
+      (identifier) @name @reference.value
+      (member_expression object: (_) @receiver property: (property_identifier) @name @reference.value)
+      (arrow_function) @name @reference.value
+      (function_expression !name) @name @reference.value
+      (function_expression name: (identifier) @name) @reference.value
+    ])
+    (object [
+      (pair value: (identifier) @name @reference.value)
+      (pair value: (member_expression object: (_) @receiver property: (property_identifier) @name @reference.value))
+      (shorthand_property_identifier) @name @reference.value
+    ])
+  ]
+  (#not-match? @name "^(undefined|null|arguments)$"))
+
+(assignment_expression
+  left: [(identifier) (member_expression) (subscript_expression)] @import.alias
+  right: [
+    (array [
+      (identifier) @name @reference.value
+      (member_expression object: (_) @receiver property: (property_identifier) @name @reference.value)
+      (arrow_function) @name @reference.value
+      (function_expression !name) @name @reference.value
+      (function_expression name: (identifier) @name) @reference.value
+    ])
+    (object [
+      (pair value: (identifier) @name @reference.value)
+      (pair value: (member_expression object: (_) @receiver property: (property_identifier) @name @reference.value))
+      (shorthand_property_identifier) @name @reference.value
+    ])
+  ]
+  (#not-match? @name "^(undefined|null|arguments)$"))
+
+; return f, return o.f, return function () { … }, x => f: what the function returns
+([
+  (return_statement [
+    (identifier) @name @reference.value
+    (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.value
+    (arrow_function) @name @reference.value
+    (function_expression !name) @name @reference.value
+    (function_expression name: (identifier) @name) @reference.value
+    (array [
+      (identifier) @name @reference.value
+      (member_expression object: (_) @receiver property: (property_identifier) @name @reference.value)
+    ])
+  ])
+  (arrow_function body: [
+    (identifier) @name @reference.value
+    (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.value
+    (arrow_function) @name @reference.value
+    (function_expression !name) @name @reference.value
+    (function_expression name: (identifier) @name) @reference.value
+  ])
+] @flow.return
+  (#not-match? @name "^(undefined|null|arguments|this)$"))
+
+; (function () { … })(): a function called where it is defined
+(call_expression
+  function: (parenthesized_expression [
+    (arrow_function)
+    (function_expression !name)
+  ] @name)) @reference.call
+
+(call_expression
+  function: (parenthesized_expression
+    (function_expression name: (identifier) @name))) @reference.call
+
+; f()(…), d[k](…), fs[0](…): a call of a call's result or of an element; the name is the
+; expression as written
+(call_expression
+  function: [(call_expression) (subscript_expression)] @name) @reference.call
 
 ; ---------------------------------------------------------------------------
 ; Calls

@@ -1,5 +1,12 @@
 //! Value flow: which functions, classes, instances and modules a variable, an attribute,
-//! a parameter or a function's result can hold (Python).
+//! a parameter or a function's result can hold (Python and JavaScript: [`super::flows`]).
+//! JavaScript's facts come from the same captures as Python's (`grammars/queries/
+//! javascript/tags.scm`, "Value flow"): `this` in a class's methods is an instance of the
+//! class, an arrow function's one bare parameter and a rest parameter (`...xs`) are
+//! parameters, functions passed, returned or stored without a name of their own are
+//! symbols (`<lambdaN>`). Not modelled: prototypes (`A.prototype.m = f`), object literals
+//! as records (`o = {a: f}` holds `f`, so `o[k]()` calls it, but `o.a()` finds nothing
+//! under `a`), `Map`s, `eval`.
 //!
 //! Flow-insensitive and context-insensitive, the approach of the static call-graph
 //! builders for dynamic languages: every assignment, container literal, argument, return,
@@ -23,7 +30,7 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use smallvec::SmallVec;
 
-use cc_indexer::{Lang, RefKind, Reference, Slot, SymbolKind};
+use cc_indexer::{RefKind, Reference, Slot, SymbolKind};
 
 use super::{Rung, Tables};
 
@@ -257,6 +264,14 @@ fn py_params(sig: &str) -> Vec<Param<'_>> {
     if let Some(rest) = sig.strip_prefix("lambda") {
         return split_params(rest.trim_end_matches(':'));
     }
+    // A JavaScript arrow function of one parameter without parentheses (`x => …`,
+    // `const f = async x => …`): the word before the arrow.
+    if let Some((head, _)) = sig.split_once("=>") {
+        if !head.contains('(') {
+            let p = head.trim().rsplit([' ', '=']).next().unwrap_or_default();
+            return split_params(p);
+        }
+    }
     let Some(open) = sig.find('(') else { return Vec::new() };
     let mut depth = 0i32;
     let mut close = None;
@@ -310,6 +325,9 @@ fn split_params(inner: &str) -> Vec<Param<'_>> {
         let head = head.split(':').next().unwrap_or(head).trim();
         let (kind, name) = if let Some(n) = head.strip_prefix("**") {
             (ParamKind::StarStar, n)
+        } else if let Some(n) = head.strip_prefix("...") {
+            // JavaScript's rest parameter: the arguments left over.
+            (ParamKind::Star, n)
         } else if let Some(n) = head.strip_prefix('*') {
             keyword_only = true;
             (ParamKind::Star, n)
@@ -484,6 +502,12 @@ impl<'a> Tables<'a> {
     fn name_expr(&self, cx: &mut Cx<'_, 'a>, file: u32, enclosing: Option<u32>, name: &'a str) -> Expr<'a> {
         let one = |v: Value| Expr::Values(SmallVec::from_elem(v, 1));
         match name {
+            // JavaScript's `this` in a class's method (or a function inside one): an
+            // instance of the class.
+            "this" => {
+                let c = enclosing.and_then(|e| self.class_of(e));
+                return c.map_or(Expr::Unknown, |c| one(Value::Inst(c)));
+            }
             // A method's first parameter (`cls` of a class method): its class or instance.
             "self" | "cls" if self.receiver_param(cx.flow(), enclosing) == Some(name) => {
                 let c = enclosing.and_then(|e| self.class_of(e));
@@ -636,7 +660,7 @@ impl<'a> Tables<'a> {
             return k.map(Sink::Key).into_iter().collect();
         }
         let Some(Step::Attr(last)) = steps.last() else { return Vec::new() };
-        if steps.len() == 1 && (head == "self" || head == "cls") {
+        if steps.len() == 1 && matches!(head, "self" | "cls" | "this") {
             return enclosing
                 .and_then(|e| self.class_of(e))
                 .and_then(|c| cx.key(Key::Field(c, last)))
@@ -685,7 +709,7 @@ impl<'a> Tables<'a> {
     pub(crate) fn solve_flow(&self) -> Flow<'a> {
         let mut flow = Flow::default();
         let python: Vec<u32> =
-            (0..self.files.len() as u32).filter(|&f| self.files[f as usize].lang == Lang::Python).collect();
+            (0..self.files.len() as u32).filter(|&f| super::flows(self.files[f as usize].lang)).collect();
         // Parameters, and where names are assigned.
         let mut stored: Vec<(u32, Option<u32>, &'a str)> = Vec::new();
         for &fi in &python {
