@@ -44,22 +44,16 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections import defaultdict
+
+from ccgraph import index_program, ratio
 
 FACT_FAMILIES = {"call", "implicit", "inherited"}
 ANON = re.compile(r"^(|<anonymous.*>|<lambda.*>|<arrow.*>|<function.*>)$")
 
 
-def run(cmd, ok=(0,)):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode == 2 and 2 in ok:  # `symbol --path .` of a program without definitions
-        return "[]"
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()[:500]}")
-    return p.stdout
 
 
 def programs_of(md, fence):
@@ -87,13 +81,7 @@ def index(bin_, scratch, files):
         os.makedirs(os.path.dirname(p), exist_ok=True)
         with open(p, "w") as f:
             f.write(text)
-    run([bin_, "--data-dir", data, "index", src, "--name", "p", "--no-embed", "--quiet"])
-    export = [json.loads(line) for line in run(
-        [bin_, "--data-dir", data, "graph", "export", "--repo", "p", "--format", "jsonl"]).splitlines() if line]
-    symbols = [m["symbol"] for m in json.loads(
-        run([bin_, "--data-dir", data, "-q", "symbol", "--path", ".", "--repo", "p", "--json",
-             "--limit", "10000"], ok=(0, 2)))]
-    return export, symbols
+    return index_program(bin_, src, data)
 
 
 def facts_of(export):
@@ -200,12 +188,6 @@ def java_annotations(text):
     return out
 
 
-def java_class_of(s):
-    """`pkg/Class` (nested: `pkg/Outer$Inner`) of a method or constructor symbol, from its
-    qualified name and file."""
-    return s.get("_class")
-
-
 def score_java(bin_, pid, files, scratch):
     export, symbols = index(bin_, scratch, files)
     by_id = {s["id"]: s for s in symbols}
@@ -225,7 +207,6 @@ def score_java(bin_, pid, files, scratch):
             chain.append(cur["name"])
             q = cur["qualified_name"]
             cur = by_q.get(q.rsplit(".", 1)[0]) if "." in q else None
-        rel = os.path.relpath(s["path"], ".") if not os.path.isabs(s["path"]) else s["path"]
         pkg = next((p for r, p in pkg_of.items() if s["path"].endswith(r)), "")
         cls = "$".join(reversed(chain))
         return f"{pkg}/{cls}" if pkg else cls
@@ -304,8 +285,6 @@ def score_java(bin_, pid, files, scratch):
     }
 
 
-def ratio(a, b):
-    return a / b if b else 1.0
 
 
 def main():

@@ -41,10 +41,11 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections import defaultdict
+
+from ccgraph import index_program, ratio
 
 FACT_FAMILIES = {"call", "implicit", "inherited"}
 
@@ -61,13 +62,6 @@ def internal(name, modules):
     return any(name == m or name.startswith(m + ".") for m in modules)
 
 
-def run(cmd, ok=(0,)):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode == 2 and 2 in ok:  # `symbol --path .` of a program without definitions
-        return "[]"
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()[:500]}")
-    return p.stdout
 
 
 def pycg_names(symbols, modules_by_path):
@@ -144,12 +138,7 @@ def score_program(bin_, folder, scratch):
             else:
                 dropped_expected += 1
 
-    run([bin_, "--data-dir", data, "index", src, "--name", "p", "--no-embed", "--quiet"])
-    export = [json.loads(line) for line in run(
-        [bin_, "--data-dir", data, "graph", "export", "--repo", "p", "--format", "jsonl"]).splitlines() if line]
-    symbols = [m["symbol"] for m in json.loads(
-        run([bin_, "--data-dir", data, "-q", "symbol", "--path", ".", "--repo", "p", "--json",
-             "--limit", "10000"], ok=(0, 2)))]
+    export, symbols = index_program(bin_, src, data)
     kinds = {s["id"]: s["kind"] for s in symbols}
     names = pycg_names(symbols, modules_by_path)
     top = {"<" + p + ">": m for p, m in modules_by_path.items()}
@@ -195,8 +184,6 @@ def score_program(bin_, folder, scratch):
     }
 
 
-def ratio(a, b):
-    return a / b if b else 1.0
 
 
 def main():
