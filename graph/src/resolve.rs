@@ -1809,12 +1809,18 @@ impl<'a> Tables<'a> {
         if !top.is_empty() {
             return Some((Rung::SameFile, top));
         }
-        // Imports by name.
+        // Imports by name. JavaScript and Dart: a name imported from outside the repository
+        // (`import { join } from "node:path"`, `import 'dart:math' show max`) is that
+        // import's, never a same-named function found further down. (Kotlin's and PHP's
+        // imports of the repository's own code do not always find their files by path, and
+        // fall through to the rungs below.)
+        let mut imported_from_outside = false;
         for imp in &self.imports[file as usize] {
             if imp.binding != name {
                 continue;
             }
             imp.used();
+            imported_from_outside |= imp.files.is_empty() && matches!(lang, Lang::JavaScript | Lang::Dart);
             let member = imp.member.map(|m| split_segments(m).last().copied().unwrap_or(m)).unwrap_or(name);
             if lang == Lang::Rust && imp.member.is_some() {
                 let segs: Vec<&str> = imp.module.split("::").map(str::trim).collect();
@@ -1833,7 +1839,7 @@ impl<'a> Tables<'a> {
             if !found.is_empty() {
                 return Some((Rung::Import, found));
             }
-            if strict(lang) {
+            if strict(lang) || lang == Lang::JavaScript {
                 // `import X from "./m"`: the module's default export.
                 let default: Vec<u32> = imp
                     .files
@@ -1863,6 +1869,9 @@ impl<'a> Tables<'a> {
                     }
                 }
             }
+        }
+        if imported_from_outside {
+            return None;
         }
         // Whole-module imports that bring names into scope: `from m import *`,
         // `use m::*`, Go's `import . "m"`, Java's `import a.b.*`; (other languages) any.

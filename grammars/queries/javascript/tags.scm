@@ -237,6 +237,21 @@
   .
   source: (string (string_fragment) @name @import.module)) @reference.import
 
+; export default function log() {}, export default class C {}, export default log:
+; the file's default export, `export { log as default }` in effect (alias `default`,
+; no module)
+(export_statement
+  "default" @import.alias
+  declaration: [
+    (function_declaration name: (identifier) @name)
+    (generator_function_declaration name: (identifier) @name)
+    (class_declaration name: (identifier) @name)
+  ]) @reference.import
+
+(export_statement
+  "default" @import.alias
+  value: (identifier) @name) @reference.import
+
 ; const x = require("m")
 (variable_declarator
   name: (identifier) @import.alias
