@@ -454,6 +454,18 @@
   ]
   (#not-match? @name "^(undefined|null|arguments)$"))
 
+; Foo.prototype.bar = function () { … }, obj.m = () => …: the function, defined above
+; under the property's name, is stored there too
+(assignment_expression
+  left: (member_expression
+    property: (property_identifier) @name) @import.alias
+  right: [
+    (arrow_function)
+    (function_expression)
+    (generator_function)
+  ]
+  (#not-eq? @name "exports")) @reference.value
+
 ; d[k] = function () { … } (stored under a name, `o.f = function …` defines `f`)
 (assignment_expression
   left: (subscript_expression) @import.alias

@@ -4,9 +4,11 @@
 //! javascript/tags.scm`, "Value flow"): `this` in a class's methods is an instance of the
 //! class, an arrow function's one bare parameter and a rest parameter (`...xs`) are
 //! parameters, functions passed, returned or stored without a name of their own are
-//! symbols (`<lambdaN>`). Not modelled: prototypes (`A.prototype.m = f`), object literals
-//! as records (`o = {a: f}` holds `f`, so `o[k]()` calls it, but `o.a()` finds nothing
-//! under `a`), `Map`s, `eval`.
+//! symbols (`<lambdaN>`); a capitalised function is a constructor (ES5 classes: `new
+//! Animal()` is an instance, `Animal.prototype.speak = f` a method of it, `this` in it an
+//! instance). Not modelled: prototype chains (`Object.create`, `Object.setPrototypeOf`),
+//! object literals as records (`o = {a: f}` holds `f`, so `o[k]()` calls it, but `o.a()`
+//! finds nothing under `a`), `Map`s, `eval`.
 //!
 //! Flow-insensitive and context-insensitive, the approach of the static call-graph
 //! builders for dynamic languages: every assignment, container literal, argument, return,
@@ -30,7 +32,7 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use smallvec::SmallVec;
 
-use cc_indexer::{RefKind, Reference, Slot, SymbolKind};
+use cc_indexer::{Lang, RefKind, Reference, Slot, SymbolKind};
 
 use super::{Rung, Tables};
 
@@ -505,7 +507,7 @@ impl<'a> Tables<'a> {
             // JavaScript's `this` in a class's method (or a function inside one): an
             // instance of the class.
             "this" => {
-                let c = enclosing.and_then(|e| self.class_of(e));
+                let c = enclosing.and_then(|e| self.this_class(e));
                 return c.map_or(Expr::Unknown, |c| one(Value::Inst(c)));
             }
             // A method's first parameter (`cls` of a class method): its class or instance.
@@ -661,8 +663,9 @@ impl<'a> Tables<'a> {
         }
         let Some(Step::Attr(last)) = steps.last() else { return Vec::new() };
         if steps.len() == 1 && matches!(head, "self" | "cls" | "this") {
+            let class = |e| if head == "this" { self.this_class(e) } else { self.class_of(e) };
             return enclosing
-                .and_then(|e| self.class_of(e))
+                .and_then(class)
                 .and_then(|c| cx.key(Key::Field(c, last)))
                 .map(Sink::Key)
                 .into_iter()
@@ -1132,6 +1135,10 @@ impl<'a> Tables<'a> {
                 for c in self.eval(rd, callee, members, depth + 1) {
                     match c {
                         Value::Func(f) => {
+                            // `new Animal()` of a JavaScript constructor function: an instance.
+                            if self.constructor_function(f) {
+                                push_new(&mut out, Value::Inst(f));
+                            }
                             let f = rd.flow().body(f);
                             for v in self.key_values(rd, Key::Ret(f)) {
                                 push_new(&mut out, v);
@@ -1219,6 +1226,8 @@ impl<'a> Tables<'a> {
             Value::Inst(c) | Value::Class(c) => {
                 let found = match members.get(&(c, name)) {
                     Some(v) => v.clone(),
+                    // (A constructor function's nested functions are no methods of it.)
+                    None if self.syms[c as usize].kind.is_callable() => Values::new(),
                     None => {
                         let v: Values =
                             self.member(c, name, true).into_iter().filter_map(|m| self.value_of(m)).collect();
@@ -1253,8 +1262,49 @@ impl<'a> Tables<'a> {
                 }
                 out
             }
+            // `Animal.prototype`: what its instances find their methods in.
+            Value::Func(f) if name == "prototype" && self.constructor_function(f) => {
+                SmallVec::from_elem(Value::Class(f), 1)
+            }
             Value::Func(_) => Values::new(),
         }
+    }
+
+    /// A JavaScript function that is a constructor (ES5 classes): named with a capital
+    /// (`function Animal() {}`, `new Animal()`, `Animal.prototype.speak = …`), the
+    /// language's convention; a call of one gives an instance of it.
+    fn constructor_function(&self, f: u32) -> bool {
+        let s = &self.syms[f as usize];
+        s.lang == Lang::JavaScript
+            && s.kind == SymbolKind::Function
+            && s.name.starts_with(|c: char| c.is_ascii_uppercase())
+    }
+
+    /// What JavaScript's `this` is an instance of in `enclosing`: the class around it, else
+    /// the constructor function around it, or the one whose prototype a function is
+    /// assigned to (`Animal.prototype.speak = function () { this.… }`).
+    fn this_class(&self, enclosing: u32) -> Option<u32> {
+        if let Some(c) = self.class_of(enclosing) {
+            return Some(c);
+        }
+        let mut cur = Some(enclosing);
+        while let Some(e) = cur {
+            let s = &self.syms[e as usize];
+            if s.kind.is_callable() {
+                if self.constructor_function(e) {
+                    return Some(e);
+                }
+                if let Some((owner, _)) = s.signature.split_once(".prototype.") {
+                    let owner = owner.trim();
+                    return self
+                        .top_level_in(&[s.file], owner, &|x| x.kind.is_callable())
+                        .into_iter()
+                        .find(|&o| self.constructor_function(o));
+                }
+            }
+            cur = self.parent_of(e);
+        }
+        None
     }
 
     /// What the ladder's targets stand for once decorated: a decorated definition is what

@@ -75,8 +75,9 @@ const JAVASCRIPT: Lang = Lang {
         "export default function thing() { return pick()(); }\n",
         "export function apply(f, x) { return f(x); }\nexport const table = {};\ntable['a'] = helper;\n",
         "export function pick() { return compute; }\nexport function use(k) { return table[k](); }\n",
+        "export function Point() {}\nPoint.prototype.norm = function () { return this.len(); };\nPoint.prototype.len = compute;\nexport function measure() { return new Point().norm(); }\n",
     ],
-    names: &["helper", "compute", "Shape", "Circle", "area", "thing", "apply", "pick"],
+    names: &["helper", "compute", "Shape", "Circle", "area", "thing", "apply", "pick", "Point"],
 };
 
 const TYPESCRIPT: Lang = Lang {
