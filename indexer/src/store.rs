@@ -1,6 +1,6 @@
 //! The persisted index of one repository, and reading it back.
 //!
-//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 13):
+//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 14):
 //!
 //! | file | content |
 //! |---|---|
@@ -60,7 +60,9 @@ use crate::walk::SkipReason;
 /// search index scores one weighted `text` field (BM25F-style) over name, qualified name,
 /// signature, doc, body and callees.
 /// 13: a call reference carries its argument count (the call graph picks overloads by it).
-pub const FORMAT_VERSION: u32 = 13;
+/// 14: JavaScript files carry value, argument and return references, their anonymous
+/// functions and default exports (the value flow follows JavaScript too).
+pub const FORMAT_VERSION: u32 = 14;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
