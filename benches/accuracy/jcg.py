@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""cc-server's JavaScript and Java call graphs scored on JCG's annotated test cases (held out).
+"""cc-server's JavaScript, Python and Java call graphs scored on JCG's test cases (held out).
 
-    jcg.py --bin CC_SERVER --cases JCG/jcg_testcases/src/main/resources --lang js|java
+    jcg.py --bin CC_SERVER --cases JCG/jcg_testcases/src/main/resources --lang js|python|java
            [--out misses.json] [--category NAME ...]
 
 JCG (github.com/opalj/JCG, the "Java Call Graph" suite, which now has JavaScript and Python
@@ -14,10 +14,12 @@ at its `jcg_testcases/src/main/resources` folder. Python 3.11, standard library 
 What is scored: cc-server's default facts (edge families `call`, `implicit`, `inherited`; not
 `reference` edges, not `possible` ones), internal edges only.
 
-JavaScript (`js/*.md`, 62 programs): each program's JSON block lists `directLinks` (caller,
+JavaScript (`js/*.md`, 62 programs) and Python (`python/*.md`, 64 programs; the first line
+of a file's block is `# dir/File.py`): each program's JSON block lists `directLinks` (caller,
 callee) and `indirectLinks` (a callee some caller must reach). Names are JCG's: `<global>` for
 a file's top level, `File.name` or `File.name:LINE` (the line of the definition; without a line
-only the name is compared, as JCG's own matcher does), `File.<anonymous:LINE>` for a function
+only the name is compared, as JCG's own matcher does; its operator-overloading cases write
+`File.Class.name`), `File.<anonymous:LINE>` for a function
 without a name, `File` the file's name without its extension. `Native.*` callees (built-ins)
 are left out and counted. cc-server's symbols are named the same way: a symbol with a name is
 `File.name:LINE`, one whose name is empty or `<anonymous…>`/`<lambda…>` is
@@ -62,7 +64,7 @@ def programs_of(md, fence):
     for sec in re.split(r"(?m)^## ", md)[1:]:
         pid = sec.split("\n", 1)[0].strip()
         files = {}
-        for m in re.finditer(r"(?s)```" + fence + r"\n// ?([^\n]+)\n(.*?)```", sec):
+        for m in re.finditer(r"(?s)```" + fence + r"\n(?://|#) ?([^\n]+)\n(.*?)```", sec):
             files[m.group(1).strip()] = m.group(2)
         j = re.search(r"(?s)```json\n(.*?)```", sec)
         # (One case has a trailing comma in its list, which JCG's own reader accepts.)
@@ -94,21 +96,30 @@ def facts_of(export):
 
 # --- JavaScript ---------------------------------------------------------------------------
 
-def js_name(s):
-    base = os.path.basename(s["path"]).split(".")[0]
+def jcg_names(s):
+    """A symbol's names as JCG may write them: `File.name:LINE` (JCG's usual form, a method
+    without its class), `File.Class.name:LINE` (its operator-overloading cases), or
+    `File.<anonymous:LINE>`."""
+    path = s["path"]
+    base = os.path.basename(path).split(".")[0]
     line = s["span"]["start_line"]
     if ANON.match(s["name"]):
-        return f"{base}.<anonymous:{line}>"
-    return f"{base}.{s['name']}:{line}"
+        return (f"{base}.<anonymous:{line}>",)
+    module = path.rsplit(".", 1)[0].replace("/", ".")
+    q = s["qualified_name"]
+    q = q[len(module) + 1:] if q.startswith(module + ".") else q
+    names = (f"{base}.{s['name']}:{line}",)
+    return names + ((f"{base}.{q}:{line}",) if q != s["name"] else ())
 
 
-def js_matches(got, want):
-    if got == want:
-        return True
-    return ":" not in want.rsplit(".", 1)[-1].replace("<anonymous:", "") and got.split(":")[0] == want
+def name_matches(want, got):
+    """Whether one of `got`'s names is `want` (a name without a line: by name, as JCG's own
+    matcher compares)."""
+    bare = ":" not in want.rsplit(".", 1)[-1].replace("<anonymous:", "")
+    return any(g == want or (bare and g.split(":")[0] == want) for g in got)
 
 
-def score_js(bin_, pid, files, expected, scratch):
+def score_links(bin_, pid, files, expected, scratch):
     direct = [(a, b) for a, b in expected.get("directLinks", [])]
     indirect = list(expected.get("indirectLinks", []))
     dropped = sum(1 for a, b in direct if b.startswith("Native.") or a.startswith("Native."))
@@ -116,41 +127,41 @@ def score_js(bin_, pid, files, expected, scratch):
     direct = [(a, b) for a, b in direct if not (b.startswith("Native.") or a.startswith("Native."))]
     indirect = [b for b in indirect if not b.startswith("Native.")]
     export, symbols = index(bin_, scratch, files)
-    names = {s["id"]: js_name(s) for s in symbols}
+    names = {s["id"]: jcg_names(s) for s in symbols}
 
     def end(e, side):
         n = e[side + "_name"]
-        if n.startswith("<") and n.endswith(">") and "/" in n or n.endswith(".js>") or n.endswith(".mjs>"):
-            return "<global>"
-        return names.get(e[side], n)
+        if n.startswith("<") and n.endswith(">") and ("/" in n or "." in n):
+            return ("<global>",)  # a file's top level
+        return names.get(e[side], (n,))
 
     got = {(end(e, "from"), end(e, "to")) for e in facts_of(export)}
     all_edges = {(end(e, "from"), end(e, "to"), e["family"], e["possible"]) for e in export if not e["external"]}
     missed, found = [], 0
     for a, b in direct:
-        if any(js_matches(x, a) and js_matches(y, b) for x, y in got):
+        if any(name_matches(a, x) and name_matches(b, y) for x, y in got):
             found += 1
         else:
             missed.append(f"{a} -> {b}")
     for b in indirect:
-        if any(js_matches(y, b) for _, y in got):
+        if any(name_matches(b, y) for _, y in got):
             found += 1
         else:
             missed.append(f"* -> {b}")
     tested = [b for _, b in direct] + indirect
     wrong = []
     for x, y in sorted(got):
-        if not any(js_matches(y, b) for b in tested):
+        if not any(name_matches(b, y) for b in tested):
             continue
-        if any(js_matches(y, b) for b in indirect):
+        if any(name_matches(b, y) for b in indirect):
             continue
-        if not any(js_matches(x, a) and js_matches(y, b) for a, b in direct):
-            wrong.append(f"{x} -> {y}")
+        if not any(name_matches(a, x) and name_matches(b, y) for a, b in direct):
+            wrong.append(f"{x[0]} -> {y[0]}")
     otherwise = {}
     for m in missed:
         a, b = m.split(" -> ")
         kinds = sorted({f"{fam}{' possible' if p else ''}" for x, y, fam, p in all_edges
-                        if js_matches(y, b) and (a == "*" or js_matches(x, a))} - {"call", "implicit", "inherited"})
+                        if name_matches(b, y) and (a == "*" or name_matches(a, x))} - {"call", "implicit", "inherited"})
         otherwise[m] = kinds
     return {
         "expected": len(direct) + len(indirect),
@@ -291,12 +302,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", required=True, help="the cc-server binary")
     ap.add_argument("--cases", required=True, help="a JCG checkout's jcg_testcases/src/main/resources")
-    ap.add_argument("--lang", choices=["js", "java"], required=True)
+    ap.add_argument("--lang", choices=["js", "python", "java"], required=True)
     ap.add_argument("--out", help="write every missed and wrong edge per program here (JSON)")
     ap.add_argument("--category", action="append", help="only these categories (file names without .md)")
     a = ap.parse_args()
     folder = os.path.join(a.cases, a.lang)
-    fence = "js" if a.lang == "js" else "java"
+    fence = {"js": "js", "python": "python", "java": "java"}[a.lang]
     scratch = tempfile.mkdtemp(prefix="cc-jcg-")
     results = {}
     try:
@@ -310,10 +321,10 @@ def main():
                 if not files:
                     continue
                 where = os.path.join(scratch, "p")
-                if a.lang == "js":
+                if a.lang != "java":
                     if expected is None:
                         continue
-                    results[f"{cat}/{pid}"] = score_js(a.bin, pid, files, expected, where)
+                    results[f"{cat}/{pid}"] = score_links(a.bin, pid, files, expected, where)
                 else:
                     r = score_java(a.bin, pid, files, where)
                     if r["expected"] or r["outside"]:
@@ -339,7 +350,7 @@ def main():
         print(f"{c:<28} {s['programs']:>8} {s['expected']:>8} {s['tp']:>6} {s['wrong']:>6}"
               f" {ratio(s['tp'], s['tp'] + s['wrong']):>9.3f} {ratio(s['tp'], s['expected']):>6.3f}"
               f" {s['complete']:>7} {s['exact']:>8}")
-    if a.lang == "js":
+    if a.lang != "java":
         dropped = sum(r["dropped_expected"] for r in results.values())
         print(f"\nleft out: {dropped} of JCG's edges to or from built-ins (Native.*)")
     else:
