@@ -10,6 +10,7 @@
 //! | `@reference.callback` | a function passed by name as an argument; `@name` is the identifier |
 //! | `@reference.value` | a name used as a value (assigned, returned, stored in a container): `@name`, `@receiver`, `@import.alias` the variable it flows into |
 //! | `@reference.iteration`, `.context`, `.raise` | implicit calls: `for x in @name`, `with @name as x`, `raise @name` (`@name` is the expression) |
+//! | `@reference.operator` | an operator applied to `@name` (the operand whose class's method runs: `@name + b`, `x in @name`, `@name[k]`); `@import.alias` is the operator's token |
 //! | `@reference.import` | an import; `@name` is the imported name, `@import.module` the module, `@import.alias` the local alias |
 //! | `@scope` | a container that is not a symbol itself (a Rust `impl` block); `@name` names it |
 //! | `@name` | the identifier of the definition or reference in the same match |
@@ -145,6 +146,10 @@ pub enum RefKind {
     Context,
     /// `raise E` without a call: constructs `E`.
     Raise,
+    /// An operator applied to an operand (`a + b`, `x in a`, `a[k]`, `a[k] = v`): the
+    /// operand's class's method for it (`__add__`, `__contains__`, `__getitem__`,
+    /// `__setitem__`); the alias is the operator's token (`+`, `in`, `[`, `=`).
+    Operator,
 }
 
 impl RefKind {
@@ -158,6 +163,7 @@ impl RefKind {
             RefKind::Iteration => "iteration",
             RefKind::Context => "context",
             RefKind::Raise => "raise",
+            RefKind::Operator => "operator",
         }
     }
 
@@ -172,6 +178,7 @@ impl RefKind {
             "iteration" => RefKind::Iteration,
             "context" => RefKind::Context,
             "raise" => RefKind::Raise,
+            "operator" => RefKind::Operator,
             _ => return None,
         })
     }

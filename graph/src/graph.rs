@@ -448,7 +448,7 @@ impl CallGraph {
             .filter(|(_, (r, old))| {
                 hit(r)
                     || (flow
-                        && (matches!(r.kind, RefKind::Iteration | RefKind::Context)
+                        && (matches!(r.kind, RefKind::Iteration | RefKind::Context | RefKind::Operator)
                             || r.alias().is_some_and(|a| a.starts_with("@@"))
                             || matches!(old.resolution.rung, Rung::Flow | Rung::Ambiguous | Rung::External)))
             })

@@ -346,6 +346,39 @@ pub(crate) fn flows(lang: Lang) -> bool {
     matches!(lang, Lang::Python | Lang::JavaScript)
 }
 
+/// The method a Python operator runs on the operand a `@reference.operator` names, by its
+/// token (the alias): `+` `__add__`, `==` `__eq__`, `in` `__contains__`, `[` `__getitem__`,
+/// `=` (a subscript assigned) `__setitem__`. (`not in` runs `__contains__` too; `!=` falls
+/// back to `__eq__` only in Python itself, which this does not follow.)
+fn operator_method(token: &str) -> Option<&'static str> {
+    const TABLE: &[(&str, &str)] = &[
+        ("+", "__add__"),
+        ("-", "__sub__"),
+        ("*", "__mul__"),
+        ("/", "__truediv__"),
+        ("//", "__floordiv__"),
+        ("%", "__mod__"),
+        ("**", "__pow__"),
+        ("@", "__matmul__"),
+        ("&", "__and__"),
+        ("|", "__or__"),
+        ("^", "__xor__"),
+        ("<<", "__lshift__"),
+        (">>", "__rshift__"),
+        ("<", "__lt__"),
+        ("<=", "__le__"),
+        ("==", "__eq__"),
+        ("!=", "__ne__"),
+        (">=", "__ge__"),
+        (">", "__gt__"),
+        ("in", "__contains__"),
+        ("not in", "__contains__"),
+        ("[", "__getitem__"),
+        ("=", "__setitem__"),
+    ];
+    TABLE.iter().find(|(t, _)| *t == token).map(|&(_, m)| m)
+}
+
 fn is_ident(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '#')
 }
@@ -1940,7 +1973,7 @@ impl<'a> Tables<'a> {
 
     /// Resolves one reference of file `file` (a call, a callback or value, an implicit call).
     pub fn resolve(&self, file: u32, r: &'a Reference) -> Resolution {
-        if matches!(r.kind, RefKind::Iteration | RefKind::Context | RefKind::Raise) {
+        if matches!(r.kind, RefKind::Iteration | RefKind::Context | RefKind::Raise | RefKind::Operator) {
             return self.resolve_implicit(file, r);
         }
         let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
@@ -2088,8 +2121,9 @@ impl<'a> Tables<'a> {
         Resolution { targets: out, rung, external: None }
     }
 
-    /// Implicit calls: `raise E` constructs `E`; `for x in e` runs `__iter__`/`__next__` and
-    /// `with e` runs `__enter__`/`__exit__` of the class `e` is an instance of (by the flow).
+    /// Implicit calls: `raise E` constructs `E`; `for x in e` runs `__iter__`/`__next__`,
+    /// `with e` runs `__enter__`/`__exit__` and an operator its method (`e + x`: `__add__`)
+    /// of the class `e` is an instance of (by the flow).
     fn resolve_implicit(&self, file: u32, r: &'a Reference) -> Resolution {
         let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
         let mut out: smallvec::SmallVec<[Target; 1]> = smallvec::SmallVec::new();
@@ -2120,15 +2154,19 @@ impl<'a> Tables<'a> {
                 }
             }
             _ => {
-                let (kind, names) = if r.kind == RefKind::Iteration {
-                    (EdgeKind::Iteration, ["__iter__", "__next__"])
-                } else {
-                    (EdgeKind::Context, ["__enter__", "__exit__"])
+                let operator = r.alias().and_then(operator_method);
+                let (kind, names): (EdgeKind, &[&str]) = match r.kind {
+                    RefKind::Iteration => (EdgeKind::Iteration, &["__iter__", "__next__"]),
+                    RefKind::Context => (EdgeKind::Context, &["__enter__", "__exit__"]),
+                    _ => (EdgeKind::Operator, operator.as_slice()),
                 };
-                let classes = self.flow_instances(file, r);
+                // (Operators: only an operand the flow knows the class of, and only when some
+                // class defines the method at all, which few do; no guesses.)
+                let defined = kind != EdgeKind::Operator || names.iter().any(|n| self.by_name(n).is_some());
+                let classes = if defined && !names.is_empty() { self.flow_instances(file, r) } else { Vec::new() };
                 let possible = classes.len() > 1;
                 for c in classes {
-                    for n in names {
+                    for &n in names {
                         if let Some(m) =
                             self.member(c, n, true).into_iter().find(|&m| self.syms[m as usize].kind.is_callable())
                         {

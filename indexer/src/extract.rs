@@ -216,8 +216,8 @@ impl Extractor {
                     let name_node = name.or(if kind == RefKind::Import { module } else { None });
                     let Some(name_node) = name_node else { continue };
                     let raw = node_text(name_node, source);
-                    // An iterable or a context manager is an expression: kept as written, short.
-                    let text = if matches!(kind, RefKind::Iteration | RefKind::Context) {
+                    // An iterable, a context manager or an operand is an expression: kept as written, short.
+                    let text = if matches!(kind, RefKind::Iteration | RefKind::Context | RefKind::Operator) {
                         CompactString::from(truncate(collapse_ws(clean_name(&raw)), MAX_RECEIVER))
                     } else {
                         CompactString::from(clean_name(&raw))

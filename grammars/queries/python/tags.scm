@@ -447,6 +447,33 @@
 (with_item
   value: [(identifier) (attribute) (call)] @name @reference.context)
 
+; Operators: the operand whose class's method runs; the alias is the operator's token
+; (`a[k] = v`: `__setitem__`, `a[k]`: `__getitem__`, `a + b`: `__add__`, `a == b`: `__eq__`,
+; `x in a`: `a.__contains__`). Operands that are names or attributes only (the value flow
+; knows nothing of a literal's or a call's class that a name would not tell).
+(assignment
+  left: (subscript value: [(identifier) (attribute)] @name)
+  "=" @import.alias) @reference.operator
+
+(subscript
+  value: [(identifier) (attribute)] @name
+  "[" @import.alias) @reference.operator
+
+(binary_operator
+  left: [(identifier) (attribute)] @name
+  operator: _ @import.alias) @reference.operator
+
+(comparison_operator
+  .
+  [(identifier) (attribute)] @name
+  .
+  operators: ["<" "<=" "==" "!=" ">=" ">"] @import.alias) @reference.operator
+
+(comparison_operator
+  operators: ["in" "not in"] @import.alias
+  .
+  [(identifier) (attribute)] @name) @reference.operator
+
 ; raise E (raise E(…) is a call)
 (raise_statement
   [

@@ -853,7 +853,7 @@ impl<'a> Tables<'a> {
                 RefKind::Call | RefKind::Raise => {
                     self.ref_expr(cx, fi, enclosing, r);
                 }
-                RefKind::Iteration | RefKind::Context => {
+                RefKind::Iteration | RefKind::Context | RefKind::Operator => {
                     self.text_expr(cx, fi, enclosing, r.name.as_str());
                 }
                 _ => {}

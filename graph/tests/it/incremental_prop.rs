@@ -41,11 +41,11 @@ const PYTHON: Lang = Lang {
     pieces: &[
         "def helper():\n    return compute()\n",
         "def compute():\n    return 1\n",
-        "class Shape:\n    def area(self):\n        return 0\n\n    def describe(self):\n        return self.area()\n",
+        "class Shape:\n    def area(self):\n        return 0\n\n    def describe(self):\n        return self.area()\n\n    def __add__(self, o):\n        return helper()\n\n    def __getitem__(self, k):\n        return k\n",
         "class Circle(Shape):\n    def area(self):\n        return helper()\n",
         "class Square(Circle):\n    def __init__(self):\n        self.s = Shape()\n\n    def go(self):\n        return self.s.area()\n",
         "def main():\n    c = Circle()\n    c.area()\n    bm.helper()\n    thing()\n    return Square().go()\n",
-        "def thing():\n    for x in Circle():\n        pass\n    with Shape() as s:\n        s.describe()\n",
+        "def thing():\n    for x in Circle():\n        pass\n    with Shape() as s:\n        s.describe()\n    c = Circle()\n    return c + c, c[0]\n",
         "REG = {}\n\ndef register(k, v):\n    REG[k] = v\n    return v\n",
         "register('c', Circle)\n\ndef use(k):\n    return REG[k]().area()\n",
         "@register\ndef decorated():\n    return compute()\n",
