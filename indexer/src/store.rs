@@ -61,7 +61,8 @@ use crate::walk::SkipReason;
 /// signature, doc, body and callees.
 /// 13: a call reference carries its argument count (the call graph picks overloads by it).
 /// 14: JavaScript files carry value, argument and return references, their anonymous
-/// functions and default exports (the value flow follows JavaScript too).
+/// functions and default exports (the value flow follows JavaScript too); Python's
+/// operators are references of their own (`RefKind::Operator`).
 pub const FORMAT_VERSION: u32 = 14;
 
 /// The records of a repository's index folder.
