@@ -474,6 +474,13 @@
     (function_expression !name)
   ] @name @reference.value)
 
+; const h = [], let h = {}: a container filled later (`h.push(f)`, `h[k] = f`) is a
+; variable of this scope
+(variable_declarator
+  name: (identifier) @import.alias
+  value: [(array) (object)] @name @reference.value
+  (#match? @name "^(\\[\\s*\\]|\\{\\s*\\})$"))
+
 ; h = [f, g], h = {a: f, g}: the container holds them
 (variable_declarator
   name: (identifier) @import.alias

@@ -363,6 +363,13 @@
     (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
   ]))
 
+; h = [], h = {}: a container filled later (`h.append(f)`, `h[k] = f`) is a variable of
+; this scope
+(assignment
+  left: (identifier) @import.alias
+  right: [(list) (dictionary)] @name @reference.value
+  (#match? @name "^(\\[\\s*\\]|\\{\\s*\\})$"))
+
 ; h = [f, g], h = {"a": A}, h = (f, g), h = {f}: the container holds them
 (assignment
   left: [(identifier) (attribute) (subscript)] @import.alias

@@ -37,7 +37,13 @@ use cc_indexer::{Lang, RefKind, Reference, Slot, SymbolKind};
 use super::{Rung, Tables};
 
 /// Methods that put their arguments into the container they are called on.
-const MUTATORS: &[&str] = &["append", "add", "extend", "insert", "appendleft", "setdefault", "update", "put", "push"];
+const MUTATORS: &[&str] =
+    &["append", "add", "extend", "insert", "appendleft", "setdefault", "update", "put", "push", "unshift", "set"];
+
+/// Methods that give back what the container they are called on holds (`handlers.pop()()`,
+/// `registry.get(k)()`): a function in a container is one of its elements (a function has
+/// no such methods of its own).
+const ACCESSORS: &[&str] = &["pop", "popleft", "shift", "get", "at", "find", "setdefault"];
 
 /// More values than this and a key holds "anything" (an unknown).
 pub(crate) const MAX_VALUES: usize = 8;
@@ -1132,6 +1138,15 @@ impl<'a> Tables<'a> {
                 }
             }
             Expr::Call(callee) => {
+                if let Expr::Attr(obj, m) = &**callee {
+                    if ACCESSORS.contains(m) {
+                        for v in self.eval(rd, obj, members, depth + 1) {
+                            if let Value::Func(_) = v {
+                                push_new(&mut out, v);
+                            }
+                        }
+                    }
+                }
                 for c in self.eval(rd, callee, members, depth + 1) {
                     match c {
                         Value::Func(f) => {
