@@ -348,8 +348,8 @@ pub(crate) fn flows(lang: Lang) -> bool {
 
 /// The method a Python operator runs on the operand a `@reference.operator` names, by its
 /// token (the alias): `+` `__add__`, `==` `__eq__`, `in` `__contains__`, `[` `__getitem__`,
-/// `=` (a subscript assigned) `__setitem__`. (`not in` runs `__contains__` too; `!=` falls
-/// back to `__eq__` only in Python itself, which this does not follow.)
+/// `=` (a subscript assigned) `__setitem__`. (`not in` runs `__contains__` too; `!=` runs
+/// `__ne__`, whose default, inverting `__eq__`, is Python's own and not followed.)
 fn operator_method(token: &str) -> Option<&'static str> {
     const TABLE: &[(&str, &str)] = &[
         ("+", "__add__"),

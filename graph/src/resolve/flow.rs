@@ -8,7 +8,7 @@
 //! Animal()` is an instance, `Animal.prototype.speak = f` a method of it, `this` in it an
 //! instance). Not modelled: prototype chains (`Object.create`, `Object.setPrototypeOf`),
 //! object literals as records (`o = {a: f}` holds `f`, so `o[k]()` calls it, but `o.a()`
-//! finds nothing under `a`), `Map`s, `eval`.
+//! finds nothing under `a`), `eval`.
 //!
 //! Flow-insensitive and context-insensitive, the approach of the static call-graph
 //! builders for dynamic languages: every assignment, container literal, argument, return,
@@ -512,7 +512,7 @@ impl<'a> Tables<'a> {
         match name {
             // JavaScript's `this` in a class's method (or a function inside one): an
             // instance of the class.
-            "this" => {
+            "this" if self.lang_of(file) == Lang::JavaScript => {
                 let c = enclosing.and_then(|e| self.this_class(e));
                 return c.map_or(Expr::Unknown, |c| one(Value::Inst(c)));
             }
@@ -668,8 +668,9 @@ impl<'a> Tables<'a> {
             return k.map(Sink::Key).into_iter().collect();
         }
         let Some(Step::Attr(last)) = steps.last() else { return Vec::new() };
-        if steps.len() == 1 && matches!(head, "self" | "cls" | "this") {
-            let class = |e| if head == "this" { self.this_class(e) } else { self.class_of(e) };
+        let this = head == "this" && self.lang_of(file) == Lang::JavaScript;
+        if steps.len() == 1 && (matches!(head, "self" | "cls") || this) {
+            let class = |e| if this { self.this_class(e) } else { self.class_of(e) };
             return enclosing
                 .and_then(class)
                 .and_then(|c| cx.key(Key::Field(c, last)))
