@@ -56,8 +56,6 @@ FACT_FAMILIES = {"call", "implicit", "inherited"}
 ANON = re.compile(r"^(|<anonymous.*>|<lambda.*>|<arrow.*>|<function.*>)$")
 
 
-
-
 def programs_of(md, fence):
     """(id, files {path: text}, expected JSON or None) of each `## ID` section of a JCG file."""
     out = []
@@ -290,12 +288,10 @@ def score_java(bin_, pid, files, scratch):
         "judged": judged,
         "wrong": sorted(set(wrong)),
         "missed": missed,
-        "by_kind": {k: v for k, v in by_kind.items()},
+        "by_kind": dict(by_kind),
         "unplaced": nothing,
         "outside": outside,
     }
-
-
 
 
 def main():
@@ -307,7 +303,7 @@ def main():
     ap.add_argument("--category", action="append", help="only these categories (file names without .md)")
     a = ap.parse_args()
     folder = os.path.join(a.cases, a.lang)
-    fence = {"js": "js", "python": "python", "java": "java"}[a.lang]
+    fence = a.lang  # the code blocks' language tag
     scratch = tempfile.mkdtemp(prefix="cc-jcg-")
     results = {}
     try:

@@ -62,8 +62,6 @@ def internal(name, modules):
     return any(name == m or name.startswith(m + ".") for m in modules)
 
 
-
-
 def pycg_names(symbols, modules_by_path):
     """cc-server symbol id -> PyCG name."""
     by_q = {s["qualified_name"]: s for s in symbols}
@@ -182,8 +180,6 @@ def score_program(bin_, folder, scratch):
         "dropped_found": dropped_got,
         "constructor_to_class": to_class,
     }
-
-
 
 
 def main():
