@@ -446,8 +446,10 @@
 
 ; Calls written inside macro arguments (token trees are not parsed as expressions):
 ; `format!("{}", self.area())`, `println!("{}", fact(5))`, `assert!(Type::ok(x))`.
+; (Any receiver: `parser("x").parse()` inside `assert_eq!(…)` is a method of whatever
+; `parser` returns, never a bare call of a function named `parse`.)
 (token_tree
-  [(identifier) (self)] @receiver
+  [(_) "?"] @receiver
   .
   "."
   .
