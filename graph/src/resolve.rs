@@ -2897,17 +2897,27 @@ impl<'a> Tables<'a> {
             match imp.member {
                 None => {
                     let mut files = imp.files.clone();
+                    // `m.sub.f()` names `f` of the module `m.sub`; `m.Class.f()` (no such
+                    // module) a member of `Class`, never a top-level `f` of `m`
+                    // (`ast::FlagsItemKind::Flag(…)` is not the enum `ast::Flag`).
+                    let mut direct = true;
                     if segs.len() > 1 {
-                        let sub = format!("{}.{}", imp.module, segs[1..].join("."));
-                        let deeper = self.module_files(file, &sub);
+                        let deeper = if lang == Lang::Rust {
+                            let sub = format!("{}::{}", imp.module, segs[1..].join("::"));
+                            self.rust_mod_files.get(sub.as_str()).cloned().unwrap_or_default()
+                        } else {
+                            self.module_files(file, &format!("{}.{}", imp.module, segs[1..].join(".")))
+                        };
                         if !deeper.is_empty() {
                             files = deeper;
+                        } else {
+                            direct = false;
                         }
                     }
-                    let found = if strict(lang) {
-                        self.exported(&files, name, ok, 0)
-                    } else {
-                        filter(self.top_level_in(&files, name, &|_| true))
+                    let found = match direct {
+                        false => Vec::new(),
+                        true if strict(lang) => self.exported(&files, name, ok, 0),
+                        true => filter(self.top_level_in(&files, name, &|_| true)),
                     };
                     if !found.is_empty() {
                         return Some((Rung::Import, found));
