@@ -3,7 +3,8 @@
 
     sample.py REF.json SEED N > sample.txt
 
-Functions and methods defined in the repository (not inside a lambda), sorted by key
+Functions and methods defined in the repository (not inside a lambda, not made by a macro
+or a derive), sorted by key
 (path:line), then N of them drawn by random.Random(SEED); all of them when there are fewer.
 """
 import json
@@ -12,6 +13,7 @@ import sys
 
 ref = json.load(open(sys.argv[1]))
 seed, n = int(sys.argv[2]), int(sys.argv[3])
-keys = sorted(k for k, d in ref["defs"].items() if d["kind"] == "function" and not d.get("in_lambda"))
+keys = sorted(k for k, d in ref["defs"].items() if d["kind"] == "function"
+              and not d.get("in_lambda") and not d.get("generated"))
 pick = keys if len(keys) <= n else sorted(random.Random(seed).sample(keys, n))
 print("\n".join(pick))
