@@ -132,7 +132,8 @@ impl Extractor {
             let mut main: Option<(Role, Node<'_>)> = None;
             let mut name: Option<Node<'_>> = None;
             let mut docs: Vec<Node<'_>> = Vec::new();
-            let mut receiver = None;
+            let mut receiver: Option<Node<'_>> = None;
+            let mut receiver_end = 0;
             let mut module = None;
             let mut alias = None;
             let mut arg_of = None;
@@ -152,7 +153,12 @@ impl Extractor {
                         }
                     }
                     Role::Doc => docs.push(c.node),
-                    Role::Receiver => receiver = receiver.or(Some(c.node)),
+                    // A receiver captured on several sibling nodes (`parser` `("x")` in a
+                    // macro's token tree) is the text from the first to the last.
+                    Role::Receiver => {
+                        receiver = receiver.or(Some(c.node));
+                        receiver_end = receiver_end.max(c.node.end_byte());
+                    }
                     Role::ImportModule => module = module.or(Some(c.node)),
                     Role::ImportAlias => alias = alias.or(Some(c.node)),
                     Role::ArgOf => arg_of = arg_of.or(Some(c.node)),
@@ -251,7 +257,10 @@ impl Extractor {
                         name: text,
                         kind,
                         span: Span::from_node(&name_node),
-                        receiver: receiver.map(|n| truncate(collapse_ws(&node_text(n, source)), MAX_RECEIVER).into()),
+                        receiver: receiver.map(|n| {
+                            let text = String::from_utf8_lossy(&source[n.start_byte()..receiver_end.max(n.end_byte())]);
+                            truncate(collapse_ws(&text), MAX_RECEIVER).into()
+                        }),
                         module: module.map(|n| clean_name(&node_text(n, source)).into()),
                         alias,
                         arg,

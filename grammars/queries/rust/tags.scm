@@ -446,8 +446,21 @@
 
 ; Calls written inside macro arguments (token trees are not parsed as expressions):
 ; `format!("{}", self.area())`, `println!("{}", fact(5))`, `assert!(Type::ok(x))`.
-; (Any receiver: `parser("x").parse()` inside `assert_eq!(…)` is a method of whatever
-; `parser` returns, never a bare call of a function named `parse`.)
+; `parser("x").parse()` inside `assert_eq!(…)`: the receiver is the call `parser("x")`
+; (one capture on two nodes is the text from the first to the last).
+(token_tree
+  (identifier) @receiver
+  .
+  (token_tree) @receiver
+  .
+  "."
+  .
+  (identifier) @name
+  .
+  (token_tree) @_args
+  (#match? @_args "^\\(")) @reference.call
+
+; (Any other receiver is a method's too, never a bare call of a function of that name.)
 (token_tree
   [(_) "?"] @receiver
   .
