@@ -600,6 +600,34 @@ fn param_names(lang: Lang, sig: &str) -> Vec<String> {
     out
 }
 
+/// The parameter types of the Rust function `name` in its signature, names left out
+/// (`fn imp(_: &str)` and `fn imp(name: &str)` take `["&str"]`).
+fn rust_param_types(sig: &str, name: &str) -> Option<Vec<String>> {
+    let list = param_list(sig, name)?;
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    let mut push = |part: &str| {
+        let part = part.trim();
+        if !part.is_empty() {
+            let ty = part.split_once(':').map_or(part, |(_, t)| t);
+            out.push(ty.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+    };
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => depth -= 1,
+            ',' if depth == 0 => {
+                push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    push(&list[start..]);
+    Some(out)
+}
+
 /// The index of the `)` matching the `(` that starts `s`.
 fn call_open_forward(s: &str) -> Option<usize> {
     let mut depth = 0i32;
@@ -2059,6 +2087,20 @@ impl<'a> Tables<'a> {
             targets
         };
         let targets = self.pick_overloads(lang, args, targets);
+        // Rust has no overloads: functions of one qualified name are one function under
+        // exclusive `#[cfg]`s (`#[cfg(feature = "x")] fn imp` / `#[cfg(not(…))] fn imp`), and
+        // the call is a call of it whichever the build compiles.
+        // (Methods of `impl From<A> for T` and `impl From<B> for T` share a qualified name
+        // too: twins take the same parameter types.)
+        let cfg_twins = lang == Lang::Rust && targets.len() > 1 && {
+            let first = &self.syms[targets[0] as usize];
+            let params = rust_param_types(first.signature, r.name.as_str());
+            params.is_some()
+                && targets.iter().all(|&t| {
+                    let s = &self.syms[t as usize];
+                    s.qualified == first.qualified && rust_param_types(s.signature, r.name.as_str()) == params
+                })
+        };
         // A function or class used as a value is a reference to it; a class called runs its
         // constructor; an abstract method runs as its implementations.
         let mut out: smallvec::SmallVec<[Target; 1]> = smallvec::SmallVec::with_capacity(targets.len());
@@ -2101,7 +2143,12 @@ impl<'a> Tables<'a> {
         // facts. (What the value flow says a variable holds is each a fact: the code stores
         // each of them where the call reads.)
         let named = out.iter().filter(|t| t.kind != EdgeKind::Inherited).count();
-        let rung = if (named > 1 && rung != Rung::Flow) || rung == Rung::Ambiguous { Rung::Ambiguous } else { rung };
+        let rung = match rung {
+            Rung::Ambiguous if cfg_twins => Rung::Scope,
+            _ if cfg_twins => rung,
+            _ if (named > 1 && rung != Rung::Flow) || rung == Rung::Ambiguous => Rung::Ambiguous,
+            _ => rung,
+        };
         if rung == Rung::Ambiguous {
             for t in &mut out {
                 t.possible = true;
