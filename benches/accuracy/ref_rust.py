@@ -20,7 +20,9 @@ harness's (a `#[test]` function's `const` calling it) is left out.
 
 A `<Type as Trait>::m` callee is the `m` of the crate's `impl Trait for Type` (matched by
 the trait's and the self type's last path segments; a blanket `impl<T> Trait for &mut T`
-serves `&mut` anything), else the trait's own default `m`. Left unresolved, with a reason:
+serves `&mut` anything; a call on `&T` or `&mut T` is the impl for `T` when there is one,
+which core's and the crate's forwarding impls for references call), else the trait's own
+default `m`. Left unresolved, with a reason:
 a trait method on a generic parameter (`<S as Shape>::area`) or a trait object (`<dyn
 Shape as Shape>::area`), which the compiler picks at monomorphisation or at run time; a call
 of a value of function type (a closure or fn pointer held in a variable); a path the crate
@@ -364,10 +366,15 @@ def main():
                 # `<&mut Self as Buf>::remaining` in a generic body: a blanket impl's
                 # forwarding method, then whatever `Self` is
                 return ("why", "trait method on a generic parameter") if tname in local_traits else None
-            cands = [im for im in by_trait.get(tname, []) if im["head"] == head]
-            if not cands and head.replace("&mut ", "").replace("&", "") not in ("*", "dyn"):
-                prefix = head[: len(head) - len(head.lstrip("&mut ").lstrip("&"))] if head.startswith("&") else ""
-                cands = [im for im in by_trait.get(tname, []) if im["head"] == prefix + "*"]
+            base = re.sub(r"^&(mut )?", "", head)
+            prefix = head[: len(head) - len(base)]
+            impls_of = by_trait.get(tname, [])
+            # `<&mut BytesMut as AsRef<[u8]>>::as_ref`: a `&T`/`&mut T` impl (core's or the
+            # crate's blanket one) forwards to T's, which is where the call lands
+            cands = [im for im in impls_of if im["head"] == base] if prefix else []
+            cands = cands or [im for im in impls_of if im["head"] == head]
+            if not cands and base not in ("*", "dyn"):
+                cands = [im for im in impls_of if im["head"] == prefix + "*"]
             if head.endswith("*") and not cands:
                 return ("why", "trait method on a generic parameter") if tname in defined or by_trait.get(tname) else None
             if head.endswith("dyn"):
