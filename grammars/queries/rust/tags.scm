@@ -481,11 +481,17 @@
   (token_tree) @_args
   (#match? @_args "^\\(")) @reference.call
 
+; `f(…)`, but not `fn f(…)` or `struct S(…)` written in a macro's body (a definition),
+; nor `.f(…)` (a method: the patterns above). The token before it is captured, anonymous
+; ones (`(`, `,`, `fn`) included.
 (token_tree
+  _ @_before
+  .
   (identifier) @name
   .
   (token_tree) @_args
-  (#match? @_args "^\\(")) @reference.call
+  (#match? @_args "^\\(")
+  (#not-match? @_before "^(fn|struct|\\.)$")) @reference.call
 
 ; ---------------------------------------------------------------------------
 ; Callbacks: functions passed by name as arguments
