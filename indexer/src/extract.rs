@@ -721,6 +721,19 @@ fn is_identifier_kind(kind: &str) -> bool {
 /// The declaration header: from the start of the definition to the start of its body,
 /// or its first line when it has no body; whitespace collapsed.
 fn signature(node: Node<'_>, source: &[u8]) -> String {
+    // A Rust macro's header is what it matches, arm by arm (`macro_rules! m { ($x:expr) =>
+    // …; (le => $x:expr) => … }`): what it takes, as a function's parameters say.
+    if node.kind() == "macro_definition" {
+        let name = node.child_by_field_name("name").map(|n| node_text(n, source)).unwrap_or_default();
+        let mut cursor = node.walk();
+        let arms: Vec<String> = node
+            .named_children(&mut cursor)
+            .filter(|c| c.kind() == "macro_rule")
+            .filter_map(|r| r.child_by_field_name("left"))
+            .map(|l| format!("{} => …", collapse_ws(&node_text(l, source))))
+            .collect();
+        return truncate(format!("macro_rules! {name} {{ {} }}", arms.join("; ")), MAX_SIGNATURE);
+    }
     // Ada bodies lead with their specification: that is the header.
     let mut cursor = node.walk();
     let spec = node

@@ -1,6 +1,6 @@
 //! The persisted index of one repository, and reading it back.
 //!
-//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 14):
+//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 15):
 //!
 //! | file | content |
 //! |---|---|
@@ -63,7 +63,10 @@ use crate::walk::SkipReason;
 /// 14: JavaScript files carry value, argument and return references, their anonymous
 /// functions and default exports (the value flow follows JavaScript too); Python's
 /// operators are references of their own (`RefKind::Operator`).
-pub const FORMAT_VERSION: u32 = 14;
+/// 15: a Rust macro's signature lists its arms (the call graph expands what a macro of one
+/// arm calls into its callers); a receiver in a Rust macro's arguments is the whole call
+/// (`parser("x")` in `parser("x").parse()`).
+pub const FORMAT_VERSION: u32 = 15;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
