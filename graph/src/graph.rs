@@ -491,9 +491,13 @@ impl CallGraph {
             v.sort_by(|&a, &b| key(&symbols[a as usize]).cmp(key(&symbols[b as usize])).then(a.cmp(&b)));
             v
         };
+        let macros: HashMap<NodeIndex, u8> = (0..symbols.len())
+            .filter(|&i| symbols[i].kind == SymbolKind::Macro)
+            .map(|i| (NodeIndex::new(i), macro_arms(&symbols[i].signature)))
+            .collect();
         let ((by_name, by_qualified), graph) = rayon::join(
             || (sorted_by(|s| &s.name), sorted_by(|s| &s.qualified_name)),
-            || Self::edges_of(&files, &g.ids, &file_nodes, std::mem::take(&mut g.graph)),
+            || Self::edges_of(&files, &g.ids, &file_nodes, &macros, std::mem::take(&mut g.graph)),
         );
         (g.by_name, g.by_qualified, g.graph) = (by_name, by_qualified, graph);
         g.files = files;
@@ -501,11 +505,13 @@ impl CallGraph {
     }
 
     /// `graph` (its symbol and top-level nodes made) with the external nodes and the edges
-    /// of every resolved reference of `files`: one edge per (caller, callee, kind).
+    /// of every resolved reference of `files`: one edge per (caller, callee, kind); and what
+    /// a macro's body calls, called by each function that invokes the macro.
     fn edges_of(
         files: &BTreeMap<Arc<str>, FileEntry>,
         ids: &HashMap<SymbolId, u32>,
         file_nodes: &HashMap<Arc<str>, NodeIndex>,
+        macros: &HashMap<NodeIndex, u8>,
         mut graph: DiGraph<NodeRef, EdgeData>,
     ) -> DiGraph<NodeRef, EdgeData> {
         let mut edges: HashMap<(NodeIndex, NodeIndex, EdgeKind), EdgeData> = HashMap::default();
@@ -568,6 +574,9 @@ impl CallGraph {
                     }
                 }
             }
+        }
+        if !macros.is_empty() {
+            expand_macros(&mut edges, macros);
         }
         let mut edges: Vec<_> = edges.into_iter().collect();
         edges.sort_unstable_by_key(|((a, b, k), _)| (*a, *b, *k));
@@ -1036,4 +1045,90 @@ pub struct Walk {
     pub truncated_depth: bool,
     pub truncated_nodes: bool,
     pub possible: Vec<Possible>,
+}
+
+/// How many arms a macro has, by its signature: `macro_rules! m { (…) => …; (…) => … }`
+/// (whole: ending in `}`); 0 when the signature was cut short; 1 for a macro of one body
+/// (C's `#define`).
+fn macro_arms(signature: &str) -> u8 {
+    if !signature.starts_with("macro_rules!") {
+        return 1;
+    }
+    if !signature.ends_with('}') {
+        return 0;
+    }
+    signature.matches(" => …").count().min(u8::MAX as usize) as u8
+}
+
+/// A macro's body runs where the macro is invoked (`macro_rules!`, C's function-like
+/// `#define`): each function that invokes a macro also calls what the macro's body calls
+/// (calls and implicit calls, through the macros it invokes in turn), at the invocation's
+/// sites. The body's own resolution says how sure each is; which arm of a macro of several
+/// an invocation matches is not known, so what those bodies call is possible, one candidate
+/// per arm. An edge the function already has is kept as it is.
+fn expand_macros(edges: &mut HashMap<(NodeIndex, NodeIndex, EdgeKind), EdgeData>, macros: &HashMap<NodeIndex, u8>) {
+    let mut body: HashMap<NodeIndex, Vec<(NodeIndex, EdgeKind)>> = HashMap::default();
+    let mut invocations = Vec::new();
+    for &(a, b, k) in edges.keys() {
+        if k == EdgeKind::Reference {
+            continue;
+        }
+        if macros.contains_key(&a) {
+            body.entry(a).or_default().push((b, k));
+        }
+        if macros.contains_key(&b) && !macros.contains_key(&a) && k == EdgeKind::Call {
+            invocations.push((a, b));
+        }
+    }
+    if invocations.is_empty() || body.is_empty() {
+        return;
+    }
+    // What each macro runs, through the macros it invokes (each macro once), and the most
+    // arms met on the way (1: every macro on the way has one).
+    let mut runs: HashMap<NodeIndex, (Vec<(NodeIndex, NodeIndex, EdgeKind)>, u8)> = HashMap::default();
+    for &m in body.keys() {
+        let mut out = Vec::new();
+        let mut arms = 1u8;
+        let mut seen: HashSet<NodeIndex> = HashSet::default();
+        let mut stack = vec![m];
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            // (A signature cut short: several arms, as far as anyone can tell.)
+            arms = arms.max(match macros[&x] {
+                0 => 2,
+                n => n,
+            });
+            for &(t, k) in body.get(&x).into_iter().flatten() {
+                if macros.contains_key(&t) {
+                    stack.push(t);
+                } else {
+                    out.push((x, t, k));
+                }
+            }
+        }
+        runs.insert(m, (out, arms));
+    }
+    invocations.sort_unstable();
+    for (f, m) in invocations {
+        let Some((run, arms)) = runs.get(&m) else { continue };
+        let inv = edges[&(f, m, EdgeKind::Call)].clone();
+        for &(x, t, k) in run {
+            if edges.contains_key(&(f, t, k)) {
+                continue;
+            }
+            let d = &edges[&(x, t, k)];
+            let guess = *arms > 1 && !d.ambiguous;
+            let derived = EdgeData {
+                sites: inv.sites.clone(),
+                confidence: if guess { Rung::Ambiguous.confidence(*arms as usize) } else { d.confidence.min(inv.confidence) },
+                ambiguous: d.ambiguous || inv.ambiguous || guess,
+                rung: if guess { Rung::Ambiguous } else { d.rung },
+                kind: k,
+                candidates: if guess { *arms } else { d.candidates },
+            };
+            edges.insert((f, t, k), derived);
+        }
+    }
 }
