@@ -358,7 +358,7 @@ def main():
             if trait is None:
                 # `<impl [T]>::m` style inherent paths of other crates
                 return None
-            tname = trait.strip().rsplit("::", 1)[-1]
+            tname = strip_generics(trait.strip()).split("<", 1)[0].rsplit("::", 1)[-1]
             if tname not in local_traits:
                 return None
             head = type_head(self_ty)
