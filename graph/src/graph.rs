@@ -1122,7 +1122,11 @@ fn expand_macros(edges: &mut HashMap<(NodeIndex, NodeIndex, EdgeKind), EdgeData>
             let guess = *arms > 1 && !d.ambiguous;
             let derived = EdgeData {
                 sites: inv.sites.clone(),
-                confidence: if guess { Rung::Ambiguous.confidence(*arms as usize) } else { d.confidence.min(inv.confidence) },
+                confidence: if guess {
+                    Rung::Ambiguous.confidence(*arms as usize)
+                } else {
+                    d.confidence.min(inv.confidence)
+                },
                 ambiguous: d.ambiguous || inv.ambiguous || guess,
                 rung: if guess { Rung::Ambiguous } else { d.rung },
                 kind: k,
