@@ -1045,10 +1045,23 @@ impl<'a> Tables<'a> {
         let per_file: Vec<_> = files
             .par_iter()
             .map(|f| {
+                // `mod = importlib.import_module("a.b")` binds `mod` as an import, which the
+                // call's result is: no variable of unknown type to hide it.
+                let imported: HashSet<(Option<&SymbolId>, &str)> = f
+                    .references
+                    .iter()
+                    .filter(|r| r.kind == RefKind::Import)
+                    .filter_map(|r| Some((r.enclosing.as_ref(), r.alias()?)))
+                    .collect();
                 let bindings = f
                     .references
                     .iter()
                     .filter(|r| matches!(r.kind, RefKind::Type | RefKind::Call) && strict(f.lang))
+                    .filter(|r| {
+                        imported.is_empty()
+                            || r.kind != RefKind::Call
+                            || !r.alias().is_some_and(|a| imported.contains(&(r.enclosing.as_ref(), a)))
+                    })
                     .filter_map(|r| {
                         let alias = r.alias()?;
                         let mut enclosing = r.enclosing.as_ref().and_then(|e| t.by_id.get(e).copied());

@@ -107,6 +107,31 @@
     name: (dotted_name) @name @import.module
     alias: (identifier) @import.alias)) @reference.import
 
+; mod = importlib.import_module("a.b"), mod = __import__("a"): an import under that name
+; (`__import__("a.b")` gives `a`, so only a name without dots)
+(assignment
+  left: (identifier) @import.alias
+  right: (call
+    function: (attribute object: (identifier) @_lib attribute: (identifier) @_f)
+    arguments: (argument_list . (string) @name @import.module .))
+  (#eq? @_lib "importlib")
+  (#eq? @_f "import_module")) @reference.import
+
+(assignment
+  left: (identifier) @import.alias
+  right: (call
+    function: (identifier) @_f
+    arguments: (argument_list . (string) @name @import.module .))
+  (#eq? @_f "import_module")) @reference.import
+
+(assignment
+  left: (identifier) @import.alias
+  right: (call
+    function: (identifier) @_f
+    arguments: (argument_list . (string) @name @import.module .))
+  (#eq? @_f "__import__")
+  (#not-match? @name "^.[^.]*[.]")) @reference.import
+
 ; from a.b import c / from . import c
 (import_from_statement
   module_name: (_) @import.module
@@ -340,6 +365,12 @@
       (attribute object: (_) @receiver attribute: (identifier) @name @reference.value)
     ])
   ])
+
+; f = g = h: `f` holds what `g` does (`g = h` is the pattern above)
+(assignment
+  left: [(identifier) (attribute) (subscript)] @import.alias
+  right: (assignment
+    left: [(identifier) (attribute)] @name @reference.value))
 
 ; a, b = f, g (the first three, pairwise)
 (assignment
