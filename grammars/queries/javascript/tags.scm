@@ -454,6 +454,34 @@
   ]
   (#not-match? @name "^(undefined|null|arguments)$"))
 
+; Dog.prototype = Object.create(Animal.prototype), Object.setPrototypeOf(Dog.prototype,
+; Animal.prototype): Dog's instances find what Animal's do (the value flow keeps the
+; prototype Dog's go on to)
+(assignment_expression
+  left: (member_expression property: (property_identifier) @_proto) @import.alias
+  right: (call_expression
+    function: (member_expression object: (identifier) @_object property: (property_identifier) @_create)
+    arguments: (arguments .
+      (member_expression
+        object: (_) @receiver
+        property: (property_identifier) @name) @reference.value .))
+  (#eq? @_proto "prototype")
+  (#eq? @_object "Object")
+  (#eq? @_create "create")
+  (#eq? @name "prototype"))
+
+(call_expression
+  function: (member_expression object: (identifier) @_object property: (property_identifier) @_set)
+  arguments: (arguments .
+    (member_expression property: (property_identifier) @_proto) @import.alias .
+    (member_expression
+      object: (_) @receiver
+      property: (property_identifier) @name) @reference.value .)
+  (#eq? @_object "Object")
+  (#eq? @_set "setPrototypeOf")
+  (#eq? @_proto "prototype")
+  (#eq? @name "prototype"))
+
 ; Foo.prototype.bar = function () { … }, obj.m = () => …: the function, defined above
 ; under the property's name, is stored there too
 (assignment_expression

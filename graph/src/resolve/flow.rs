@@ -6,7 +6,8 @@
 //! parameters, functions passed, returned or stored without a name of their own are
 //! symbols (`<lambdaN>`); a capitalised function is a constructor (ES5 classes: `new
 //! Animal()` is an instance, `Animal.prototype.speak = f` a method of it, `this` in it an
-//! instance). Not modelled: prototype chains (`Object.create`, `Object.setPrototypeOf`),
+//! instance; `Dog.prototype = Object.create(Animal.prototype)` and `Object.setPrototypeOf(
+//! Dog.prototype, Animal.prototype)` chain Dog's prototype to Animal's). Not modelled:
 //! object literals as records (`o = {a: f}` holds `f`, so `o[k]()` calls it, but `o.a()`
 //! finds nothing under `a`), `eval`.
 //!
@@ -44,6 +45,10 @@ const MUTATORS: &[&str] =
 /// `registry.get(k)()`): a function in a container is one of its elements (a function has
 /// no such methods of its own).
 const ACCESSORS: &[&str] = &["pop", "popleft", "shift", "get", "at", "find", "setdefault"];
+
+/// The field of a JavaScript constructor function that holds the prototype its
+/// prototype inherits from (what `Object.create(P)` / `Object.setPrototypeOf(_, P)` set).
+const PROTO: &str = "[[Prototype]]";
 
 /// More values than this and a key holds "anything" (an unknown).
 pub(crate) const MAX_VALUES: usize = 8;
@@ -1010,11 +1015,18 @@ impl<'a> Tables<'a> {
                     }
                     Sink::Field { obj, name } => {
                         for o in self.eval(&mut rd, obj, &mut members, 0) {
-                            if let Value::Inst(cl) | Value::Class(cl) = o {
-                                let k = rd.flow.key(Key::Field(cl, name));
-                                if rd.flow.add(k, &vals) {
-                                    changed_keys.push(k);
+                            let k = match o {
+                                Value::Inst(cl) | Value::Class(cl) => Key::Field(cl, name),
+                                // `Dog.prototype = Object.create(Animal.prototype)`: the
+                                // prototype Dog's instances go on to.
+                                Value::Func(f) if *name == "prototype" && self.constructor_function(f) => {
+                                    Key::Field(f, PROTO)
                                 }
+                                _ => continue,
+                            };
+                            let k = rd.flow.key(k);
+                            if rd.flow.add(k, &vals) {
+                                changed_keys.push(k);
                             }
                         }
                     }
@@ -1265,6 +1277,15 @@ impl<'a> Tables<'a> {
                         push_new(&mut out, v);
                     }
                     queue.extend(self.bases(&x).into_iter().flatten().copied());
+                    // A JavaScript constructor's prototype chain (`Object.create`,
+                    // `Object.setPrototypeOf`).
+                    if self.constructor_function(x) {
+                        for v in self.key_values(rd, Key::Field(x, PROTO)) {
+                            if let Value::Class(y) = v {
+                                queue.push(y);
+                            }
+                        }
+                    }
                 }
                 out
             }
