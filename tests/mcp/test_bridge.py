@@ -359,6 +359,8 @@ async def test_a_builtins_name_is_refused_and_a_hostile_description_cleaned(brid
     out = bridged.cli("bridge", "check").stdout
     assert "not mounted: search_code: 'search_code' is a built-in tool's name" in out, out
     async with client(bridged) as s:
+        # (The external server is started beside the session: wait until it is mounted.)
+        await wait_for_tool(s, "echo")
         tools = await names(s)
         assert "echo" in tools and "hostile" in tools, "mounted bare"
         assert tools["search_code"].meta["toolsets"] == ["code"], "the built-in is served"
