@@ -14,7 +14,8 @@ hostile (a description with hidden and control characters, far too long), touch_
 BRIDGE_STATE/subscriptions) and a prompt (review).
 
 BRIDGE_STATE (a folder, required): `gate` in it reading `down` makes the server exit at
-start (a server that stays dead until the test lets it back); `starts` counts its starts.
+start (a server that stays dead until the test lets it back), `slow N` makes it take N
+seconds to start; `starts` counts its starts.
 """
 
 from __future__ import annotations
@@ -31,8 +32,13 @@ from mcp.server.mcpserver import Context, MCPServer as FastMCP
 
 STATE = Path(os.environ["BRIDGE_STATE"])
 STATE.mkdir(parents=True, exist_ok=True)
-if (STATE / "gate").exists() and (STATE / "gate").read_text().strip() == "down":
+GATE = (STATE / "gate").read_text().strip() if (STATE / "gate").exists() else ""
+if GATE == "down":
     sys.exit(3)
+if GATE.startswith("slow "):
+    import time
+
+    time.sleep(float(GATE.split()[1]))
 starts_file = STATE / "starts"
 STARTS = int(starts_file.read_text()) + 1 if starts_file.exists() else 1
 starts_file.write_text(str(STARTS))

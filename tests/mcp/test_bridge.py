@@ -324,6 +324,7 @@ async def test_a_bridged_tool_asks_for_an_approval_by_default(bridged):
 async def test_restricted_modes_refuse_a_bridged_tool_unless_the_config_lists_them(bridged):
     bridged.add_stdio("ext", "[bridge.tools.whoami]\napproval = false\nread_only = true\nmodes = [\"plan\"]\n")
     async with client(bridged, "--mode", "plan") as s:
+        await wait_for_tool(s, "ext__whoami")
         tools = await names(s)
         assert "ext__whoami" in tools and "ext__echo" not in tools, sorted(t for t in tools if "__" in t)
         assert tools["ext__whoami"].annotations.read_only_hint is True
@@ -410,9 +411,18 @@ async def test_a_changed_list_reaches_the_client(bridged):
         assert "fresh here" in text_of(await ok(s, "ext__fresh"))
 
 
+async def test_a_call_waits_for_a_server_still_starting(bridged):
+    # cc-server waits 3 s for its bridged servers before serving; this one takes longer.
+    bridged.add_stdio("ext", "[bridge.tools.echo]\napproval = false\n")
+    bridged.gate("slow 6")
+    async with client(bridged) as s:
+        assert "echo: early" in text_of(await ok(s, "ext__echo", text="early"))
+
+
 async def test_a_killed_server_is_unavailable_then_back(bridged):
     bridged.add_stdio("ext", "[bridge.tools.whoami]\napproval = false\n")
     async with client(bridged) as s:
+        await wait_for_tool(s, "ext__whoami")
         first = json.loads(text_of(await ok(s, "ext__whoami")))
         assert first["starts"] == 1
         bridged.gate("down")

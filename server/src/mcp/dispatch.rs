@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::FutureExt;
 use serde_json::{json, Map, Value};
@@ -17,6 +18,9 @@ use super::surface::Surface;
 use super::tool::{CallState, Ctx, Output, Registry, Scope, ToolDef, NEVER_SERVED};
 pub use super::tool::{ErrorKind, ProgressFn, ToolError};
 use crate::services::Services;
+
+/// How long a call of a name no tool has waits for bridged servers still starting.
+const BRIDGE_FIRST_CONNECT: Duration = Duration::from_secs(20);
 
 /// Largest arguments object a call may carry, as JSON bytes.
 pub const MAX_ARGS_BYTES: usize = 1 << 20;
@@ -211,7 +215,15 @@ impl Dispatcher {
         cancel: CancellationToken,
         progress: Option<ProgressFn>,
     ) -> CallOutcome {
-        let catalog = self.catalog();
+        let mut catalog = self.catalog();
+        // A bridged server still starting (the server waits for them only a moment before
+        // serving): a call of a name nothing serves yet waits for it to be reached first.
+        if catalog.get(name).is_none() {
+            if let Some(b) = self.bridge.as_ref().filter(|b| b.connecting()) {
+                b.settle(BRIDGE_FIRST_CONNECT).await;
+                catalog = self.catalog();
+            }
+        }
         let Some(tool) = catalog.get(name).filter(|t| surface.serves(t) && !NEVER_SERVED.contains(&t.decl.name)) else {
             return CallOutcome::Unknown(name.to_string());
         };

@@ -389,12 +389,15 @@ impl Bridge {
         }
     }
 
+    /// Whether a server has not been reached (nor failed) yet.
+    pub fn connecting(&self) -> bool {
+        self.servers.iter().any(|s| matches!(*s.state.lock().expect("state"), State::Connecting))
+    }
+
     /// Waits until every server was reached once (or failed once), at most `limit`.
     pub async fn settle(&self, limit: Duration) {
         let until = tokio::time::Instant::now() + limit;
-        while tokio::time::Instant::now() < until
-            && self.servers.iter().any(|s| matches!(*s.state.lock().expect("state"), State::Connecting))
-        {
+        while tokio::time::Instant::now() < until && self.connecting() {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
