@@ -66,28 +66,32 @@ def strip_generics(path):
     return "".join(out)
 
 
-def split_top(s, sep):
-    """Split `s` at the first `sep` outside brackets."""
+def scan(s, opens="<{[(", closes=">}])"):
+    """Each (index, char, depth) of `s`: the brackets around the char (`->` closes none)."""
     depth = 0
     for i, c in enumerate(s):
-        if c in "<{[(":
+        if c in opens:
+            yield i, c, depth
             depth += 1
-        elif c in ">}])" and not (c == ">" and i and s[i - 1] == "-"):
+        elif c in closes and not (c == ">" and i and s[i - 1] == "-"):
             depth -= 1
-        elif depth == 0 and s.startswith(sep, i):
+            yield i, c, depth
+        else:
+            yield i, c, depth
+
+
+def split_top(s, sep):
+    """Split `s` at the first `sep` outside brackets."""
+    for i, _, depth in scan(s):
+        if depth == 0 and s.startswith(sep, i):
             return s[:i], s[i + len(sep):]
     return s, None
 
 
 def callee_text(rhs):
     """`<A as B>::m::<T>(move _1, …) -> …` -> `<A as B>::m::<T>` (up to the args' `(`)."""
-    depth = 0
-    for i, c in enumerate(rhs):
-        if c in "<{[":
-            depth += 1
-        elif c in ">}]" and not (c == ">" and i and rhs[i - 1] == "-"):
-            depth -= 1
-        elif c == "(" and depth == 0:
+    for i, c, depth in scan(rhs, "<{[", ">}]"):
+        if c == "(" and depth == 0:
             return rhs[:i]
     return None
 
@@ -489,18 +493,13 @@ def parse_impl(text):
 
 
 def split_all(s):
-    out, depth, cur = [], 0, []
-    for i, c in enumerate(s):
-        if c in "<{[(":
-            depth += 1
-        elif c in ">}])" and not (c == ">" and i and s[i - 1] == "-"):
-            depth -= 1
+    """`s` split at its commas outside brackets."""
+    out, start = [], 0
+    for i, c, depth in scan(s):
         if c == "," and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(c)
-    out.append("".join(cur))
+            out.append(s[start:i])
+            start = i + 1
+    out.append(s[start:])
     return out
 
 
