@@ -19,6 +19,7 @@
 //! | `@arg.of` | on an argument's reference: the name node of the call it is passed to |
 //! | `@arg.list` | the argument list holding it (its position is counted there; a keyword argument's name is its slot) |
 //! | `@flow.return` | the value is what the enclosing function returns (`return f`, `yield f`, a lambda's body) |
+//! | `@flow.key` | the key a value is stored under in an object literal (`o = {k: f}`: the alias becomes `o.k`) |
 //! | `@decorates` | on a decorator's call: the definition it decorates (its alias becomes `@name`: `name = callee(name)`) |
 //! | `@decorates.result` | the same for a decorator that is a call (`@dec(args)`: alias `@@name`, `name = dec(args)(name)`) |
 //!
@@ -204,6 +205,8 @@ pub enum Role {
     ArgOf,
     ArgList,
     FlowReturn,
+    /// The key of an object literal's entry: appended to the alias (`o = {k: f}`: `o.k`).
+    FlowKey,
     Decorates,
     DecoratesResult,
     /// Helper captures (`_x`) and standard captures we do not use (`@local.scope`).
@@ -229,6 +232,7 @@ pub fn role(capture: &str) -> Role {
         "arg.of" => Role::ArgOf,
         "arg.list" => Role::ArgList,
         "flow.return" => Role::FlowReturn,
+        "flow.key" => Role::FlowKey,
         "decorates" => Role::Decorates,
         "decorates.result" => Role::DecoratesResult,
         _ => Role::Ignored,

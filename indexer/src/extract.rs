@@ -139,6 +139,7 @@ impl Extractor {
             let mut arg_of = None;
             let mut arg_list = None;
             let mut returns = false;
+            let mut entry_key: Option<Node<'_>> = None;
             let mut decorates: Option<(Node<'_>, &str)> = None;
             for c in m.captures {
                 match roles[c.index as usize] {
@@ -164,6 +165,7 @@ impl Extractor {
                     Role::ArgOf => arg_of = arg_of.or(Some(c.node)),
                     Role::ArgList => arg_list = arg_list.or(Some(c.node)),
                     Role::FlowReturn => returns = true,
+                    Role::FlowKey => entry_key = entry_key.or(Some(c.node)),
                     Role::Decorates => decorates = Some((c.node, "@")),
                     Role::DecoratesResult => decorates = Some((c.node, "@@")),
                     Role::Ignored => {}
@@ -244,7 +246,15 @@ impl Extractor {
                             let (n, mark) = decorates.expect("decorates");
                             Some(compact_str::format_compact!("{mark}{}", clean_name(&node_text(n, source))))
                         }
-                        (false, Some(n)) => Some(clean_name(&node_text(n, source)).into()),
+                        // An object literal's entry: stored under its key (`o = {k: f}`: `o.k`).
+                        (false, Some(n)) => Some(match entry_key {
+                            Some(k) => compact_str::format_compact!(
+                                "{}.{}",
+                                clean_name(&node_text(n, source)),
+                                clean_name(&node_text(k, source))
+                            ),
+                            None => clean_name(&node_text(n, source)).into(),
+                        }),
                         // A keyword argument's keyword.
                         (false, None) => match arg {
                             Some((_, Slot::Keyword)) => keyword_of(arg_list, name_node, source),

@@ -502,14 +502,26 @@
     (function_expression !name)
   ] @name @reference.value)
 
-; const h = [], let h = {}: a container filled later (`h.push(f)`, `h[k] = f`) is a
-; variable of this scope
+; const h = []: a container filled later (`h.push(f)`, `h[k] = f`) is a variable of this
+; scope
 (variable_declarator
   name: (identifier) @import.alias
-  value: [(array) (object)] @name @reference.value
-  (#match? @name "^(\\[\\s*\\]|\\{\\s*\\})$"))
+  value: (array) @name @reference.value
+  (#match? @name "^\\[\\s*\\]$"))
 
-; h = [f, g], h = {a: f, g}: the container holds them
+; const o = {…}, o = {…}, Base.prototype = {…}: an object literal is a record of its own
+; (a value named by its `{`), whose entries are told apart by key
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (object "{" @name) @reference.value)
+
+(assignment_expression
+  left: [(identifier) (member_expression) (subscript_expression)] @import.alias
+  right: (object "{" @name) @reference.value)
+
+; h = [f, g]: the container holds them; o = {a: f, g, m() {…}, k: () => …}: the record
+; holds each under its key (`o.a`); a computed key (`[k]: f`) puts it in the record as a
+; whole
 (variable_declarator
   name: (identifier) @import.alias
   value: [
@@ -521,9 +533,14 @@
       (function_expression name: (identifier) @name) @reference.value
     ])
     (object [
-      (pair value: (identifier) @name @reference.value)
-      (pair value: (member_expression object: (_) @receiver property: (property_identifier) @name @reference.value))
-      (shorthand_property_identifier) @name @reference.value
+      (pair key: [(property_identifier) (string (string_fragment))] @flow.key value: (identifier) @name @reference.value)
+      (pair
+        key: [(property_identifier) (string (string_fragment))] @flow.key
+        value: (member_expression object: (_) @receiver property: (property_identifier) @name @reference.value))
+      (pair key: (property_identifier) @name @flow.key value: [(arrow_function) (function_expression) (generator_function)]) @reference.value
+      (pair key: (computed_property_name) value: (identifier) @name @reference.value)
+      (shorthand_property_identifier) @name @flow.key @reference.value
+      (method_definition name: (property_identifier) @name @flow.key) @reference.value
     ])
   ]
   (#not-match? @name "^(undefined|null|arguments)$"))
@@ -539,12 +556,38 @@
       (function_expression name: (identifier) @name) @reference.value
     ])
     (object [
-      (pair value: (identifier) @name @reference.value)
-      (pair value: (member_expression object: (_) @receiver property: (property_identifier) @name @reference.value))
-      (shorthand_property_identifier) @name @reference.value
+      (pair key: [(property_identifier) (string (string_fragment))] @flow.key value: (identifier) @name @reference.value)
+      (pair
+        key: [(property_identifier) (string (string_fragment))] @flow.key
+        value: (member_expression object: (_) @receiver property: (property_identifier) @name @reference.value))
+      (pair key: (property_identifier) @name @flow.key value: [(arrow_function) (function_expression) (generator_function)]) @reference.value
+      (pair key: (computed_property_name) value: (identifier) @name @reference.value)
+      (shorthand_property_identifier) @name @flow.key @reference.value
+      (method_definition name: (property_identifier) @name @flow.key) @reference.value
     ])
   ]
   (#not-match? @name "^(undefined|null|arguments)$"))
+
+; const child = Object.create(proto), X.prototype = Object.create(o): the new object finds
+; what `proto` holds (taken as `proto` itself)
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (call_expression
+    function: (member_expression object: (identifier) @_object property: (property_identifier) @_create)
+    arguments: (arguments . [
+      (identifier) @name @reference.value
+      (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.value
+    ] .))
+  (#eq? @_object "Object")
+  (#eq? @_create "create"))
+
+(assignment_expression
+  left: [(identifier) (member_expression)] @import.alias
+  right: (call_expression
+    function: (member_expression object: (identifier) @_object property: (property_identifier) @_create)
+    arguments: (arguments . (identifier) @name @reference.value .))
+  (#eq? @_object "Object")
+  (#eq? @_create "create"))
 
 ; return f, return o.f, return function () { … }, x => f: what the function returns
 ([

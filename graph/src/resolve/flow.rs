@@ -7,9 +7,11 @@
 //! symbols (`<lambdaN>`); a capitalised function is a constructor (ES5 classes: `new
 //! Animal()` is an instance, `Animal.prototype.speak = f` a method of it, `this` in it an
 //! instance; `Dog.prototype = Object.create(Animal.prototype)` and `Object.setPrototypeOf(
-//! Dog.prototype, Animal.prototype)` chain Dog's prototype to Animal's). Not modelled:
-//! object literals as records (`o = {a: f}` holds `f`, so `o[k]()` calls it, but `o.a()`
-//! finds nothing under `a`), `eval`.
+//! Dog.prototype, Animal.prototype)` chain Dog's prototype to Animal's); an object
+//! literal is a record of its own ([`Value::Obj`]: `o = {a: f, m() {…}}` holds `f` under
+//! `a`, so `o.a()` calls `f` and `o[k]()` any of its entries; `Object.create(o)` finds
+//! what `o` holds; `Base.prototype = {…}` gives Base's instances its entries). Not
+//! modelled: `eval`.
 //!
 //! Flow-insensitive and context-insensitive, the approach of the static call-graph
 //! builders for dynamic languages: every assignment, container literal, argument, return,
@@ -66,6 +68,9 @@ pub(crate) enum Value {
     Inst(u32),
     /// A module (a file).
     Module(u32),
+    /// A JavaScript object literal (a record), by the id of its [`Key::Lit`]: what it holds
+    /// under a key is [`Key::Prop`], all it holds [`Key::Elems`].
+    Obj(u32),
 }
 
 pub(crate) type Values = SmallVec<[Value; 2]>;
@@ -88,6 +93,13 @@ enum Key<'a> {
     Ret(u32),
     /// What a decorated definition's name holds.
     Dec(u32),
+    /// An object literal, by its file and its `{`'s line and column: its key's id is the
+    /// record's identity ([`Value::Obj`]; it holds nothing itself).
+    Lit(u32, u32, u32),
+    /// What a record holds under a key.
+    Prop(u32, &'a str),
+    /// Everything a record holds (what `o[k]` reads).
+    Elems(u32),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -113,6 +125,9 @@ pub(crate) enum Expr<'a> {
     Iter(Box<Expr<'a>>),
     /// What `with e as x` binds.
     Enter(Box<Expr<'a>>),
+    /// `e[k]`: an element of a container (the flow does not tell a container from what it
+    /// holds) or of a record (any of its entries).
+    Index(Box<Expr<'a>>),
     Union(Vec<Expr<'a>>),
     Unknown,
 }
@@ -615,7 +630,7 @@ impl<'a> Tables<'a> {
             e = match s {
                 Step::Attr(n) => Expr::Attr(Box::new(e), n),
                 Step::Call => Expr::Call(Box::new(e)),
-                Step::Index => e,
+                Step::Index => Expr::Index(Box::new(e)),
             };
         }
         e
@@ -625,6 +640,13 @@ impl<'a> Tables<'a> {
     /// that is an expression itself: `engines[k]`, `make()`).
     fn ref_expr(&self, cx: &mut Cx<'_, 'a>, file: u32, enclosing: Option<u32>, r: &'a Reference) -> Expr<'a> {
         let name = r.name.as_str();
+        // A JavaScript object literal (named by its `{`): the record it makes.
+        if name == "{" {
+            return match cx.key(Key::Lit(file, r.span.start_line, r.span.start_col)) {
+                Some(id) => Expr::Values(SmallVec::from_elem(Value::Obj(id), 1)),
+                None => Expr::Unknown,
+            };
+        }
         match r.receiver.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
             Some(rcv) => match self.text_expr(cx, file, enclosing, rcv) {
                 Expr::Unknown => Expr::Unknown,
@@ -1022,6 +1044,14 @@ impl<'a> Tables<'a> {
                                 Value::Func(f) if *name == "prototype" && self.constructor_function(f) => {
                                     Key::Field(f, PROTO)
                                 }
+                                // A record's entry: under its key, and among all it holds.
+                                Value::Obj(o) => {
+                                    let all = rd.flow.key(Key::Elems(o));
+                                    if rd.flow.add(all, &vals) {
+                                        changed_keys.push(all);
+                                    }
+                                    Key::Prop(o, name)
+                                }
                                 _ => continue,
                             };
                             let k = rd.flow.key(k);
@@ -1067,6 +1097,7 @@ impl<'a> Tables<'a> {
                     .filter_map(|o| match o {
                         Value::Inst(c) | Value::Class(c) => rd.id(Key::Field(c, name)),
                         Value::Module(f) => rd.id(Key::Var(Scope::File(f), name)),
+                        Value::Obj(o) => rd.id(Key::Prop(o, name)),
                         Value::Func(_) => None,
                     })
                     .collect()
@@ -1180,7 +1211,19 @@ impl<'a> Tables<'a> {
                                 }
                             }
                         }
-                        Value::Module(_) => {}
+                        Value::Module(_) | Value::Obj(_) => {}
+                    }
+                }
+            }
+            Expr::Index(inner) => {
+                for v in self.eval(rd, inner, members, depth + 1) {
+                    match v {
+                        Value::Obj(o) => {
+                            for x in self.key_values(rd, Key::Elems(o)) {
+                                push_new(&mut out, x);
+                            }
+                        }
+                        v => push_new(&mut out, v),
                     }
                 }
             }
@@ -1281,8 +1324,15 @@ impl<'a> Tables<'a> {
                     // `Object.setPrototypeOf`).
                     if self.constructor_function(x) {
                         for v in self.key_values(rd, Key::Field(x, PROTO)) {
-                            if let Value::Class(y) = v {
-                                queue.push(y);
+                            match v {
+                                Value::Class(y) => queue.push(y),
+                                // `Base.prototype = {m: f}`: the record's entries.
+                                Value::Obj(o) => {
+                                    for v in self.key_values(rd, Key::Prop(o, name)) {
+                                        push_new(&mut out, v);
+                                    }
+                                }
+                                _ => {}
                             }
                         }
                     }
@@ -1304,6 +1354,7 @@ impl<'a> Tables<'a> {
                 SmallVec::from_elem(Value::Class(f), 1)
             }
             Value::Func(_) => Values::new(),
+            Value::Obj(o) => self.key_values(rd, Key::Prop(o, name)),
         }
     }
 
@@ -1458,7 +1509,7 @@ impl Expr<'_> {
     fn is_unknown(&self) -> bool {
         match self {
             Expr::Unknown => true,
-            Expr::Attr(e, _) | Expr::Call(e) | Expr::Iter(e) | Expr::Enter(e) => e.is_unknown(),
+            Expr::Attr(e, _) | Expr::Call(e) | Expr::Iter(e) | Expr::Enter(e) | Expr::Index(e) => e.is_unknown(),
             Expr::Union(parts) => parts.iter().all(Expr::is_unknown),
             _ => false,
         }
