@@ -251,7 +251,7 @@ impl Extractor {
                             Some(k) => compact_str::format_compact!(
                                 "{}.{}",
                                 clean_name(&node_text(n, source)),
-                                clean_name(&node_text(k, source))
+                                entry_key_text(k, source)
                             ),
                             None => clean_name(&node_text(n, source)).into(),
                         }),
@@ -592,6 +592,22 @@ fn node_text<'s>(node: Node<'_>, source: &'s [u8]) -> std::borrow::Cow<'s, str> 
 
 /// Names as written, minus the quotes around string-valued names (imports, R
 /// assignments: `"x"`, `'x'`, `` `x` ``, `<stdio.h>`) and the colon of Ruby symbols.
+/// An object literal's or `setattr`'s key as written: a property name or a string's words
+/// (`k`, `"k"`); any other expression (a variable, a call) names a key not known, `*`.
+fn entry_key_text(node: Node<'_>, source: &[u8]) -> CompactString {
+    let literal = matches!(
+        node.kind(),
+        "property_identifier" | "shorthand_property_identifier" | "string" | "string_content" | "string_fragment"
+    );
+    let text = node_text(node, source);
+    let key = clean_name(&text);
+    if literal && !key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+        key.into()
+    } else {
+        CompactString::const_new("*")
+    }
+}
+
 fn clean_name(s: &str) -> &str {
     let t = s.trim();
     let pairs = [('"', '"'), ('\'', '\''), ('`', '`'), ('<', '>')];

@@ -272,6 +272,25 @@
     object: (_) @receiver
     attribute: (identifier) @name)) @reference.call
 
+; h = getattr(o, "name"): h holds what `o.name` does (a value named by the call as written)
+(assignment
+  left: (identifier) @import.alias
+  right: (call function: (identifier) @_getattr) @name @reference.value
+  (#eq? @_getattr "getattr"))
+
+; setattr(o, "name", f), setattr(o, expr, f): f is stored in o's attribute `name` (named by
+; an expression: under a name not known, `*`)
+(call
+  function: (identifier) @_setattr
+  arguments: (argument_list .
+    (_) @import.alias .
+    (_) @flow.key .
+    [
+      (identifier) @name
+      (attribute object: (_) @receiver attribute: (identifier) @name)
+    ] @reference.value .)
+  (#eq? @_setattr "setattr"))
+
 ; ---------------------------------------------------------------------------
 ; Callbacks: functions passed by name (each with its call and slot: the value flows to
 ; the callee's parameter)

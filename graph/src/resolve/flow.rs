@@ -52,6 +52,13 @@ const ACCESSORS: &[&str] = &["pop", "popleft", "shift", "get", "at", "find", "se
 /// prototype inherits from (what `Object.create(P)` / `Object.setPrototypeOf(_, P)` set).
 const PROTO: &str = "[[Prototype]]";
 
+/// The attribute a value stored under a name not known is in (`setattr(o, expr, f)`, an
+/// object literal's computed key): `getattr(o, "a")` may find it.
+const ANY_ATTR: &str = "*";
+/// Every attribute stored from outside a class's methods (`o.a = f`, `setattr`): what
+/// `getattr(o, expr)` may find.
+const ALL_ATTRS: &str = "[[all]]";
+
 /// More values than this and a key holds "anything" (an unknown).
 pub(crate) const MAX_VALUES: usize = 8;
 /// Evaluations of one constraint at most (on average), before the solver stops.
@@ -394,8 +401,20 @@ fn parse_chain(text: &str) -> Option<(&str, Vec<Step<'_>>)> {
         return None;
     }
     let head = &t[..end];
+    Some((head, parse_steps(t, end)?))
+}
+
+/// The postfix steps of `t` from byte `i` on (`.attr`, `(…)`, `[…]`).
+fn parse_steps(t: &str, mut i: usize) -> Option<Vec<Step<'_>>> {
+    let b = t.as_bytes();
+    let ident_end = |from: usize| {
+        let mut i = from;
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80) {
+            i += 1;
+        }
+        i
+    };
     let mut steps = Vec::new();
-    let mut i = end;
     while i < b.len() {
         match b[i] {
             b'.' => {
@@ -431,7 +450,34 @@ fn parse_chain(text: &str) -> Option<(&str, Vec<Step<'_>>)> {
             _ => return None,
         }
     }
-    Some((head, steps))
+    Some(steps)
+}
+
+/// `getattr(obj, key[, default])` at the start of `t`: the object's text, the key (a string
+/// literal's words, else `None`: an expression), and where the call ends.
+fn parse_getattr(t: &str) -> Option<(&str, Option<&str>, usize)> {
+    let inner = t.strip_prefix("getattr(")?;
+    let (mut depth, mut close, mut commas) = (1i32, None, Vec::new());
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(i);
+                    break;
+                }
+            }
+            ',' if depth == 1 => commas.push(i),
+            _ => {}
+        }
+    }
+    let close = close?;
+    let obj = inner[..*commas.first()?].trim();
+    let key = inner[commas[0] + 1..commas.get(1).copied().unwrap_or(close)].trim();
+    let word = |k: &str| !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_');
+    let key = ['"', '\''].iter().find_map(|&q| key.strip_prefix(q)?.strip_suffix(q)).filter(|k| word(k));
+    Some((obj, key, "getattr(".len() + close + 1))
 }
 
 /// A member lookup cache: (class, name) -> the values its members are.
@@ -621,8 +667,27 @@ impl<'a> Tables<'a> {
 
     /// An expression as written (`a.b(c)[d].e`).
     fn text_expr(&self, cx: &mut Cx<'_, 'a>, file: u32, enclosing: Option<u32>, text: &'a str) -> Expr<'a> {
-        let Some((head, steps)) = parse_chain(text) else { return Expr::Unknown };
-        let mut e = self.name_expr(cx, file, enclosing, head);
+        // `getattr(o, "a")`: `o.a`, or what was stored under a name not known; `getattr(o,
+        // name)`: any attribute stored from outside.
+        let t = text.trim();
+        let (mut e, steps) = match parse_getattr(t) {
+            Some((obj, key, end)) => {
+                let Some(steps) = parse_steps(t, end) else { return Expr::Unknown };
+                let obj = self.text_expr(cx, file, enclosing, obj);
+                if obj.is_unknown() {
+                    return Expr::Unknown;
+                }
+                let e = match key {
+                    Some(k) => union(vec![Expr::Attr(Box::new(obj.clone()), k), Expr::Attr(Box::new(obj), ANY_ATTR)]),
+                    None => Expr::Attr(Box::new(obj), ALL_ATTRS),
+                };
+                (e, steps)
+            }
+            None => {
+                let Some((head, steps)) = parse_chain(t) else { return Expr::Unknown };
+                (self.name_expr(cx, file, enclosing, head), steps)
+            }
+        };
         for s in steps {
             if matches!(e, Expr::Unknown) {
                 return e;
@@ -677,6 +742,13 @@ impl<'a> Tables<'a> {
             return parts.into_iter().flat_map(|p| self.alias_sinks(cx, file, enclosing, p)).collect();
         }
         // `d[k] = …`, `self.d[k] = …`: into `d`.
+        // `setattr(o, expr, f)`: into `o`'s attribute of a name not known.
+        if let Some(obj_text) = alias.strip_suffix(".*") {
+            return match self.text_expr(cx, file, enclosing, obj_text) {
+                Expr::Unknown => Vec::new(),
+                obj => vec![Sink::Field { obj, name: ANY_ATTR }],
+            };
+        }
         let base = match alias.find('[') {
             Some(i) => alias[..i].trim_end(),
             None => alias,
@@ -1038,7 +1110,14 @@ impl<'a> Tables<'a> {
                     Sink::Field { obj, name } => {
                         for o in self.eval(&mut rd, obj, &mut members, 0) {
                             let k = match o {
-                                Value::Inst(cl) | Value::Class(cl) => Key::Field(cl, name),
+                                Value::Inst(cl) | Value::Class(cl) => {
+                                    // (What `getattr(o, expr)` may find.)
+                                    let all = rd.flow.key(Key::Field(cl, ALL_ATTRS));
+                                    if rd.flow.add(all, &vals) {
+                                        changed_keys.push(all);
+                                    }
+                                    Key::Field(cl, name)
+                                }
                                 // `Dog.prototype = Object.create(Animal.prototype)`: the
                                 // prototype Dog's instances go on to.
                                 Value::Func(f) if *name == "prototype" && self.constructor_function(f) => {
