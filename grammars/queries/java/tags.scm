@@ -108,6 +108,29 @@
     ]))
   (#eq? @_var "var"))
 
+; Reflection and method handles: a method looked up by its name on a class literal is
+; called (`Demo.class.getDeclaredMethod("target").invoke(…)`, `lookup.findVirtual(Demo.class,
+; "target", type).invokeExact(…)`, `lookup.findConstructor(Demo.class, type)`): the name is
+; the string's, the receiver the class (the lookup's arguments are not the call's: the
+; reference is the string, whose argument count is not known)
+(method_invocation
+  object: (class_literal (type_identifier) @receiver)
+  name: (identifier) @_get
+  arguments: (argument_list . (string_literal (string_fragment) @name) @reference.call)
+  (#any-of? @_get "getMethod" "getDeclaredMethod"))
+
+(method_invocation
+  name: (identifier) @_find
+  arguments: (argument_list .
+    (class_literal (type_identifier) @receiver) .
+    (string_literal (string_fragment) @name) @reference.call)
+  (#any-of? @_find "findVirtual" "findStatic" "findSpecial"))
+
+(method_invocation
+  name: (identifier) @_find
+  arguments: (argument_list . (class_literal (type_identifier) @name) @reference.call)
+  (#eq? @_find "findConstructor"))
+
 ; obj.m(), this.m(), super.m(), Type.m(), a.b.m()
 (method_invocation
   object: (_) @receiver
