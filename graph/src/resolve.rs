@@ -299,6 +299,9 @@ pub(crate) struct Tables<'a> {
     bindings: Vec<Vec<Binding<'a>>>,
     /// Per file: alias -> indexes into `bindings`.
     binding_index: Vec<HashMap<&'a str, Vec<usize>>>,
+    /// Java, per file: (function, variable) -> the method references it is initialised
+    /// with (`Supplier<T> s = obj::m`).
+    method_values: Vec<HashMap<(Option<u32>, &'a str), Vec<&'a Reference>>>,
     /// Symbol -> the symbols whose parent it is.
     child_table: HashMap<u32, Vec<u32>>,
     /// `export default f` (TypeScript): the name a file exports as its default.
@@ -919,6 +922,7 @@ impl<'a> Tables<'a> {
             derived_table: HashMap::default(),
             bindings: Vec::new(),
             binding_index: Vec::new(),
+            method_values: Vec::new(),
             child_table: HashMap::default(),
             default_table: HashMap::default(),
             rust_mod: Vec::new(),
@@ -1094,6 +1098,20 @@ impl<'a> Tables<'a> {
             })
             .collect();
         (t.bindings, t.binding_index) = per_file.into_iter().unzip();
+        t.method_values = files
+            .iter()
+            .map(|f| {
+                let mut m: HashMap<(Option<u32>, &'a str), Vec<&'a Reference>> = HashMap::default();
+                if f.lang == Lang::Java {
+                    for r in f.references.iter().filter(|r| r.kind == RefKind::Value) {
+                        let Some(alias) = r.alias() else { continue };
+                        let enclosing = r.enclosing.as_ref().and_then(|e| t.by_id.get(e).copied());
+                        m.entry((enclosing, alias)).or_default().push(r);
+                    }
+                }
+                m
+            })
+            .collect();
         // Base classes: type references in a class's own header.
         let mut bases: HashMap<u32, Vec<u32>> = HashMap::default();
         let mut base_deps: HashMap<u32, Vec<deps::Key>> = HashMap::default();
@@ -2014,6 +2032,62 @@ impl<'a> Tables<'a> {
 
     /// Resolves one reference of file `file` (a call, a callback or value, an implicit call).
     pub fn resolve(&self, file: u32, r: &'a Reference) -> Resolution {
+        let mut res = self.resolve_ladder(file, r);
+        // Java: `Supplier<T> s = obj::m; s.get()` calls `m` (`Foo::new`: Foo's constructor),
+        // whatever the functional interface's method is.
+        if r.kind == RefKind::Call && self.lang_of(file) == Lang::Java {
+            let rcv = r.receiver.as_deref().map(str::trim).unwrap_or_default();
+            if !rcv.is_empty() && rcv.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
+                let called = self.method_value_targets(file, enclosing, rcv);
+                if !called.is_empty() {
+                    if res.rung == Rung::External {
+                        res = Resolution { targets: smallvec::SmallVec::new(), rung: Rung::Receiver, external: None };
+                    }
+                    for t in called {
+                        if !res.targets.iter().any(|x| x.id == t.id) {
+                            res.targets.push(t);
+                        }
+                    }
+                }
+            }
+        }
+        res
+    }
+
+    /// What calling the Java variable `var` (initialised with a method reference in a
+    /// function around `enclosing`) calls: the method, or the constructor of `Foo::new`.
+    fn method_value_targets(&self, file: u32, enclosing: Option<u32>, var: &str) -> Vec<Target> {
+        let values = &self.method_values[file as usize];
+        if values.is_empty() {
+            return Vec::new();
+        }
+        let mut cur = enclosing;
+        while let Some(e) = cur {
+            if let Some(refs) = values.get(&(Some(e), var)) {
+                let mut out = Vec::new();
+                for &v in refs {
+                    for t in self.resolve_ladder(file, v).targets {
+                        let Some(&i) = self.by_id.get(&t.id) else { continue };
+                        let s = &self.syms[i as usize];
+                        let ctor = s.kind.is_type_like()
+                            || self.syms[i as usize]
+                                .parent
+                                .and_then(|p| self.by_id.get(&p))
+                                .is_some_and(|&p| self.syms[p as usize].name == s.name);
+                        let kind = if ctor { EdgeKind::Constructor } else { EdgeKind::Call };
+                        out.push(Target { id: t.id, kind, possible: t.possible });
+                    }
+                }
+                return out;
+            }
+            cur = self.syms[e as usize].parent.and_then(|p| self.by_id.get(&p).copied());
+        }
+        Vec::new()
+    }
+
+    /// [`Self::resolve`] by the ladder of rungs (and, for Python and JavaScript, the value flow).
+    fn resolve_ladder(&self, file: u32, r: &'a Reference) -> Resolution {
         if matches!(r.kind, RefKind::Iteration | RefKind::Context | RefKind::Raise | RefKind::Operator) {
             return self.resolve_implicit(file, r);
         }

@@ -165,6 +165,25 @@
 ; Callbacks: method references passed as arguments
 ; ---------------------------------------------------------------------------
 
+; Supplier<T> s = obj::m, Runnable r = Foo::new: the variable holds the method (a call of
+; the functional interface's method on it calls that method)
+(local_variable_declaration
+  declarator: (variable_declarator
+    name: (identifier) @import.alias
+    value: (method_reference
+      .
+      [(identifier) (type_identifier)] @name
+      "new") @reference.value))
+
+(local_variable_declaration
+  declarator: (variable_declarator
+    name: (identifier) @import.alias
+    value: (method_reference
+      .
+      (_) @receiver
+      .
+      (identifier) @name .) @reference.value))
+
 ; Foo::new
 (argument_list
   (method_reference
