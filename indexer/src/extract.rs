@@ -107,7 +107,8 @@ impl Extractor {
                 return out;
             }
         };
-        let Some(tree) = self.parser.parse(source, None) else {
+        // (Node ranges are the source's; texts are read from it.)
+        let Some(tree) = self.parser.parse(lang.parse_source(source).as_ref(), None) else {
             out.diagnostics.push(diag(path, None, "the parser gave up on this file".into()));
             return out;
         };
