@@ -419,6 +419,34 @@ fn call_open(s: &str) -> Option<usize> {
     None
 }
 
+/// The type a cast names in a receiver written as one: `(Circle) shape` (Java, C#; the
+/// parentheses around the whole are stripped already), `shape as Circle` (TypeScript,
+/// Kotlin, Swift: `as!`, `as?` too).
+fn cast_type(lang: Lang, rcv: &str) -> Option<&str> {
+    let type_like = |t: &str| {
+        let t = t.trim();
+        !t.is_empty()
+            && t.starts_with(|c: char| c.is_alphabetic() || c == '_')
+            && t.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '<' | '>' | ',' | ' ' | '?'))
+    };
+    match lang {
+        Lang::Java | Lang::CSharp => {
+            let rest = rcv.strip_prefix('(')?;
+            let close = rest.find(')')?;
+            let (ty, value) = (&rest[..close], rest[close + 1..].trim());
+            // `(a) + b` is no cast; a cast's operand is a name, a call or a parenthesised one.
+            (type_like(ty) && value.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '('))
+                .then(|| ty.trim())
+        }
+        Lang::TypeScript | Lang::Tsx | Lang::Kotlin | Lang::Swift => {
+            let (_, ty) = rcv.rsplit_once(" as")?;
+            let ty = ty.trim_start_matches(['!', '?']);
+            (ty.starts_with(' ') && type_like(ty)).then(|| ty.trim())
+        }
+        _ => None,
+    }
+}
+
 /// Splits `a.b.c` / `a::b::c` at its last separator outside brackets:
 /// (`Some("a.b")`, `"c"`).
 fn split_last(s: &str) -> (Option<&str>, &str) {
@@ -2792,6 +2820,12 @@ impl<'a> Tables<'a> {
         if let Some(rest) = rcv.strip_prefix("new ") {
             let ty = rest.split(['(', '<']).next()?.trim();
             let (q, n) = split_last(ty);
+            return self.type_named(file, enclosing, q, n, line, depth + 1);
+        }
+        // A cast says the type: `((Circle) shape).area()` (Java, C#), `(shape as Circle)`
+        // (TypeScript, Kotlin, Swift).
+        if let Some(ty) = cast_type(lang, rcv) {
+            let (q, n) = split_last(strip_generics(ty));
             return self.type_named(file, enclosing, q, n, line, depth + 1);
         }
         if let Some(open) = call_open(rcv) {

@@ -260,6 +260,16 @@
   declarator: (variable_declarator
     name: (identifier) @import.alias)) @reference.type
 
+; o instanceof Circle c (a pattern variable)
+(instanceof_expression
+  right: [
+    (type_identifier) @name
+    (generic_type (type_identifier) @name)
+    (scoped_type_identifier (_) @receiver . (type_identifier) @name .)
+    (generic_type (scoped_type_identifier (_) @receiver . (type_identifier) @name .))
+  ]
+  name: (identifier) @import.alias) @reference.type
+
 (enhanced_for_statement
   type: [
     (type_identifier) @name
