@@ -319,6 +319,8 @@ pub(crate) struct Tables<'a> {
     /// Implementations of abstract methods, computed once each (a base class with
     /// hundreds of subclasses is called through often).
     impl_cache: std::sync::Mutex<HashMap<u32, (Implementations, Vec<deps::Key>)>>,
+    /// The overrides of a method in its class's subclasses, with the keys finding them noted.
+    override_cache: std::sync::Mutex<HashMap<u32, (Vec<u32>, Vec<deps::Key>)>>,
     /// Python's value flow, solved once the tables are built.
     flow_state: Option<flow::Flow<'a>>,
     /// Python classes with several bases somewhere above them: the method resolution
@@ -866,6 +868,12 @@ fn self_word(s: &str) -> bool {
     matches!(s, "self" | "this" | "cls" | "Self" | "$this" | "@" | "me" | "static" | "this@")
 }
 
+/// Whether a call with this receiver is dispatched on the receiver's class: not `super.m()`,
+/// not `new Foo().m()` (whose class is known exactly), not `Foo::m` (a path).
+fn virtual_call(receiver: Option<&str>) -> bool {
+    receiver.is_none_or(|r| !super_word(r) && !r.starts_with("new ") && !r.contains("::"))
+}
+
 fn super_word(s: &str) -> bool {
     matches!(s, "super" | "base" | "parent" | "super()" | "self.super")
 }
@@ -960,6 +968,7 @@ impl<'a> Tables<'a> {
             impl_table: HashMap::default(),
             extra_table: HashMap::default(),
             impl_cache: std::sync::Mutex::new(HashMap::default()),
+            override_cache: std::sync::Mutex::new(HashMap::default()),
             flow_state: None,
             mro_table: HashMap::default(),
         };
@@ -2247,6 +2256,18 @@ impl<'a> Tables<'a> {
                     kind: EdgeKind::Inherited,
                     possible: several,
                 }));
+            } else if virtual_call(receiver)
+                // (Python's `Base.method(self)` names the class: no dispatch.)
+                && !(lang == Lang::Python && receiver.is_some_and(|r| is_ident(r) && r.starts_with(char::is_uppercase)))
+                && self.overridable(t)
+            {
+                // A method its class's subclasses override may run as any of the overrides
+                // (the receiver's class is not known exactly): possible, beside itself.
+                out.extend(self.overrides(t).into_iter().map(|i| Target {
+                    id: self.syms[i as usize].id,
+                    kind: EdgeKind::Inherited,
+                    possible: true,
+                }));
             }
         }
         out.sort_unstable();
@@ -2503,6 +2524,65 @@ impl<'a> Tables<'a> {
             Lang::Rust => parent_kind == Some(SymbolKind::Trait) && sig.ends_with(';'),
             _ => false,
         }
+    }
+
+    /// Whether a call of method `m` is dispatched on the receiver's class, so that an
+    /// override in a subclass may run instead (not: static, private or final methods;
+    /// Kotlin's and C#'s methods unless open, virtual or overriding; C++'s unless virtual;
+    /// Rust and Go, which have no subclasses).
+    fn overridable(&self, m: u32) -> bool {
+        let s = &self.syms[m as usize];
+        if s.kind != SymbolKind::Method || s.parent.is_none() {
+            return false;
+        }
+        let sig = s.signature;
+        let head = sig.split('(').next().unwrap_or(sig);
+        let word = |w: &str| head.split(|c: char| !c.is_alphanumeric() && c != '_').any(|x| x == w);
+        match s.lang {
+            Lang::Java | Lang::Php | Lang::Swift | Lang::Dart => {
+                !word("static") && !word("private") && !word("final") && !word("class")
+            }
+            Lang::Kotlin => (word("open") || word("override") || word("abstract")) && !word("final"),
+            Lang::CSharp => (word("virtual") || word("override") || word("abstract")) && !word("sealed"),
+            Lang::Cpp => word("virtual") || sig.contains(" override"),
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => !word("static") && !s.name.starts_with('#'),
+            Lang::Python | Lang::Ruby => true,
+            _ => false,
+        }
+    }
+
+    /// The methods that override `m` in its class's subclasses, transitively (none when more
+    /// than [`MAX_CANDIDATES`]: too many to list as candidates).
+    fn overrides(&self, m: u32) -> Vec<u32> {
+        if let Some((v, keys)) = self.override_cache.lock().expect("cache").get(&m) {
+            deps::replay(keys);
+            return v.clone();
+        }
+        let (mut v, keys) = deps::recorded(|| {
+            let s = &self.syms[m as usize];
+            let Some(&owner) = s.parent.as_ref().and_then(|p| self.by_id.get(p)) else { return Vec::new() };
+            let mut out = Vec::new();
+            let mut queue: Vec<u32> = self.derived(&owner).cloned().unwrap_or_default();
+            let mut seen = HashSet::default();
+            while let Some(c) = queue.pop() {
+                if !seen.insert(c) || seen.len() > 256 {
+                    continue;
+                }
+                out.extend(self.children(&c).into_iter().flatten().copied().filter(|&i| {
+                    let x = &self.syms[i as usize];
+                    i != m && x.name == s.name && x.kind == SymbolKind::Method && !self.is_abstract(i)
+                }));
+                queue.extend(self.derived(&c).into_iter().flatten().copied());
+            }
+            out.sort_unstable();
+            out.dedup();
+            out
+        });
+        if v.len() > MAX_CANDIDATES {
+            v.clear();
+        }
+        self.override_cache.lock().expect("cache").insert(m, (v.clone(), keys));
+        v
     }
 
     /// The implementations an abstract method `m` dispatches to.
