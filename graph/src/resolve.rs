@@ -2561,22 +2561,9 @@ impl<'a> Tables<'a> {
         let (mut v, keys) = deps::recorded(|| {
             let s = &self.syms[m as usize];
             let Some(&owner) = s.parent.as_ref().and_then(|p| self.by_id.get(p)) else { return Vec::new() };
-            let mut out = Vec::new();
-            let mut queue: Vec<u32> = self.derived(&owner).cloned().unwrap_or_default();
-            let mut seen = HashSet::default();
-            while let Some(c) = queue.pop() {
-                if !seen.insert(c) || seen.len() > 256 {
-                    continue;
-                }
-                out.extend(self.children(&c).into_iter().flatten().copied().filter(|&i| {
-                    let x = &self.syms[i as usize];
-                    i != m && x.name == s.name && x.kind == SymbolKind::Method && !self.is_abstract(i)
-                }));
-                queue.extend(self.derived(&c).into_iter().flatten().copied());
-            }
-            out.sort_unstable();
-            out.dedup();
-            out
+            let mut v = self.subclass_members(owner, s.name);
+            v.retain(|&i| i != m && self.syms[i as usize].kind == SymbolKind::Method && !self.is_abstract(i));
+            v
         });
         if v.len() > MAX_CANDIDATES {
             v.clear();
