@@ -20,6 +20,7 @@
 //! | `@arg.list` | the argument list holding it (its position is counted there; a keyword argument's name is its slot) |
 //! | `@flow.return` | the value is what the enclosing function returns (`return f`, `yield f`, a lambda's body) |
 //! | `@flow.key` | the key a value is stored under in an object literal (`o = {k: f}`: the alias becomes `o.k`) |
+//! | `@binding.elements` | on a binding's type: the variable holds elements of `@name` (a slice, a `Vec`): the alias becomes `v[]` |
 //! | `@decorates` | on a decorator's call: the definition it decorates (its alias becomes `@name`: `name = callee(name)`) |
 //! | `@decorates.result` | the same for a decorator that is a call (`@dec(args)`: alias `@@name`, `name = dec(args)(name)`) |
 //!
@@ -207,6 +208,8 @@ pub enum Role {
     FlowReturn,
     /// The key of an object literal's entry: appended to the alias (`o = {k: f}`: `o.k`).
     FlowKey,
+    /// A binding's type is a container of `@name`: the alias gets `[]` (`repos[]`).
+    BindingElements,
     Decorates,
     DecoratesResult,
     /// Helper captures (`_x`) and standard captures we do not use (`@local.scope`).
@@ -233,6 +236,7 @@ pub fn role(capture: &str) -> Role {
         "arg.list" => Role::ArgList,
         "flow.return" => Role::FlowReturn,
         "flow.key" => Role::FlowKey,
+        "binding.elements" => Role::BindingElements,
         "decorates" => Role::Decorates,
         "decorates.result" => Role::DecoratesResult,
         _ => Role::Ignored,

@@ -273,6 +273,12 @@ struct Binding<'a> {
     call: bool,
     /// A call's argument count (it picks among overloads).
     args: Option<usize>,
+    /// The variable holds elements of the type (`repos: &[Repo]`, `Vec<Repo>`: the tags
+    /// query's `@binding.elements`, an alias written `repos[]`); it is not one itself.
+    elements: bool,
+    /// The variable is an element of the expression `name` (`for r in repos`,
+    /// `repos.iter().map(|r| …)`: an iteration reference's alias).
+    element_of: bool,
 }
 
 /// Everything the resolver looks things up in, built from all files' records.
@@ -1097,7 +1103,7 @@ impl<'a> Tables<'a> {
                 let bindings = f
                     .references
                     .iter()
-                    .filter(|r| matches!(r.kind, RefKind::Type | RefKind::Call) && strict(f.lang))
+                    .filter(|r| matches!(r.kind, RefKind::Type | RefKind::Call | RefKind::Iteration) && strict(f.lang))
                     .filter(|r| {
                         imported.is_empty()
                             || r.kind != RefKind::Call
@@ -1105,6 +1111,10 @@ impl<'a> Tables<'a> {
                     })
                     .filter_map(|r| {
                         let alias = r.alias()?;
+                        let (alias, elements) = match alias.strip_suffix("[]") {
+                            Some(a) => (a, true),
+                            None => (alias, false),
+                        };
                         let mut enclosing = r.enclosing.as_ref().and_then(|e| t.by_id.get(e).copied());
                         // `static final Point ORIGIN = …`, `var cfg = load()`: the variable is
                         // the definition itself; it is visible where that is.
@@ -1124,6 +1134,8 @@ impl<'a> Tables<'a> {
                             line: r.span.start_line,
                             call: r.kind == RefKind::Call,
                             args: r.arg_count(),
+                            elements,
+                            element_of: r.kind == RefKind::Iteration,
                         })
                     })
                     .collect::<Vec<Binding<'_>>>();
@@ -2712,8 +2724,11 @@ impl<'a> Tables<'a> {
 
     /// The type a binding gives its variable.
     fn type_from_binding(&self, file: u32, b: &Binding<'a>, depth: u8) -> Option<Vec<u32>> {
-        if depth > 8 {
+        if depth > 8 || b.elements {
             return None;
+        }
+        if b.element_of {
+            return self.element_type(file, b.enclosing, b.name, b.line, depth + 1);
         }
         if !b.call {
             return self.type_named(file, b.enclosing, b.receiver, b.name, b.line, depth + 1);
@@ -2735,6 +2750,38 @@ impl<'a> Tables<'a> {
             }
             _ => None,
         }
+    }
+
+    /// The type of the elements of `expr`: a variable bound to a container type, through
+    /// `&`, `.iter()`, `.iter_mut()`, `.into_iter()`, `.drain(..)`.
+    fn element_type(&self, file: u32, enclosing: Option<u32>, expr: &str, line: u32, depth: u8) -> Option<Vec<u32>> {
+        if depth > 8 {
+            return None;
+        }
+        let mut e = expr.trim();
+        loop {
+            let before = e;
+            for p in ["&mut ", "&", "*"] {
+                e = e.strip_prefix(p).unwrap_or(e).trim_start();
+            }
+            for m in [".iter()", ".iter_mut()", ".into_iter()", ".drain(..)"] {
+                e = e.strip_suffix(m).unwrap_or(e).trim_end();
+            }
+            if e.starts_with('(') && call_open(e) == Some(0) {
+                e = e[1..e.len() - 1].trim();
+            }
+            if e == before {
+                break;
+            }
+        }
+        if !is_ident(e) {
+            return None;
+        }
+        let b = self.binding(file, enclosing, e, line, self.lang_of(file) == Lang::Java)?;
+        if !b.elements {
+            return None;
+        }
+        self.type_named(file, b.enclosing, b.receiver, b.name, b.line, depth + 1)
     }
 
     /// The type-like symbol `qualifier.name` means in `file` (one, or none).
@@ -2940,6 +2987,12 @@ impl<'a> Tables<'a> {
                 return self.overloads_result_type(&v, depth + 1);
             }
             return self.result_type(v[0], depth + 1);
+        }
+        // `xs[i]`: an element of `xs`.
+        if let Some(base) = rcv.strip_suffix(']').and_then(|r| r.split_once('[')).map(|(b, _)| b.trim()) {
+            if is_ident(base) {
+                return self.element_type(file, enclosing, base, line, depth + 1);
+            }
         }
         let segs: Vec<&str> = rcv.split('.').map(str::trim).collect();
         if !segs.iter().all(|s| is_ident(s)) {

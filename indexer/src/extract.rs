@@ -141,6 +141,7 @@ impl Extractor {
             let mut arg_list = None;
             let mut returns = false;
             let mut entry_key: Option<Node<'_>> = None;
+            let mut elements = false;
             let mut decorates: Option<(Node<'_>, &str)> = None;
             for c in m.captures {
                 match roles[c.index as usize] {
@@ -167,6 +168,7 @@ impl Extractor {
                     Role::ArgList => arg_list = arg_list.or(Some(c.node)),
                     Role::FlowReturn => returns = true,
                     Role::FlowKey => entry_key = entry_key.or(Some(c.node)),
+                    Role::BindingElements => elements = true,
                     Role::Decorates => decorates = Some((c.node, "@")),
                     Role::DecoratesResult => decorates = Some((c.node, "@@")),
                     Role::Ignored => {}
@@ -254,6 +256,7 @@ impl Extractor {
                                 clean_name(&node_text(n, source)),
                                 entry_key_text(k, source)
                             ),
+                            None if elements => compact_str::format_compact!("{}[]", clean_name(&node_text(n, source))),
                             None => clean_name(&node_text(n, source)).into(),
                         }),
                         // A keyword argument's keyword.

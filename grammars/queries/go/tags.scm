@@ -168,6 +168,44 @@
     ]
   (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr|any)$")) @reference.type
 
+; repos []*Repo, var repos []Repo: a slice of the type (`for _, r := range repos` and
+; `repos[i]` give a `Repo`)
+(parameter_declaration
+  name: (identifier) @import.alias
+  type: [
+    (slice_type element: [
+        (type_identifier) @name
+        (pointer_type (type_identifier) @name)
+        (qualified_type package: (_) @receiver name: (type_identifier) @name)
+        (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+      ])
+    (array_type element: [
+        (type_identifier) @name
+        (pointer_type (type_identifier) @name)
+        (qualified_type package: (_) @receiver name: (type_identifier) @name)
+        (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+      ])
+  ] @binding.elements
+  (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr|any)$")) @reference.type
+
+(var_spec
+  name: (identifier) @import.alias
+  type: [
+    (slice_type element: [
+        (type_identifier) @name
+        (pointer_type (type_identifier) @name)
+        (qualified_type package: (_) @receiver name: (type_identifier) @name)
+        (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+      ])
+    (array_type element: [
+        (type_identifier) @name
+        (pointer_type (type_identifier) @name)
+        (qualified_type package: (_) @receiver name: (type_identifier) @name)
+        (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+      ])
+  ] @binding.elements
+  (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr|any)$")) @reference.type
+
 ; var s Stack
 (var_spec
   name: (identifier) @import.alias
@@ -339,3 +377,8 @@
 ; `sort.Slice(xs, byArea)`
 (argument_list
   (identifier) @name @reference.callback)
+
+; for _, r := range repos: `r` is an element of `repos`
+(range_clause
+  left: (expression_list (_) . (identifier) @import.alias .)
+  right: (_) @name) @reference.iteration

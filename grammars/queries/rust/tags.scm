@@ -63,6 +63,88 @@
 ; variable initialised by a call is the call's alias, under Calls.)
 ; ---------------------------------------------------------------------------
 
+; fn f(repos: &[Repo], v: Vec<Repo>), let v: Vec<Repo>, struct fields: a container of the
+; type (`for r in repos`, `repos.iter().map(|r| …)` and `repos[i]` give a `Repo`; `repos`
+; itself is none)
+(parameter
+  pattern: (identifier) @import.alias
+  type: [
+    (array_type element: [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+    ])
+    (reference_type type: (array_type element: [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+    ]))
+    (generic_type
+      type: (type_identifier) @_container
+      type_arguments: (type_arguments . [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+    ] .))
+    (reference_type type: (generic_type
+      type: (type_identifier) @_container
+      type_arguments: (type_arguments . [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+    ] .)))
+  ] @binding.elements
+  (#any-of? @_container "Vec" "VecDeque" "HashSet" "BTreeSet" "BinaryHeap" "LinkedList")) @reference.type
+
+(let_declaration
+  pattern: (identifier) @import.alias
+  type: [
+    (array_type element: [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+    ])
+    (reference_type type: (array_type element: [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+    ]))
+    (generic_type
+      type: (type_identifier) @_container
+      type_arguments: (type_arguments . [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+    ] .))
+    (reference_type type: (generic_type
+      type: (type_identifier) @_container
+      type_arguments: (type_arguments . [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+    ] .)))
+  ] @binding.elements
+  (#any-of? @_container "Vec" "VecDeque" "HashSet" "BTreeSet" "BinaryHeap" "LinkedList")) @reference.type
+
+; for r in repos, for r in repos.iter(), for &r in &repos: `r` is an element of what is iterated
+(for_expression
+  pattern: [
+    (identifier) @import.alias
+    (reference_pattern (identifier) @import.alias)
+    (mut_pattern (identifier) @import.alias)
+  ]
+  value: (_) @name) @reference.iteration
+
+; repos.iter().map(|r| …), .filter(|r| …), .for_each, .any, .all, .position, .find, …: the
+; closure's parameter is an element of the receiver
+(call_expression
+  function: (field_expression
+    value: (_) @name
+    field: (field_identifier) @_adapter)
+  arguments: (arguments .
+    (closure_expression
+      parameters: (closure_parameters .
+        [
+          (identifier) @import.alias
+          (reference_pattern (identifier) @import.alias)
+          (ref_pattern (identifier) @import.alias)
+        ] .)))
+  (#any-of? @_adapter "map" "for_each" "filter" "any" "all" "position" "find" "filter_map" "flat_map"
+    "take_while" "skip_while" "inspect" "retain" "retain_mut" "max_by_key" "min_by_key" "find_map"
+    "map_while" "partition" "sort_by_key" "sort_by_cached_key" "try_for_each" "rposition")) @reference.iteration
+
 ; fn f(c: &Circle, s: &dyn Shape, t: impl Shape)
 (parameter
   pattern: (identifier) @import.alias
