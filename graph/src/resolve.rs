@@ -2320,6 +2320,11 @@ impl<'a> Tables<'a> {
     /// `with e` runs `__enter__`/`__exit__` and an operator its method (`e + x`: `__add__`)
     /// of the class `e` is an instance of (by the flow).
     fn resolve_implicit(&self, file: u32, r: &'a Reference) -> Resolution {
+        // Iteration, context and operator methods are the value flow's to find: elsewhere an
+        // iteration reference only binds its variable (`for r in repos`: a Rust or Go element).
+        if r.kind != RefKind::Raise && !flows(self.lang_of(file)) {
+            return Resolution { targets: smallvec::SmallVec::new(), rung: Rung::External, external: None };
+        }
         let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
         let mut out: smallvec::SmallVec<[Target; 1]> = smallvec::SmallVec::new();
         let mut rung = Rung::Flow;
