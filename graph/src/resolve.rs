@@ -2779,6 +2779,19 @@ impl<'a> Tables<'a> {
                 break;
             }
         }
+        // `self.items`: a field of the class around, declared a container.
+        if let Some(field) = e.strip_prefix("self.").or_else(|| e.strip_prefix("this.")).filter(|f| is_ident(f)) {
+            let class = enclosing.and_then(|x| self.class_of(x))?;
+            let cf = self.syms[class as usize].file;
+            let (bindings, index) = self.bindings_of(cf);
+            let b = index
+                .get(field)
+                .into_iter()
+                .flatten()
+                .map(|&i| &bindings[i])
+                .find(|b| b.elements && b.enclosing == Some(class))?;
+            return self.type_named(cf, b.enclosing, b.receiver, b.name, b.line, depth + 1);
+        }
         if !is_ident(e) {
             return None;
         }

@@ -274,6 +274,23 @@
         ]))
   ]) @reference.type
 
+; struct fields: items: Vec<Item> (`for i in &self.items` gives an `Item`)
+(field_declaration
+  name: (field_identifier) @import.alias
+  type: [
+    (array_type element: [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+    ])
+    (generic_type
+      type: (type_identifier) @_container
+      type_arguments: (type_arguments . [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)
+    ] .))
+  ] @binding.elements
+  (#any-of? @_container "Vec" "VecDeque" "HashSet" "BTreeSet" "BinaryHeap" "LinkedList")) @reference.type
+
 ; struct fields: store: Store
 (field_declaration
   name: (field_identifier) @import.alias
