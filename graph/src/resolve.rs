@@ -2086,7 +2086,7 @@ impl<'a> Tables<'a> {
         // whatever the functional interface's method is.
         if r.kind == RefKind::Call && self.lang_of(file) == Lang::Java {
             let rcv = r.receiver.as_deref().map(str::trim).unwrap_or_default();
-            if !rcv.is_empty() && rcv.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            if is_ident(rcv) {
                 let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
                 let called = self.method_value_targets(file, enclosing, rcv);
                 if !called.is_empty() {
@@ -2118,12 +2118,12 @@ impl<'a> Tables<'a> {
                 for &v in refs {
                     for t in self.resolve_ladder(file, v).targets {
                         let Some(&i) = self.by_id.get(&t.id) else { continue };
+                        // (`Foo::new` resolves to Foo's constructor, or to Foo when it has none.)
                         let s = &self.syms[i as usize];
                         let ctor = s.kind.is_type_like()
-                            || self.syms[i as usize]
-                                .parent
+                            || s.parent
                                 .and_then(|p| self.by_id.get(&p))
-                                .is_some_and(|&p| self.syms[p as usize].name == s.name);
+                                .is_some_and(|&p| self.constructor(p) == Some(i));
                         let kind = if ctor { EdgeKind::Constructor } else { EdgeKind::Call };
                         out.push(Target { id: t.id, kind, possible: t.possible });
                     }
