@@ -66,7 +66,12 @@ use crate::walk::SkipReason;
 /// 15: a Rust macro's signature lists its arms (the call graph expands what a macro of one
 /// arm calls into its callers); a receiver in a Rust macro's arguments is the whole call
 /// (`parser("x")` in `parser("x").parse()`).
-pub const FORMAT_VERSION: u32 = 15;
+/// 16: JavaScript object literals are values of their own with their entries by key
+/// (`@flow.key`); Python `setattr`/`getattr`; Java reflective lookups, method references
+/// held in locals and `instanceof` pattern variables; Rust and Go container bindings
+/// (`v[]`) and loop and closure variables (iteration references); Java annotated varargs
+/// parse.
+pub const FORMAT_VERSION: u32 = 16;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
