@@ -389,14 +389,7 @@ fn parse_chain(text: &str) -> Option<(&str, Vec<Step<'_>>)> {
     let t = text.trim();
     let t = t.strip_prefix("await ").unwrap_or(t).trim();
     let b = t.as_bytes();
-    let ident_end = |from: usize| {
-        let mut i = from;
-        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80) {
-            i += 1;
-        }
-        i
-    };
-    let end = ident_end(0);
+    let end = ident_end(b, 0);
     if end == 0 || b[0].is_ascii_digit() {
         return None;
     }
@@ -404,21 +397,23 @@ fn parse_chain(text: &str) -> Option<(&str, Vec<Step<'_>>)> {
     Some((head, parse_steps(t, end)?))
 }
 
+/// Where the identifier starting at byte `from` of `b` ends.
+fn ident_end(b: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80) {
+        i += 1;
+    }
+    i
+}
+
 /// The postfix steps of `t` from byte `i` on (`.attr`, `(…)`, `[…]`).
 fn parse_steps(t: &str, mut i: usize) -> Option<Vec<Step<'_>>> {
     let b = t.as_bytes();
-    let ident_end = |from: usize| {
-        let mut i = from;
-        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80) {
-            i += 1;
-        }
-        i
-    };
     let mut steps = Vec::new();
     while i < b.len() {
         match b[i] {
             b'.' => {
-                let e = ident_end(i + 1);
+                let e = ident_end(b, i + 1);
                 if e == i + 1 {
                     return None;
                 }
