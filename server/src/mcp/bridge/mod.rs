@@ -448,8 +448,13 @@ impl Bridge {
                             *up.tools.lock().expect("tools") = tools;
                             list_extras(&up, &peer).await;
                             resubscribe(&up, &peer).await;
-                            up.set_state(State::Up(peer.clone()));
-                            self.rebuild();
+                            {
+                                // Mounted before it counts as reached: a call that waited
+                                // for it (`settle`) then finds its tools in the catalog.
+                                let mut state = up.state.lock().expect("state");
+                                *state = State::Up(peer.clone());
+                                self.rebuild();
+                            }
                             wait = BACKOFF.0;
                             let why = self.serve(&up, client, &peer).await;
                             let Some(why) = why else { return };
