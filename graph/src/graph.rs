@@ -31,7 +31,10 @@ use std::borrow::Cow;
 /// that one overload takes is a fact edge to it, not a possible edge to each.
 /// 8: each file keeps the keys it provides (with fingerprints) and, per key, the references
 /// whose resolution looked at it (an update re-resolves only those of the keys it changed).
-pub const GRAPH_FORMAT_VERSION: u32 = 8;
+/// 9: `graph.bin` names itself (`base`) for `graph.jnl`, the journal of the file entries
+/// updates replaced since; `graph.map` orders a file's symbols by place then id (not
+/// position), and `graph.delta` lays an update's changes over it.
+pub const GRAPH_FORMAT_VERSION: u32 = 9;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.
@@ -52,7 +55,7 @@ pub struct Site {
 }
 
 /// What a node of the graph is.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum NodeRef {
     /// A symbol of the repository.
     Symbol(SymbolId),
@@ -107,13 +110,13 @@ pub struct RefEdge {
 /// [`crate::resolve::deps`]), and its references' resolutions. The symbols' details live once, in [`CallGraph`]'s
 /// symbol table, read from the records; `graph.bin` does not repeat them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct FileEntry {
+pub(crate) struct FileEntry {
     hash: [u8; 32],
-    lang: Lang,
+    pub(crate) lang: Lang,
     names: Vec<String>,
     provides: Vec<(deps::Key, u32)>,
     deps: FileDeps,
-    refs: Vec<RefEdge>,
+    pub(crate) refs: Vec<RefEdge>,
 }
 
 /// `graph.sum`: the saved graph's counts, so a run that changed nothing need not load it.
@@ -135,7 +138,70 @@ struct Stored {
     format_version: u32,
     /// The generation of the records the graph was resolved from (`cc_indexer::store`).
     records_generation: u64,
+    /// This write's name: the journal's frames say which `graph.bin` they follow.
+    base: u64,
     files: Vec<(String, FileEntry)>,
+}
+
+/// `graph.jnl`: the file entries updates replaced since `graph.bin` was written, one frame
+/// per update appended (`len: u32, crc32: u32`, then the frame, postcard in zstd). A frame
+/// of another `base` (a journal left by a run killed as it replaced `graph.bin`) and what
+/// follows a frame that does not read whole (a run killed as it appended) are not part of it.
+const JOURNAL_FILE: &str = "graph.jnl";
+
+/// One update's frame of `graph.jnl`.
+#[derive(Serialize, Deserialize)]
+struct Frame {
+    base: u64,
+    records_generation: u64,
+    /// Each file's new entry (`None`: deleted).
+    files: Vec<(String, Option<FileEntry>)>,
+}
+
+/// The journal grows to at most `graph.bin`'s size divided by this (or [`JOURNAL_MIN`]) and
+/// to [`JOURNAL_FRAMES`] frames before an update writes the graph whole again. (A one-file
+/// edit of spring-framework journals about 1 MB: the entries of every file it re-resolved;
+/// graph.bin is 22 MB.)
+const JOURNAL_SHARE: u64 = 1;
+const JOURNAL_MIN: u64 = 64 << 10;
+const JOURNAL_FRAMES: usize = 32;
+
+/// The saved graph's file entries as read: `graph.bin` with its journal applied.
+struct Saved {
+    files: BTreeMap<Arc<str>, FileEntry>,
+    /// The generation of the records they were resolved from.
+    generation: u64,
+    base: u64,
+    /// `graph.bin`'s length, and the length of the journal's frames that read whole.
+    base_len: u64,
+    journal_len: u64,
+    /// The journal's frames that read whole.
+    frames: usize,
+}
+
+/// What [`CallGraph::save_current`] did.
+#[derive(Clone, Debug)]
+pub struct Saving {
+    pub nodes: usize,
+    pub edges: usize,
+    /// `None`: the graph was built whole.
+    pub update: Option<UpdateStats>,
+    /// Of the run, writing what was saved.
+    pub save_seconds: f64,
+    /// Whether the update was laid over the saved graph (`graph.jnl`, `graph.delta`)
+    /// rather than written whole.
+    pub layered: bool,
+}
+
+/// The files an update changed the part of the graph of.
+#[derive(Default)]
+struct Dirty {
+    /// Files were added or deleted (the update re-resolved broadly).
+    broad: bool,
+    /// Files whose entry changed (the journal's frame).
+    entries: Vec<String>,
+    /// Files whose edges may have: their content, or a resolution (the map's delta).
+    edges: Vec<String>,
 }
 
 /// What changed in an update.
@@ -161,7 +227,7 @@ pub struct CallGraph {
     by_qualified: Vec<u32>,
 }
 
-fn info(s: cc_indexer::Symbol) -> SymbolInfo {
+pub(crate) fn info(s: cc_indexer::Symbol) -> SymbolInfo {
     SymbolInfo {
         id: s.id,
         name: s.name,
@@ -175,7 +241,7 @@ fn info(s: cc_indexer::Symbol) -> SymbolInfo {
 }
 
 /// The symbol standing for the top level of `path`.
-fn top_level_info(path: &str, lang: Lang) -> SymbolInfo {
+pub(crate) fn top_level_info(path: &str, lang: Lang) -> SymbolInfo {
     let qualified_name = top_level_qualified(path);
     SymbolInfo {
         id: SymbolId::compute(path, &qualified_name, SymbolKind::Module, 0),
@@ -246,9 +312,13 @@ fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
 
 /// Every file's entry (files resolved in parallel).
 fn resolve_all(records: &[FileRecord]) -> BTreeMap<Arc<str>, FileEntry> {
-    let tables = Tables::new(records);
+    resolve_all_with(records, &Tables::new(records))
+}
+
+/// [`resolve_all`] with the tables of `records` made already.
+fn resolve_all_with(records: &[FileRecord], tables: &Tables<'_>) -> BTreeMap<Arc<str>, FileEntry> {
     let entries: Vec<FileEntry> =
-        records.par_iter().enumerate().map(|(i, f)| resolve_file(&tables, i as u32, f)).collect();
+        records.par_iter().enumerate().map(|(i, f)| resolve_file(tables, i as u32, f)).collect();
     records.iter().map(|f| Arc::<str>::from(f.path.as_str())).zip(entries).collect()
 }
 
@@ -272,7 +342,9 @@ impl CallGraph {
     /// one of their symbols had or has (those are the only resolutions they can change).
     /// The result equals [`CallGraph::build`] of the same records.
     pub fn update(&mut self, records: &[FileRecord]) -> UpdateStats {
-        let (files, stats) = self.reresolve(records);
+        let tables = Tables::new(records);
+        let (files, stats, _) = self.reresolve(records, &tables);
+        drop(tables);
         if let Some(files) = files {
             *self = CallGraph::from_files(files, symbols_of(records));
         }
@@ -287,7 +359,11 @@ impl CallGraph {
     /// was, by the names the added and deleted files had, every reference with a receiver
     /// (or in a language with an implicit `this`) and, when a Python file changed,
     /// whatever the value flow may have decided.
-    fn reresolve(&mut self, records: &[FileRecord]) -> (Option<BTreeMap<Arc<str>, FileEntry>>, UpdateStats) {
+    fn reresolve(
+        &mut self,
+        records: &[FileRecord],
+        tables: &Tables<'_>,
+    ) -> (Option<BTreeMap<Arc<str>, FileEntry>>, UpdateStats, Dirty) {
         let mut changed: HashSet<&str> = HashSet::default();
         let mut names: HashSet<String> = HashSet::default();
         let current: HashSet<&str> = records.iter().map(|f| f.path.as_str()).collect();
@@ -319,7 +395,7 @@ impl CallGraph {
             }
         }
         if changed.is_empty() && deleted.is_empty() {
-            return (None, UpdateStats::default());
+            return (None, UpdateStats::default(), Dirty::default());
         }
         let paths_changed = added || !deleted.is_empty();
         if paths_changed {
@@ -348,7 +424,6 @@ impl CallGraph {
             }
         }
         let flow_changed = flow_deleted || records.iter().any(|f| flows(f.lang) && changed.contains(f.path.as_str()));
-        let tables = Tables::new(records);
         let mut stats = UpdateStats { files_changed: changed.len() + deleted.len(), refs_resolved: 0 };
         let mut files = std::mem::take(&mut self.files);
         // Files are re-resolved in parallel, each in place (the changed ones whole, the
@@ -358,7 +433,7 @@ impl CallGraph {
             .par_iter()
             .enumerate()
             .filter(|(_, f)| changed.contains(f.path.as_str()))
-            .map(|(i, f)| (i, resolve_file(&tables, i as u32, f)))
+            .map(|(i, f)| (i, resolve_file(tables, i as u32, f)))
             .collect();
         // The keys whose fingerprints the changed files changed: what a lookup could now
         // find otherwise.
@@ -379,11 +454,14 @@ impl CallGraph {
             deps::changed(&e.provides, new, &mut keys);
         }
         keys.insert(deps::ANY);
-        let again: usize = entries
+        // Per file: references resolved again, whether its entry changed, whether an
+        // edge did (a resolution).
+        let again: Vec<(usize, bool, bool)> = entries
             .par_iter_mut()
             .zip(provides)
             .map(|((i, entry), provides)| {
                 let (i, f) = (*i, &records[*i]);
+                let provided = entry.provides != provides;
                 entry.provides = provides;
                 let calls = || f.references.iter().filter(|r| resolvable(r.kind));
                 let again: Vec<u32> = if paths_changed {
@@ -392,24 +470,43 @@ impl CallGraph {
                     entry.deps.hit(&keys)
                 };
                 if again.is_empty() {
-                    return 0;
+                    return (0, provided, false);
                 }
                 let calls: Vec<&cc_indexer::Reference> = calls().collect();
                 let mut fresh = Vec::new();
+                let mut edges = false;
                 for &k in &again {
-                    entry.refs[k as usize].resolution =
-                        resolve_noting(&tables, i as u32, calls[k as usize], k, &mut fresh);
+                    let r = resolve_noting(tables, i as u32, calls[k as usize], k, &mut fresh);
+                    let old = &mut entry.refs[k as usize].resolution;
+                    edges |= *old != r;
+                    *old = r;
                 }
                 entry.deps.replace(&again, fresh);
-                again.len()
+                (again.len(), true, edges)
             })
-            .sum();
-        stats.refs_resolved += again;
+            .collect();
+        let mut dirty = Dirty { broad: paths_changed, ..Dirty::default() };
+        for ((i, _), &(n, entry, edges)) in entries.iter().zip(&again) {
+            stats.refs_resolved += n;
+            let p = &records[*i].path;
+            if entry {
+                dirty.entries.push(p.clone());
+            }
+            if edges {
+                dirty.edges.push(p.clone());
+            }
+        }
         for (i, entry) in whole {
             stats.refs_resolved += entry.refs.len();
+            dirty.entries.push(records[i].path.clone());
+            dirty.edges.push(records[i].path.clone());
             files.insert(Arc::from(records[i].path.as_str()), entry);
         }
-        (Some(files), stats)
+        for p in deleted {
+            dirty.entries.push(p.to_string());
+            dirty.edges.push(p.to_string());
+        }
+        (Some(files), stats, dirty)
     }
 
     /// The references of unchanged file `f` (`calls`, resolved as `refs`) an update that
@@ -519,74 +616,24 @@ impl CallGraph {
         // copied) once, not once per reference. They are numbered as met.
         let mut external_nodes: HashMap<&str, NodeIndex> = HashMap::default();
         for (path, e) in files {
-            for r in &e.refs {
-                let from = match r.source.and_then(|id| ids.get(&id)) {
+            add_file_edges(
+                &mut edges,
+                path,
+                e,
+                |source| match source.and_then(|id| ids.get(&id)) {
                     Some(&i) => NodeIndex::new(i as usize),
                     None => file_nodes[path],
-                };
-                let res = &r.resolution;
-                // Candidates per kind of guess: the site's own (it names several) and the
-                // implementations an abstract method may run as.
-                let guesses = |inherited: bool| {
-                    res.targets.iter().filter(|t| t.possible && (t.kind == EdgeKind::Inherited) == inherited).count()
-                };
-                let (named, dispatched) = (guesses(false), guesses(true));
-                let mut add = |to: NodeIndex, kind: EdgeKind, possible: bool| {
-                    let n = if !possible {
-                        1
-                    } else if kind == EdgeKind::Inherited {
-                        dispatched
-                    } else {
-                        named
-                    };
-                    let rung = if possible { Rung::Ambiguous } else { res.rung };
-                    let ed = edges.entry((from, to, kind)).or_insert_with(|| EdgeData {
-                        sites: smallvec::SmallVec::new(),
-                        confidence: 0.0,
-                        ambiguous: true,
-                        rung,
-                        kind,
-                        candidates: 0,
-                    });
-                    ed.sites.push(Site { path: path.clone(), line: r.line, column: r.column });
-                    let c = rung.confidence(n);
-                    if c > ed.confidence {
-                        ed.confidence = c;
-                        ed.rung = rung;
-                    }
-                    ed.ambiguous &= possible;
-                    if possible {
-                        ed.candidates = ed.candidates.max(n.min(u8::MAX as usize) as u8);
-                    }
-                };
-                if res.targets.is_empty() {
-                    if let (Some(x), RefKind::Call) = (&res.external, r.kind) {
-                        let to = *external_nodes
-                            .entry(x.as_str())
-                            .or_insert_with(|| graph.add_node(NodeRef::External(x.to_string())));
-                        add(to, EdgeKind::Call, false);
-                    }
-                } else {
-                    for t in &res.targets {
-                        if let Some(&i) = ids.get(&t.id) {
-                            add(NodeIndex::new(i as usize), t.kind, t.possible);
-                        }
-                    }
-                }
-            }
+                },
+                |id| ids.get(&id).map(|&i| NodeIndex::new(i as usize)),
+                |x| *external_nodes.entry(x).or_insert_with(|| graph.add_node(NodeRef::External(x.to_string()))),
+            );
         }
         if !macros.is_empty() {
             expand_macros(&mut edges, macros);
         }
-        let mut edges: Vec<_> = edges.into_iter().collect();
-        edges.sort_unstable_by_key(|((a, b, k), _)| (*a, *b, *k));
+        let edges = finish_edges(edges);
         graph.reserve_exact_edges(edges.len());
-        for ((a, b, _), mut d) in edges {
-            d.sites.sort();
-            d.sites.dedup();
-            if !d.ambiguous {
-                d.candidates = 0;
-            }
+        for ((a, b, _), d) in edges {
             graph.add_edge(a, b, d);
         }
         graph
@@ -716,6 +763,7 @@ impl CallGraph {
         struct Borrowed<'a> {
             format_version: u32,
             records_generation: u64,
+            base: u64,
             files: Vec<(&'a str, &'a FileEntry)>,
         }
         let files = self.files.iter().map(|(p, e)| (&**p, e)).collect();
@@ -732,7 +780,8 @@ impl CallGraph {
                 // postcard writes field by field: whole blocks to the encoder.
                 let mut failed = None;
                 let buffered = KeepError { inner: std::io::BufWriter::with_capacity(1 << 16, z), error: &mut failed };
-                let stored = Borrowed { format_version: GRAPH_FORMAT_VERSION, records_generation, files };
+                let stored =
+                    Borrowed { format_version: GRAPH_FORMAT_VERSION, records_generation, base: new_base(), files };
                 let buffered = match postcard::to_io(&stored, buffered) {
                     Ok(b) => b.inner,
                     // postcard reports a failed write as a full buffer: the write's own error
@@ -754,23 +803,41 @@ impl CallGraph {
         // bin only of its own).
         let (bin, map) = rayon::join(write_bin, || crate::mapped::save(self, dir, records_generation));
         bin.and(map)?;
-        // Written after graph.bin and graph.map: a summary of this generation means they are too.
-        let summary = Summary {
-            format_version: GRAPH_FORMAT_VERSION,
-            records_generation,
-            nodes: self.node_count() as u64,
-            edges: self.edge_count() as u64,
-        };
-        let bytes = postcard::to_stdvec(&summary).map_err(|e| Error::Corrupt(e.to_string()))?;
-        let path = dir.join(SUMMARY_FILE);
-        let tmp = dir.join("graph.sum.tmp");
-        if let Err(e) = std::fs::write(&tmp, bytes) {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(Error::Io { path: tmp, error: e });
+        // The journal and the delta were of the files just replaced (and name them: were
+        // these removals lost, they would not be read with the new ones).
+        for stale in [JOURNAL_FILE, crate::delta::DELTA_FILE] {
+            match std::fs::remove_file(dir.join(stale)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(Error::Io { path: dir.join(stale), error: e })
+                }
+                _ => {}
+            }
         }
-        std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, error: e })
+        self.save_summary(dir, records_generation)
     }
 
+    /// Writes `graph.sum`: the counts of the graph saved for `records_generation`.
+    fn save_summary(&self, dir: &Path, records_generation: u64) -> Result<()> {
+        write_summary(dir, records_generation, self.node_count(), self.edge_count())
+    }
+}
+
+/// Writes `graph.sum` (after the files it sums up).
+fn write_summary(dir: &Path, records_generation: u64, nodes: usize, edges: usize) -> Result<()> {
+    // Written after graph.bin and graph.map: a summary of this generation means they are too.
+    let summary =
+        Summary { format_version: GRAPH_FORMAT_VERSION, records_generation, nodes: nodes as u64, edges: edges as u64 };
+    let bytes = postcard::to_stdvec(&summary).map_err(|e| Error::Corrupt(e.to_string()))?;
+    let path = dir.join(SUMMARY_FILE);
+    let tmp = dir.join("graph.sum.tmp");
+    if let Err(e) = std::fs::write(&tmp, bytes) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::Io { path: tmp, error: e });
+    }
+    std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, error: e })
+}
+
+impl CallGraph {
     /// The node and edge counts of the graph saved in `dir`, when that graph is current:
     /// of this format and resolved from the records of `records_generation` (an index run
     /// killed after it wrote the records, before the graph, leaves a graph of older
@@ -779,7 +846,7 @@ impl CallGraph {
         let s: Summary = postcard::from_bytes(&std::fs::read(dir.join(SUMMARY_FILE)).ok()?).ok()?;
         (s.format_version == GRAPH_FORMAT_VERSION
             && s.records_generation == records_generation
-            && crate::mapped::saved_generation(dir) == Some(records_generation))
+            && crate::delta::saved_generation(dir) == Some(records_generation))
         .then_some((s.nodes as usize, s.edges as usize))
     }
 
@@ -806,31 +873,108 @@ impl CallGraph {
         Ok(CallGraph::from_files(CallGraph::read_stored(dir)?.0, symbols_of(records)))
     }
 
-    /// Loads the graph saved in `dir` and brings it up to date with `records` (what
-    /// `cc-server index` does after an incremental run): one assembly, the records
-    /// freed before it. Equals [`CallGraph::build`] of `records`. A saved graph that
-    /// cannot be read (missing, another version, corrupt) is built anew: `None`.
-    pub fn load_updated(dir: &Path, records: Vec<FileRecord>) -> (CallGraph, Option<UpdateStats>) {
-        let Ok((files, _)) = CallGraph::read_stored(dir) else {
-            return (CallGraph::build_owned(records), None);
+    /// Brings the graph saved in `dir` up to date with `records` (of `records_generation`)
+    /// and saves it: what `cc-server index` does after indexing. An update that a delta
+    /// takes writes only what it changed (a frame of `graph.jnl`, `graph.delta` over
+    /// `graph.map`: [`crate::delta`]); any other (`rebuild`, a saved graph that cannot be
+    /// read, files added or deleted, the journal or the delta grown past their bounds) writes
+    /// the graph whole. An update that changed nothing writes nothing when the saved graph
+    /// is of `records_generation` already.
+    pub fn save_current(
+        dir: &Path,
+        records: Vec<FileRecord>,
+        records_generation: u64,
+        rebuild: bool,
+    ) -> Result<Saving> {
+        let whole = |g: CallGraph, update: Option<UpdateStats>| -> Result<Saving> {
+            let started = std::time::Instant::now();
+            g.save(dir, records_generation)?;
+            let saving = Saving {
+                nodes: g.node_count(),
+                edges: g.edge_count(),
+                update,
+                save_seconds: started.elapsed().as_secs_f64(),
+                layered: false,
+            };
+            cc_indexer::memory::drop_in_background(g);
+            Ok(saving)
         };
-        let (g, stats) = CallGraph::updated(files, records);
-        (g, Some(stats))
+        if rebuild {
+            return whole(CallGraph::build_owned(records), None);
+        }
+        // The saved graph is read on one core while the resolver's tables are made on the other.
+        let (saved, tables) = rayon::join(|| CallGraph::read_saved(dir), || Tables::new(&records));
+        let Ok(saved) = saved else {
+            // Built whole, with the tables made.
+            let files = resolve_all_with(&records, &tables);
+            drop(tables);
+            let symbols = symbols_into(records);
+            cc_indexer::memory::return_freed();
+            return whole(CallGraph::from_files(files, symbols), None);
+        };
+        let before = saved.generation;
+        let mut saved = saved;
+        let mut g = CallGraph::empty(std::mem::take(&mut saved.files));
+        let (files, stats, dirty) = g.reresolve(&records, &tables);
+        drop(tables);
+        let Some(files) = files else {
+            if let Some((nodes, edges)) = CallGraph::saved_counts(dir, records_generation) {
+                return Ok(Saving { nodes, edges, update: Some(stats), save_seconds: 0.0, layered: false });
+            }
+            // Of older records, the same content: stamped again.
+            let symbols = symbols_into(records);
+            return whole(CallGraph::from_files(g.files, symbols), Some(stats));
+        };
+        let journal_room =
+            saved.journal_len <= (saved.base_len / JOURNAL_SHARE).max(JOURNAL_MIN) && saved.frames < JOURNAL_FRAMES;
+        if !dirty.broad && journal_room {
+            let started = std::time::Instant::now();
+            let update = crate::delta::Update {
+                files: &files,
+                records: &records,
+                dirty: dirty.edges,
+                before,
+                generation: records_generation,
+            };
+            // The delta first: it decides whether the update is laid over the map. (Killed
+            // after it, the journal is one generation behind it: the next update, started
+            // from the journal, finds the delta not of its start and writes whole.)
+            if let Some((nodes, edges)) = crate::delta::save(dir, update)? {
+                let frame = dirty.entries.iter().map(|p| (p.clone(), files.get(p.as_str()).cloned())).collect();
+                append_journal(dir, &saved, records_generation, frame)?;
+                write_summary(dir, records_generation, nodes, edges)?;
+                let save_seconds = started.elapsed().as_secs_f64();
+                cc_indexer::memory::drop_in_background((files, records));
+                return Ok(Saving { nodes, edges, update: Some(stats), save_seconds, layered: true });
+            }
+        }
+        let symbols = symbols_into(records);
+        cc_indexer::memory::return_freed();
+        whole(CallGraph::from_files(files, symbols), Some(stats))
     }
 
     /// The graph of the saved `files` brought up to date with `records`.
     fn updated(files: BTreeMap<Arc<str>, FileEntry>, records: Vec<FileRecord>) -> (CallGraph, UpdateStats) {
         // `reresolve` reads only the file entries: no petgraph is built until the final one.
         let mut g = CallGraph::empty(files);
-        let (files, stats) = g.reresolve(&records);
+        let tables = Tables::new(&records);
+        let (files, stats, _) = g.reresolve(&records, &tables);
+        drop(tables);
         let files = files.unwrap_or(g.files);
         let symbols = symbols_into(records);
         cc_indexer::memory::return_freed();
         (CallGraph::from_files(files, symbols), stats)
     }
 
-    /// The file entries of `graph.bin` in `dir`, and the records generation it is of.
+    /// The file entries of `graph.bin` in `dir` with its journal applied, and the records
+    /// generation they are of.
     fn read_stored(dir: &Path) -> Result<(BTreeMap<Arc<str>, FileEntry>, u64)> {
+        let saved = CallGraph::read_saved(dir)?;
+        Ok((saved.files, saved.generation))
+    }
+
+    /// [`CallGraph::read_stored`], with where the journal stands.
+    fn read_saved(dir: &Path) -> Result<Saved> {
         let path = dir.join("graph.bin");
         let data = match std::fs::read(&path) {
             Ok(d) => d,
@@ -846,8 +990,80 @@ impl CallGraph {
             return Err(Error::Version { found: version, expected: GRAPH_FORMAT_VERSION });
         }
         let stored: Stored = postcard::from_bytes(&bytes).map_err(|e| Error::Corrupt(e.to_string()))?;
-        Ok((stored.files.into_iter().map(|(p, e)| (Arc::from(p), e)).collect(), stored.records_generation))
+        drop(bytes);
+        let mut saved = Saved {
+            files: stored.files.into_iter().map(|(p, e)| (Arc::from(p), e)).collect(),
+            generation: stored.records_generation,
+            base: stored.base,
+            base_len: data.len() as u64,
+            journal_len: 0,
+            frames: 0,
+        };
+        let journal = match std::fs::read(dir.join(JOURNAL_FILE)) {
+            Ok(j) => j,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(saved),
+            Err(e) => return Err(Error::Io { path: dir.join(JOURNAL_FILE), error: e }),
+        };
+        for (end, frame) in journal_frames(&journal) {
+            if frame.base != saved.base {
+                break;
+            }
+            for (p, e) in frame.files {
+                match e {
+                    Some(e) => saved.files.insert(Arc::from(p), e),
+                    None => saved.files.remove(p.as_str()),
+                };
+            }
+            saved.generation = frame.records_generation;
+            saved.journal_len = end as u64;
+            saved.frames += 1;
+        }
+        Ok(saved)
     }
+}
+
+/// The frames of a journal that read whole, each with where it ends.
+fn journal_frames(journal: &[u8]) -> impl Iterator<Item = (usize, Frame)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let head = journal.get(at..at + 8)?;
+        let len = u32::from_le_bytes(head[..4].try_into().expect("4 bytes")) as usize;
+        let crc = u32::from_le_bytes(head[4..].try_into().expect("4 bytes"));
+        let body = journal.get(at + 8..(at + 8).checked_add(len)?)?;
+        if crc32fast::hash(body) != crc {
+            return None;
+        }
+        let bytes = zstd::stream::decode_all(body).ok()?;
+        let frame: Frame = postcard::from_bytes(&bytes).ok()?;
+        at += 8 + len;
+        Some((at, frame))
+    })
+}
+
+/// Appends one update's frame to the journal of `saved` in `dir` (cutting off what did not
+/// read whole), synced.
+fn append_journal(dir: &Path, saved: &Saved, generation: u64, files: Vec<(String, Option<FileEntry>)>) -> Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    let path = dir.join(JOURNAL_FILE);
+    let io = |e: std::io::Error| Error::Io { path: path.clone(), error: e };
+    let frame = Frame { base: saved.base, records_generation: generation, files };
+    let bytes = postcard::to_stdvec(&frame).map_err(|e| Error::Corrupt(e.to_string()))?;
+    let body = zstd::stream::encode_all(&bytes[..], cc_indexer::store::ZSTD_LEVEL).map_err(io)?;
+    let mut f = std::fs::OpenOptions::new().create(true).write(true).truncate(false).open(&path).map_err(io)?;
+    f.set_len(saved.journal_len).map_err(io)?;
+    f.seek(SeekFrom::Start(saved.journal_len)).map_err(io)?;
+    let mut out = Vec::with_capacity(8 + body.len());
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    f.write_all(&out).map_err(io)?;
+    f.sync_data().map_err(io)
+}
+
+/// A name for a `graph.bin` about to be written, unlike the one it replaces.
+fn new_base() -> u64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ ((std::process::id() as u64) << 40)
 }
 
 /// A writer that keeps the first error of its inner writer (postcard replaces it with its own).
@@ -942,12 +1158,14 @@ impl GraphView for CallGraph {
                 s.name != TOP_LEVEL_NAME && within(dir, &s.path)
             })
             .collect();
-        v.sort_by(|&a, &b| {
-            let (x, y) = (&self.symbols[a as usize], &self.symbols[b as usize]);
-            (&x.path, x.span.start_line, x.span.start_col).cmp(&(&y.path, y.span.start_line, y.span.start_col))
-        });
+        v.sort_by(|&a, &b| by_place(&self.symbols[a as usize], &self.symbols[b as usize]));
         Ok(v)
     }
+}
+
+/// The order of [`GraphView::positions_in`]: path, line, column, id.
+pub(crate) fn by_place(x: &SymbolInfo, y: &SymbolInfo) -> std::cmp::Ordering {
+    (&x.path, x.span.start_line, x.span.start_col, x.id).cmp(&(&y.path, y.span.start_line, y.span.start_col, y.id))
 }
 
 /// Whether a change of the symbols named `names` can change how `r` resolves. A
@@ -1045,6 +1263,86 @@ pub struct Walk {
     pub truncated_depth: bool,
     pub truncated_nodes: bool,
     pub possible: Vec<Possible>,
+}
+
+/// Adds the edges of one file's resolved references to `edges`, one per (caller, callee,
+/// kind) with every site: `from` is the node a reference's source stands for (`None`: the
+/// file's top level), `to` the node of a target symbol, `external` the node of a name that
+/// resolved outside the repository.
+pub(crate) fn add_file_edges<'f, N: Copy + Eq + std::hash::Hash>(
+    edges: &mut HashMap<(N, N, EdgeKind), EdgeData>,
+    path: &Arc<str>,
+    e: &'f FileEntry,
+    from: impl Fn(Option<SymbolId>) -> N,
+    to: impl Fn(SymbolId) -> Option<N>,
+    mut external: impl FnMut(&'f str) -> N,
+) {
+    for r in &e.refs {
+        let from = from(r.source);
+        let res = &r.resolution;
+        // Candidates per kind of guess: the site's own (it names several) and the
+        // implementations an abstract method may run as.
+        let guesses = |inherited: bool| {
+            res.targets.iter().filter(|t| t.possible && (t.kind == EdgeKind::Inherited) == inherited).count()
+        };
+        let (named, dispatched) = (guesses(false), guesses(true));
+        let mut add = |to: N, kind: EdgeKind, possible: bool| {
+            let n = if !possible {
+                1
+            } else if kind == EdgeKind::Inherited {
+                dispatched
+            } else {
+                named
+            };
+            let rung = if possible { Rung::Ambiguous } else { res.rung };
+            let ed = edges.entry((from, to, kind)).or_insert_with(|| EdgeData {
+                sites: smallvec::SmallVec::new(),
+                confidence: 0.0,
+                ambiguous: true,
+                rung,
+                kind,
+                candidates: 0,
+            });
+            ed.sites.push(Site { path: path.clone(), line: r.line, column: r.column });
+            let c = rung.confidence(n);
+            if c > ed.confidence {
+                ed.confidence = c;
+                ed.rung = rung;
+            }
+            ed.ambiguous &= possible;
+            if possible {
+                ed.candidates = ed.candidates.max(n.min(u8::MAX as usize) as u8);
+            }
+        };
+        if res.targets.is_empty() {
+            if let (Some(x), RefKind::Call) = (&res.external, r.kind) {
+                add(external(x.as_str()), EdgeKind::Call, false);
+            }
+        } else {
+            for t in &res.targets {
+                if let Some(n) = to(t.id) {
+                    add(n, t.kind, t.possible);
+                }
+            }
+        }
+    }
+}
+
+/// The edges of [`add_file_edges`] in (caller, callee, kind) order, their sites sorted
+/// once each, the candidates of a fact dropped.
+pub(crate) fn finish_edges<N: Copy + Ord>(
+    edges: HashMap<(N, N, EdgeKind), EdgeData>,
+) -> Vec<((N, N, EdgeKind), EdgeData)> {
+    let mut edges: Vec<_> = edges.into_iter().collect();
+    edges.sort_unstable_by_key(|(k, _)| *k);
+    for (_, d) in &mut edges {
+        d.sites.sort();
+        d.sites.dedup();
+        if !d.ambiguous {
+            d.candidates = 0;
+        }
+    }
+    edges
 }
 
 /// How many arms a macro has, by its signature: `macro_rules! m { (…) => …; (…) => … }`

@@ -13,21 +13,23 @@
 //! assert!(graph.find("main").is_empty());
 //! # let _ = Limits::default();
 //! ```
+mod delta;
 mod export;
 mod graph;
 mod mapped;
 pub mod resolve;
 mod view;
 
+pub use delta::LayeredGraph;
 pub use export::{rounded, ExportFormat};
 pub use graph::{
-    top_level_qualified, CallGraph, EdgeData, Follow, Hit, Limits, NodeRef, Possible, RefEdge, Site, SymbolInfo,
-    UpdateStats, Walk, GRAPH_FORMAT_VERSION, TOP_LEVEL_NAME,
+    top_level_qualified, CallGraph, EdgeData, Follow, Hit, Limits, NodeRef, Possible, RefEdge, Saving, Site,
+    SymbolInfo, UpdateStats, Walk, GRAPH_FORMAT_VERSION, TOP_LEVEL_NAME,
 };
 pub use mapped::{open, MappedGraph, MAP_FILE};
 pub use petgraph::Direction;
 pub use resolve::{EdgeKind, Resolution, Rung, Target};
-pub use view::{EdgeMeta, GraphView};
+pub use view::{EdgeMeta, GraphView, Place};
 
 use std::path::PathBuf;
 

@@ -27,7 +27,7 @@
 //! | sites | 12 bytes | path (a paths record), line, column |
 //! | paths | 8 bytes | a site's file path (offset and length in strings) |
 //! | by name, by qualified name | u32 | symbol positions sorted by that name, then position |
-//! | by path | u32 | symbol positions (top levels left out) sorted by path, line, column, position |
+//! | by path | u32 | symbol positions (top levels left out) sorted by path, line, column, id |
 //! | ids | 12 bytes | symbol id and position, sorted by id |
 //!
 //! The header and the tables are checked when the file is opened; each block of the body
@@ -326,10 +326,7 @@ pub(crate) fn save(g: &CallGraph, dir: &Path, records_generation: u64) -> Result
         body.section();
         let mut by_path: Vec<u32> =
             (0..symbols.len() as u32).filter(|&p| symbols[p as usize].name != TOP_LEVEL_NAME).collect();
-        by_path.sort_by(|&a, &b| {
-            let (x, y) = (&symbols[a as usize], &symbols[b as usize]);
-            (&x.path, x.span.start_line, x.span.start_col, a).cmp(&(&y.path, y.span.start_line, y.span.start_col, b))
-        });
+        by_path.sort_by(|&a, &b| crate::graph::by_place(&symbols[a as usize], &symbols[b as usize]));
         for p in by_path {
             body.u32(p).map_err(io)?;
         }
@@ -383,16 +380,16 @@ pub(crate) fn save(g: &CallGraph, dir: &Path, records_generation: u64) -> Result
     std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, error: e })
 }
 
-/// The records generation of the `graph.map` in `dir`, read from its header alone (checked),
-/// when it is of this format.
-pub(crate) fn saved_generation(dir: &Path) -> Option<u64> {
+/// The records generation of the `graph.map` in `dir` and its header's CRC-32, read from
+/// its header alone (checked), when it is of this format.
+pub(crate) fn header_of(dir: &Path) -> Option<(u64, u32)> {
     use std::io::Read;
     let mut header = [0u8; HEADER];
     std::fs::File::open(dir.join(MAP_FILE)).ok()?.read_exact(&mut header).ok()?;
     (&header[..8] == MAGIC
         && le32(&header, 8) == GRAPH_FORMAT_VERSION
         && crc32fast::hash(&header[..52]) == le32(&header, 52))
-    .then(|| le64(&header, 16))
+    .then(|| (le64(&header, 16), le32(&header, 52)))
 }
 
 /// The blocks the body of `g`'s map will have, at most (its length computed ahead).
@@ -547,6 +544,11 @@ impl MappedGraph {
         self.generation
     }
 
+    /// The CRC-32 of its header: what a `graph.delta` names the map it lies over by.
+    pub(crate) fn header_crc(&self) -> u32 {
+        le32(&self.map, 52)
+    }
+
     fn corrupt(&self, why: impl std::fmt::Display) -> Error {
         Error::Corrupt(format!("{}: {why}", self.path.display()))
     }
@@ -645,7 +647,7 @@ impl MappedGraph {
         Ok(lo)
     }
 
-    fn edge(&self, e: u32, dir: Direction) -> Result<EdgeMeta> {
+    pub(crate) fn edge(&self, e: u32, dir: Direction) -> Result<EdgeMeta> {
         let r = self.record(Sec::Edges, EDGE, e as usize)?;
         let other = if dir == Direction::Outgoing { le32(r, 4) } else { le32(r, 0) };
         let (rung, kind) = (RUNGS.get(r[21] as usize), EdgeKind::ALL.get(r[22] as usize));
@@ -797,15 +799,15 @@ impl GraphView for MappedGraph {
     }
 }
 
-/// The call graph saved in `dir`, for queries: `graph.map` walked in place when it is of the
-/// records beside it (an index run writes it with every graph), else the graph loaded into
+/// The call graph saved in `dir`, for queries: `graph.map` (with `graph.delta` over it)
+/// walked in place when it is of the records beside it (an index run writes it with every graph), else the graph loaded into
 /// memory from `graph.bin` and the records ([`CallGraph::load`]: a map of another version,
 /// damaged, or of older records than those a killed index run left).
 pub fn open(dir: &Path) -> Result<Box<dyn GraphView>> {
-    if let Ok(m) = MappedGraph::open(dir) {
+    if let Ok((graph, generation)) = crate::delta::open_layers(dir) {
         let records = cc_indexer::store::records_generation(&dir.join(cc_indexer::store::RECORDS_FILE));
-        if records.is_ok_and(|g| g == m.records_generation()) {
-            return Ok(Box::new(m));
+        if records.is_ok_and(|g| g == generation) {
+            return Ok(graph);
         }
     }
     Ok(Box::new(CallGraph::load(dir)?))

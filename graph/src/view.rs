@@ -32,8 +32,10 @@ pub struct EdgeMeta {
     pub edge: u32,
 }
 
-/// The reads every query is made of. Node `i < symbol_count()` is symbol `i` (a file's top
-/// level among them, as the node [`NodeRef::File`]); external names come after.
+/// The reads every query is made of. A node is a symbol (a file's top level among them, as
+/// the node [`NodeRef::File`]) or an external name. Answers never depend on how nodes are
+/// numbered: a graph updated in layers ([`crate::LayeredGraph`]) numbers them otherwise than
+/// a cold build, and answers the same.
 ///
 /// A [`MappedGraph`](crate::MappedGraph) checks what it reads against the file's checksums
 /// as it reads, so every read can fail (a damaged file); a [`CallGraph`](crate::CallGraph)'s
@@ -41,23 +43,27 @@ pub struct EdgeMeta {
 pub trait GraphView: Send + Sync {
     fn node_count(&self) -> usize;
     fn edge_count(&self) -> usize;
-    /// Symbols, top levels included: the first nodes.
+    /// Symbols, top levels included.
     fn symbol_count(&self) -> usize;
+    /// Every symbol's node, top levels included.
+    fn symbol_positions(&self) -> Result<Vec<u32>> {
+        Ok((0..self.symbol_count() as u32).collect())
+    }
     /// The node of the symbol `id`.
     fn position(&self, id: SymbolId) -> Result<Option<u32>>;
     fn node(&self, n: u32) -> Result<NodeRef>;
-    /// Symbol `pos` (`pos < symbol_count()`).
+    /// The symbol at node `pos` (one of [`GraphView::symbol_positions`]).
     fn symbol_at(&self, pos: u32) -> Result<Cow<'_, SymbolInfo>>;
     /// The edges of node `n` in direction `dir`, appended to `out`.
     fn edges_of(&self, n: u32, dir: Direction, out: &mut Vec<EdgeMeta>) -> Result<()>;
     /// Every site of the edge `e` (sorted).
     fn sites(&self, e: &EdgeMeta) -> Result<Vec<Site>>;
-    /// The symbols whose name is `name`, in the records' order.
+    /// The symbols whose name is `name`, in no particular order.
     fn named(&self, name: &str) -> Result<Vec<u32>>;
-    /// The symbols whose qualified name is `qualified`, in the records' order.
+    /// The symbols whose qualified name is `qualified`, in no particular order.
     fn qualified(&self, qualified: &str) -> Result<Vec<u32>>;
     /// The positions of the symbols defined in the file `path`, or in the folder `path` and
-    /// below (`""`: every file), sorted by path and line, top levels left out.
+    /// below (`""`: every file), sorted by path, line, column and id, top levels left out.
     fn positions_in(&self, path: &str) -> Result<Vec<u32>>;
 
     /// The symbol `id`.
@@ -108,12 +114,13 @@ pub trait GraphView: Send + Sync {
     /// symbol: for when nothing matched as written).
     fn find_any_case(&self, name: &str) -> Result<Vec<Cow<'_, SymbolInfo>>> {
         let mut v = Vec::new();
-        for p in 0..self.symbol_count() as u32 {
+        for p in self.symbol_positions()? {
             let s = self.symbol_at(p)?;
             if s.name.eq_ignore_ascii_case(name) || s.qualified_name.eq_ignore_ascii_case(name) {
                 v.push(s);
             }
         }
+        v.sort_by(|a, b| (&a.path, a.span.start_line, a.id).cmp(&(&b.path, b.span.start_line, b.id)));
         Ok(v)
     }
 
@@ -155,15 +162,23 @@ pub trait GraphView: Send + Sync {
                 }
                 continue;
             }
-            next.sort_by(|a, b| {
-                b.confidence.total_cmp(&a.confidence).then(a.other.cmp(&b.other)).then(a.kind.cmp(&b.kind))
+            // Ties in the order of where the nodes are (not of their numbers, which differ
+            // between a graph built whole and one updated in layers).
+            let mut keyed = Vec::with_capacity(next.len());
+            for e in next.drain(..) {
+                let node = self.node(e.other)?;
+                let place = self.place(e.other, &node)?;
+                keyed.push((place, node, e));
+            }
+            keyed.sort_by(|(x, _, a), (y, _, b)| {
+                b.confidence.total_cmp(&a.confidence).then_with(|| x.cmp(y)).then(a.kind.cmp(&b.kind))
             });
-            for e in &next {
+            for (_, node, e) in &keyed {
                 if !follow.admits(e.kind, e.ambiguous) {
                     if e.ambiguous && (follow.references || e.kind != EdgeKind::Reference) {
                         out.possible.push(Possible {
                             via: self.node(n)?,
-                            node: self.node(e.other)?,
+                            node: node.clone(),
                             distance: dist + 1,
                             sites: self.sites(e)?,
                             candidates: e.candidates as usize,
@@ -181,7 +196,7 @@ pub trait GraphView: Send + Sync {
                     out.truncated_nodes = true;
                     break;
                 }
-                let node = self.node(e.other)?;
+                let node = node.clone();
                 let mut p = path.clone();
                 p.push(node.clone());
                 let c = conf * e.confidence;
@@ -218,6 +233,19 @@ pub trait GraphView: Send + Sync {
         Ok(out)
     }
 
+    /// Where node `n` (`node`) is, for ordering: a symbol by path, line, column and id, then
+    /// files' top levels by path, then external names.
+    fn place(&self, n: u32, node: &NodeRef) -> Result<Place> {
+        Ok(match node {
+            NodeRef::Symbol(id) => {
+                let s = self.symbol_at(n)?;
+                Place::Symbol(s.path.clone(), s.span.start_line, s.span.start_col, *id)
+            }
+            NodeRef::File(p) => Place::File(p.clone()),
+            NodeRef::External(x) => Place::External(x.clone()),
+        })
+    }
+
     /// What may break if `id` changes: its transitive callers (externals excluded), along
     /// the edges `follow` takes.
     fn impact_with(&self, id: SymbolId, limits: Limits, follow: Follow) -> Result<Walk> {
@@ -225,6 +253,14 @@ pub trait GraphView: Send + Sync {
         w.hits.retain(|h| !matches!(h.node, NodeRef::External(_)));
         Ok(w)
     }
+}
+
+/// Where a node is, ordered: see [`GraphView::place`].
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+pub enum Place {
+    Symbol(String, u32, u32, SymbolId),
+    File(String),
+    External(String),
 }
 
 /// Whether `symbol_path` is the file `dir` or under the folder `dir` (`""`: every path).

@@ -9,6 +9,7 @@
 //! | `records.bin.tmp` | the next `records.bin` while an index run writes it (see below) |
 //! | `tantivy/` | the symbol search index ([`crate::search`]); each commit's payload names the generation of the records it goes with |
 //! | `graph.bin`, `graph.sum` | the call graph's resolutions and its counts (cc-graph; its symbols are read from `records.bin`), stamped with the generation of the records they were resolved from |
+//! | `graph.jnl`, `graph.map`, `graph.delta` | the resolutions updates replaced since `graph.bin` was written; the graph laid out for queries; an update's changes laid over that layout (cc-graph) |
 //! | `vectors.bin` | the symbols' embeddings ([`crate::vectors`]) |
 //! | `index.lock` | held (`flock`) by the index run in progress: one run at a time |
 //!

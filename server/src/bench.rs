@@ -571,7 +571,7 @@ fn query_workload(data: &DataDir, n: usize, rng: &mut fastrand::Rng) -> Result<V
     // The graph as the server walks it (`graph.map` in place).
     let graph = &*loaded.graph;
     let mut all = Vec::with_capacity(graph.symbol_count());
-    for p in 0..graph.symbol_count() as u32 {
+    for p in graph.symbol_positions()? {
         all.push(graph.symbol_at(p)?.into_owned());
     }
     let mut symbols: Vec<&cc_graph::SymbolInfo> = all.iter().collect();

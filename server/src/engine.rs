@@ -124,41 +124,30 @@ pub fn index_with(
         let graph = GraphReport { nodes, edges, refs_resolved: 0, full: false, seconds, save_seconds: 0.0 };
         return Ok(Indexed { index: report, graph, embeddings, peak_rss_mb: peak_rss_mb() });
     }
-    // An incremental run updates the saved graph; a rebuilt index, files whose module or
-    // imports changed with their bytes the same (the graph tells files apart by content),
-    // or a graph that cannot be read (missing, another version, corrupt), is built anew.
+    // An incremental run updates the saved graph (laying its changes over it when it can);
+    // a rebuilt index, files whose module or imports changed with their bytes the same (the
+    // graph tells files apart by content), or a graph that cannot be read (missing, another
+    // version, corrupt), is built anew.
     let n = records.iter().map(|f| f.references.len()).sum();
-    let (graph, update) = match report.rebuilt {
-        None if report.reread == 0 => CallGraph::load_updated(&dir, records),
-        _ => (CallGraph::build_owned(records), None),
-    };
-    // An update that changed nothing leaves a current graph.bin as it is (one of older
-    // records, even the same content, is stamped again).
-    let write_graph = update.as_ref().is_none_or(|u| u.files_changed > 0 || u.refs_resolved > 0)
-        || CallGraph::saved_counts(&dir, report.generation).is_none();
-    let (full, refs_resolved) = match update {
+    let rebuild = report.rebuilt.is_some() || report.reread > 0;
+    let saving = CallGraph::save_current(&dir, records, report.generation, rebuild)?;
+    tracing::debug!(peak_rss_mb = ?peak_rss_mb(), layered = saving.layered, "graph saved");
+    let (full, refs_resolved) = match &saving.update {
         Some(s) => (false, s.refs_resolved),
         None => (true, n),
     };
-    tracing::debug!(peak_rss_mb = ?peak_rss_mb(), "graph built");
-    let saving = Instant::now();
-    if write_graph {
-        graph.save(&dir, report.generation)?;
-    }
-    let save_seconds = saving.elapsed().as_secs_f64();
     // The graph and the vectors are part of the index on disk too.
     let mut report = report;
     report.stats.index_bytes = cc_indexer::store::refresh_index_bytes(&dir)?;
     let graph_report = GraphReport {
-        nodes: graph.node_count(),
-        edges: graph.edge_count(),
+        nodes: saving.nodes,
+        edges: saving.edges,
         refs_resolved,
         full,
         seconds: started.elapsed().as_secs_f64(),
-        save_seconds,
+        save_seconds: saving.save_seconds,
     };
     let peak_rss_mb = peak_rss_mb();
-    cc_indexer::memory::drop_in_background(graph);
     Ok(Indexed { index: report, graph: graph_report, embeddings, peak_rss_mb })
 }
 

@@ -123,7 +123,7 @@ fn a_saved_graph_loaded_with_newer_records_updates_to_a_rebuild() {
     assert_eq!(g.edges(), CallGraph::build(&after).edges());
 }
 
-/// The consuming forms (`build_owned`, `load_updated`) equal the borrowing ones.
+/// The consuming forms (`build_owned`, `save_current`) equal the borrowing ones.
 #[test]
 fn owned_forms_equal_borrowed_ones() {
     let before = records(BEFORE);
@@ -131,13 +131,13 @@ fn owned_forms_equal_borrowed_ones() {
     assert_eq!(CallGraph::build_owned(before.clone()).edges(), CallGraph::build(&before).edges());
     let dir = tempfile::tempdir().unwrap();
     // Nothing saved yet: built anew.
-    let (g, stats) = CallGraph::load_updated(dir.path(), after.clone());
-    assert!(stats.is_none());
-    assert_eq!(g.edges(), CallGraph::build(&after).edges());
-    CallGraph::build(&before).save(dir.path(), 1).unwrap();
-    let (g, stats) = CallGraph::load_updated(dir.path(), after.clone());
-    assert!(stats.unwrap().files_changed >= 3);
-    assert_eq!(g.edges(), CallGraph::build(&after).edges());
+    let saving = CallGraph::save_current(dir.path(), after.clone(), 1, false).unwrap();
+    assert!(saving.update.is_none());
+    assert_eq!(CallGraph::load_with(dir.path(), &after).unwrap().edges(), CallGraph::build(&after).edges());
+    CallGraph::build(&before).save(dir.path(), 2).unwrap();
+    let saving = CallGraph::save_current(dir.path(), after.clone(), 3, false).unwrap();
+    assert!(saving.update.unwrap().files_changed >= 3);
+    assert_eq!(CallGraph::load_with(dir.path(), &after).unwrap().edges(), CallGraph::build(&after).edges());
 }
 
 /// The value flow is the whole repository's: a change in one file (a registry filled with
@@ -229,4 +229,74 @@ fn an_edit_re_resolves_only_what_looked_at_the_changed_file() {
     let stats = g.update(&records(&b));
     assert_eq!((stats.files_changed, stats.refs_resolved), (1, 3), "{stats:?}");
     assert_eq!(g.edges(), CallGraph::build(&records(&b)).edges());
+}
+
+/// An index run's update of a file's body is laid over the saved graph (a journal frame and
+/// a delta over the map, not the graph written whole) and answers as a cold build does,
+/// edit after edit: a function appended, a called function removed, a call moved to
+/// another function; files added or deleted are written whole, and so is a journal grown
+/// past its share of `graph.bin`.
+#[test]
+fn an_update_is_laid_over_the_saved_graph_and_answers_as_a_cold_build() {
+    use cc_graph::{GraphView, LayeredGraph, MappedGraph};
+    let dir = tempfile::tempdir().unwrap();
+    let mut generation = 1;
+    let first = CallGraph::save_current(dir.path(), records(BEFORE), generation, true).unwrap();
+    assert!(first.update.is_none() && !first.layered);
+    let edits = [
+        BEFORE.replace("def compute():", "def extra():\n    return helper()\n\ndef compute():"),
+        BEFORE.replace("def compute():\n    return 1\n", "").replace("return compute()", "return 2"),
+        BEFORE
+            .replace("    helper()\n    c = Circle(2)", "    c = Circle(2)")
+            .replace("        self.r = r\n", "        self.r = helper()\n"),
+        BEFORE.replace("class Shape:", "class Shape:\n    def outline(self):\n        return self.area()\n"),
+    ];
+    for (k, text) in edits.iter().enumerate() {
+        generation += 1;
+        let saving = CallGraph::save_current(dir.path(), records(text), generation, false).unwrap();
+        let cold = CallGraph::build(&records(text));
+        assert!(saving.layered, "edit {k} was written whole");
+        assert_eq!((saving.nodes, saving.edges), (cold.node_count(), cold.edge_count()), "edit {k}");
+        let layered = LayeredGraph::open(dir.path()).unwrap();
+        assert_eq!(layered.records_generation(), generation);
+        crate::support::same_answers(&format!("edit {k}"), &cold, &layered);
+        assert!(
+            CallGraph::load_with(dir.path(), &records(text)).unwrap().edges() == cold.edges(),
+            "edit {k}: graph.bin"
+        );
+    }
+    assert!(dir.path().join("graph.jnl").is_file() && dir.path().join("graph.delta").is_file());
+    // A file added: written whole, the journal and the delta gone with what they were of.
+    generation += 1;
+    let added = format!("{BEFORE}//- /app/extra.py\ndef more():\n    return 3\n");
+    let saving = CallGraph::save_current(dir.path(), records(&added), generation, false).unwrap();
+    assert!(!saving.layered && saving.update.is_some());
+    assert!(!dir.path().join("graph.jnl").exists() && !dir.path().join("graph.delta").exists());
+    assert!(LayeredGraph::open(dir.path()).is_err());
+    let cold = CallGraph::build(&records(&added));
+    crate::support::same_answers("added", &cold, &MappedGraph::open(dir.path()).unwrap());
+    assert_eq!(GraphView::node_count(&MappedGraph::open(dir.path()).unwrap()), cold.node_count());
+    // Edits back and forth until the journal outgrows its share: then written whole once.
+    let mut whole = 0;
+    for k in 0..40 {
+        generation += 1;
+        let text = if k % 2 == 0 { added.replace("return 3", "return helper()") } else { added.clone() };
+        let saving = CallGraph::save_current(dir.path(), records(&text), generation, false).unwrap();
+        whole += usize::from(!saving.layered);
+        crate::support::same_answers(
+            &format!("round {k}"),
+            &CallGraph::build(&records(&text)),
+            &*cc_graph_view(dir.path()),
+        );
+    }
+    assert!(whole >= 1, "the journal was never folded into graph.bin");
+    assert!(whole < 40, "no update was laid over the graph");
+}
+
+/// The saved graph in `dir` as a query reads it (the delta over the map when there is one).
+fn cc_graph_view(dir: &std::path::Path) -> Box<dyn cc_graph::GraphView> {
+    match cc_graph::LayeredGraph::open(dir) {
+        Ok(l) => Box::new(l),
+        Err(_) => Box::new(cc_graph::MappedGraph::open(dir).unwrap()),
+    }
 }

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 
-use cc_graph::CallGraph;
+use cc_graph::{CallGraph, LayeredGraph, MappedGraph};
 use proptest::prelude::*;
 
 use crate::support::records;
@@ -329,6 +329,11 @@ fn check(lang: &Lang, start: &(Vec<usize>, Vec<u64>), edits: &[Edit]) -> Result<
     let mut model = Model::new(lang, start);
     let mut fixture = model.fixture();
     let mut g = CallGraph::build(&records(&fixture));
+    // The same edits saved as an index run saves them: laid over the saved graph (a
+    // journal frame, a delta over the map) when they can be, else written whole.
+    let saved = tempfile::tempdir().unwrap();
+    let mut generation = 1;
+    CallGraph::save_current(saved.path(), records(&fixture), generation, true).unwrap();
     for e in edits {
         let before = fixture;
         model.apply(e);
@@ -346,6 +351,20 @@ fn check(lang: &Lang, start: &(Vec<usize>, Vec<u64>), edits: &[Edit]) -> Result<
         );
         // Sites, rungs, confidences and external names too.
         prop_assert!(g.edges() == full.edges(), "after {:?}: edges differ beyond callers and callees\n{}", e, fixture);
+        generation += 1;
+        let saving = CallGraph::save_current(saved.path(), r.clone(), generation, false).unwrap();
+        prop_assert_eq!((saving.nodes, saving.edges), (full.node_count(), full.edge_count()), "counts after {:?}", e);
+        // graph.bin with its journal: what the next update starts from.
+        let loaded = CallGraph::load_with(saved.path(), &r).unwrap();
+        prop_assert!(loaded.edges() == full.edges(), "graph.bin and its journal after {:?}\n{}", e, fixture);
+        // What a query reads: the map, with the delta over it.
+        let case = format!("after {e:?}\n{fixture}");
+        if saving.layered {
+            crate::support::same_answers(&case, &full, &LayeredGraph::open(saved.path()).unwrap());
+        } else {
+            prop_assert!(LayeredGraph::open(saved.path()).is_err(), "a delta left behind a whole write");
+            crate::support::same_answers(&case, &full, &MappedGraph::open(saved.path()).unwrap());
+        }
     }
     Ok(())
 }

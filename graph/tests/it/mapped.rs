@@ -3,80 +3,9 @@
 //! lookups and file listings are compared between [`CallGraph`] and [`MappedGraph`]. A
 //! damaged, truncated, stale or other-version map is refused, never read wrong.
 
-use cc_graph::{CallGraph, Direction, Follow, GraphView, Limits, MappedGraph, NodeRef, MAP_FILE};
+use cc_graph::{CallGraph, Direction, Follow, GraphView, Limits, MappedGraph, MAP_FILE};
 
 use crate::support::records;
-
-/// Every query of `g` and `m` over `g`'s symbols, compared.
-fn same_answers(case: &str, g: &CallGraph, m: &MappedGraph) {
-    assert_eq!(GraphView::node_count(m), g.node_count(), "{case}: nodes");
-    assert_eq!(GraphView::edge_count(m), g.edge_count(), "{case}: edges");
-    let follows = [
-        Follow::default(),
-        Follow { references: true, possible: false },
-        Follow { references: false, possible: true },
-        Follow { references: true, possible: true },
-    ];
-    let mut paths = vec![String::new()];
-    for s in g.symbols() {
-        let id = s.id;
-        assert_eq!(m.symbol(id).unwrap().as_deref(), Some(s), "{case}: symbol {}", s.qualified_name);
-        for follow in follows {
-            for depth in [1, 3] {
-                let limits = Limits { depth, nodes: 500 };
-                for dir in [Direction::Incoming, Direction::Outgoing] {
-                    assert_eq!(
-                        m.walk(id, dir, limits, follow).unwrap(),
-                        g.walk(id, dir, limits, follow),
-                        "{case}: walk {dir:?} {follow:?} depth {depth} from {}",
-                        s.qualified_name
-                    );
-                }
-                assert_eq!(
-                    m.impact_with(id, limits, follow).unwrap(),
-                    g.impact_with(id, limits, follow),
-                    "{case}: impact"
-                );
-            }
-        }
-        // A small node limit cuts the walk at the same place.
-        let tight = Limits { depth: 3, nodes: 1 };
-        assert_eq!(
-            m.walk(id, Direction::Incoming, tight, Follow::default()).unwrap(),
-            g.walk(id, Direction::Incoming, tight, Follow::default())
-        );
-        for spec in [s.name.clone(), s.qualified_name.clone(), s.id.to_string(), s.path.clone(), s.name.to_uppercase()]
-        {
-            let want: Vec<_> = g.find(&spec).into_iter().cloned().collect();
-            let got: Vec<_> = GraphView::find(m, &spec).unwrap().into_iter().map(|c| c.into_owned()).collect();
-            assert_eq!(got, want, "{case}: find {spec}");
-            let want: Vec<_> =
-                GraphView::find_any_case(g, &spec).unwrap().into_iter().map(|c| c.into_owned()).collect();
-            let got: Vec<_> = m.find_any_case(&spec).unwrap().into_iter().map(|c| c.into_owned()).collect();
-            assert_eq!(got, want, "{case}: find in any case {spec}");
-        }
-        for n in [NodeRef::Symbol(id), NodeRef::File(s.path.clone())] {
-            assert_eq!(GraphView::node_id_and_name(m, &n).unwrap(), g.node_id_and_name(&n), "{case}: {n:?}");
-        }
-        let mut p = s.path.as_str();
-        paths.push(p.to_string());
-        while let Some((dir, _)) = p.rsplit_once('/') {
-            paths.push(dir.to_string());
-            paths.push(format!("/{dir}/"));
-            p = dir;
-        }
-    }
-    paths.extend(["nowhere".to_string(), "a".to_string()]);
-    paths.sort();
-    paths.dedup();
-    for p in &paths {
-        let want: Vec<_> = g.symbols_in(p).into_iter().cloned().collect();
-        let got: Vec<_> = GraphView::symbols_in(m, p).unwrap().into_iter().map(|c| c.into_owned()).collect();
-        assert_eq!(got, want, "{case}: symbols in '{p}'");
-    }
-    assert_eq!(m.symbol(cc_indexer::SymbolId(0x1234)).unwrap(), None);
-    assert!(GraphView::find(m, "no_such_name_anywhere").unwrap().is_empty());
-}
 
 #[test]
 fn the_map_answers_as_the_graph_in_memory_for_every_suite_case() {
@@ -89,7 +18,7 @@ fn the_map_answers_as_the_graph_in_memory_for_every_suite_case() {
         g.save(tmp.path(), 7).unwrap();
         let m = MappedGraph::open(tmp.path()).unwrap();
         assert_eq!(m.records_generation(), 7);
-        same_answers(case, &g, &m);
+        crate::support::same_answers(case, &g, &m);
         edges += g.edge_count();
     }
     assert!(edges > 1000, "{edges} edges over the suite");

@@ -1,7 +1,7 @@
 //! Records from inline multi-file fixtures (`//- /path` headers), and the edges a
 //! graph resolved, by qualified name.
 
-use cc_graph::{CallGraph, EdgeKind, NodeRef};
+use cc_graph::{CallGraph, Direction, EdgeKind, Follow, GraphView, Limits, NodeRef};
 use cc_indexer::{Extractor, FileRecord};
 
 pub use cc_indexer::fixture::parse as parse_fixture;
@@ -78,4 +78,78 @@ pub fn edge_kind(line: &str) -> &str {
         Some((_, k)) if k.ends_with(']') => &k[..k.len() - 1],
         _ => "call",
     }
+}
+
+/// Every query of `g` and `m` over `g`'s symbols, compared (`m`: the graph as saved and
+/// read back).
+pub fn same_answers(case: &str, g: &CallGraph, m: &dyn GraphView) {
+    assert_eq!(GraphView::node_count(m), g.node_count(), "{case}: nodes");
+    assert_eq!(GraphView::edge_count(m), g.edge_count(), "{case}: edges");
+    assert_eq!(m.symbol_count(), GraphView::symbol_count(g), "{case}: symbols");
+    assert_eq!(m.symbol_positions().unwrap().len(), GraphView::symbol_count(g), "{case}: symbol positions");
+    let follows = [
+        Follow::default(),
+        Follow { references: true, possible: false },
+        Follow { references: false, possible: true },
+        Follow { references: true, possible: true },
+    ];
+    let mut paths = vec![String::new()];
+    for s in g.symbols() {
+        let id = s.id;
+        assert_eq!(m.symbol(id).unwrap().as_deref(), Some(s), "{case}: symbol {}", s.qualified_name);
+        for follow in follows {
+            for depth in [1, 3] {
+                let limits = Limits { depth, nodes: 500 };
+                for dir in [Direction::Incoming, Direction::Outgoing] {
+                    assert_eq!(
+                        m.walk(id, dir, limits, follow).unwrap(),
+                        g.walk(id, dir, limits, follow),
+                        "{case}: walk {dir:?} {follow:?} depth {depth} from {}",
+                        s.qualified_name
+                    );
+                }
+                assert_eq!(
+                    m.impact_with(id, limits, follow).unwrap(),
+                    g.impact_with(id, limits, follow),
+                    "{case}: impact"
+                );
+            }
+        }
+        // A small node limit cuts the walk at the same place.
+        let tight = Limits { depth: 3, nodes: 1 };
+        assert_eq!(
+            m.walk(id, Direction::Incoming, tight, Follow::default()).unwrap(),
+            g.walk(id, Direction::Incoming, tight, Follow::default())
+        );
+        for spec in [s.name.clone(), s.qualified_name.clone(), s.id.to_string(), s.path.clone(), s.name.to_uppercase()]
+        {
+            let want: Vec<_> = g.find(&spec).into_iter().cloned().collect();
+            let got: Vec<_> = GraphView::find(m, &spec).unwrap().into_iter().map(|c| c.into_owned()).collect();
+            assert_eq!(got, want, "{case}: find {spec}");
+            let want: Vec<_> =
+                GraphView::find_any_case(g, &spec).unwrap().into_iter().map(|c| c.into_owned()).collect();
+            let got: Vec<_> = m.find_any_case(&spec).unwrap().into_iter().map(|c| c.into_owned()).collect();
+            assert_eq!(got, want, "{case}: find in any case {spec}");
+        }
+        for n in [NodeRef::Symbol(id), NodeRef::File(s.path.clone())] {
+            assert_eq!(GraphView::node_id_and_name(m, &n).unwrap(), g.node_id_and_name(&n), "{case}: {n:?}");
+        }
+        let mut p = s.path.as_str();
+        paths.push(p.to_string());
+        while let Some((dir, _)) = p.rsplit_once('/') {
+            paths.push(dir.to_string());
+            paths.push(format!("/{dir}/"));
+            p = dir;
+        }
+    }
+    paths.extend(["nowhere".to_string(), "a".to_string()]);
+    paths.sort();
+    paths.dedup();
+    for p in &paths {
+        let want: Vec<_> = g.symbols_in(p).into_iter().cloned().collect();
+        let got: Vec<_> = GraphView::symbols_in(m, p).unwrap().into_iter().map(|c| c.into_owned()).collect();
+        assert_eq!(got, want, "{case}: symbols in '{p}'");
+    }
+    assert_eq!(m.symbol(cc_indexer::SymbolId(0x1234)).unwrap(), None);
+    assert!(GraphView::find(m, "no_such_name_anywhere").unwrap().is_empty());
 }

@@ -658,6 +658,48 @@ def refund():
     assert!(out.contains("billing.refund.refund"), "{out}");
 }
 
+/// An edit inside a file is laid over the saved graph (`graph.jnl`, `graph.delta`) and the
+/// commands answer as a fresh index of the same tree does; a file added writes it whole.
+#[test]
+fn an_edit_is_laid_over_the_saved_graph_and_answers_as_a_fresh_index() {
+    let e = env();
+    ok(&cc(&e, &["index", path(&e.repo)]));
+    let dir = e.data.join("repos/shop");
+    let invoice = e.repo.join("billing/invoice.py");
+    let text = std::fs::read_to_string(&invoice).unwrap();
+    std::fs::write(&invoice, format!("{text}\ndef monthly(qty):\n    return compute_total(qty) + compute_total(1)\n"))
+        .unwrap();
+    let run: serde_json::Value = serde_json::from_str(&ok(&cc(&e, &["index", path(&e.repo), "--json"]))).unwrap();
+    assert_eq!(run["graph"]["full"], false, "{run}");
+    assert!(dir.join("graph.delta").is_file() && dir.join("graph.jnl").is_file(), "the edit was written whole");
+    // A fresh index of the same tree, in another data folder.
+    let fresh_data = e.data.parent().unwrap().join("fresh");
+    let fresh = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_cc-server"))
+            .args(args)
+            .env("CC_DATA_DIR", &fresh_data)
+            .current_dir(e.data.parent().unwrap())
+            .output()
+            .unwrap();
+        ok(&out)
+    };
+    let cold: serde_json::Value = serde_json::from_str(&fresh(&["index", path(&e.repo), "--json"])).unwrap();
+    assert_eq!((&run["graph"]["nodes"], &run["graph"]["edges"]), (&cold["graph"]["nodes"], &cold["graph"]["edges"]));
+    for query in [
+        ["callers", "billing.invoice.compute_total", "--json"],
+        ["callees", "billing.invoice.monthly", "--json"],
+        ["impact", "billing.invoice.compute_total", "--json"],
+    ] {
+        assert_eq!(ok(&cc(&e, &query)), fresh(&query), "{query:?}");
+    }
+    let out = ok(&cc(&e, &["callers", "billing.invoice.compute_total"]));
+    assert!(out.contains("billing.invoice.monthly"), "{out}");
+    // A file added: the graph is written whole, and the layers are gone.
+    std::fs::write(e.repo.join("billing/tax.py"), "def tax():\n    return 1\n").unwrap();
+    ok(&cc(&e, &["index", path(&e.repo)]));
+    assert!(!dir.join("graph.delta").exists() && !dir.join("graph.jnl").exists());
+}
+
 #[test]
 fn serve_stops_cleanly_on_sigterm() {
     use std::io::BufRead;
