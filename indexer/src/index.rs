@@ -138,6 +138,8 @@ pub fn index_repository_records(
     let mut rebuilt = None;
     let mut created_at = store::now_secs();
     let mut old: HashMap<String, FileRecord> = HashMap::new();
+    // The previous records.bin as read: its frames of files that did not change are copied.
+    let mut previous = None;
     let mut old_import_map = String::new();
     if dir.join("meta.json").is_file() {
         let meta = store::read_meta(&dir)?;
@@ -149,8 +151,11 @@ pub fn index_repository_records(
             rebuilt = Some(format!("the index was format version {}, now {FORMAT_VERSION}", meta.format_version));
         } else {
             created_at = meta.created_at;
-            match store::read_records(&dir) {
-                Ok(files) => old = files.into_iter().map(|f| (f.path.clone(), f)).collect(),
+            match store::read_records_previous(&dir) {
+                Ok((files, _, p)) => {
+                    old = files.into_iter().map(|f| (f.path.clone(), f)).collect();
+                    previous = p;
+                }
                 Err(e) => rebuilt = Some(format!("the previous records could not be read ({e})")),
             }
         }
@@ -195,6 +200,8 @@ pub fn index_repository_records(
 
     // Merge. Reused records move out of `old`; what remains there afterwards was changed or deleted.
     let mut files: Vec<FileRecord> = Vec::with_capacity(outcomes.len());
+    // Per file of `files`: its record is the previous one, as it was.
+    let mut as_read: Vec<bool> = Vec::with_capacity(outcomes.len());
     let mut changed_paths: Vec<String> = Vec::new();
     let mut skipped = walked.skipped.clone();
     let mut diagnostics = walked.diagnostics.clone();
@@ -205,6 +212,7 @@ pub fn index_repository_records(
             Outcome::Reused { retimed } => {
                 unchanged += 1;
                 let mut r = old.remove(&f.rel).expect("a reused file has a previous record");
+                as_read.push(retimed.is_none());
                 if let Some((mtime_ns, size)) = retimed {
                     r.mtime_ns = mtime_ns;
                     r.size = size;
@@ -223,6 +231,7 @@ pub fn index_repository_records(
                 }
                 changed_paths.push(r.path.clone());
                 diagnostics.extend(r.diagnostics.iter().cloned());
+                as_read.push(false);
                 files.push(r);
             }
             Outcome::Skipped(reason, diag) => {
@@ -265,7 +274,8 @@ pub fn index_repository_records(
         let generation = store::next_generation(&dir);
         let pending = std::thread::scope(|ts| -> Result<store::Pending> {
             let records = ts.spawn(|| {
-                let r = store::write_records_pending(&dir, &files, generation);
+                let previous = previous.as_ref().map(|p| (p, &as_read[..]));
+                let r = store::write_records_pending(&dir, &files, generation, previous);
                 phase(started, "records written");
                 r
             });

@@ -527,16 +527,84 @@ fn push_entry(raw: &mut Vec<u8>, prefix: &[u8], value: &impl Serialize) -> std::
     Ok(())
 }
 
+/// `records.bin` as an index run read it: its bytes, its groups and every file's path in
+/// order, so that the run's write copies the frames of groups whose files did not change
+/// instead of encoding them again ([`write_records_pending`]).
+pub(crate) struct Previous {
+    bytes: Vec<u8>,
+    groups: Vec<Group>,
+    paths: Vec<String>,
+}
+
+/// A group of the file being written: encoded from `files[range]`, or copied from the
+/// previous file's group `from`.
+struct Planned {
+    range: std::ops::Range<usize>,
+    from: Option<usize>,
+}
+
+/// The groups to write `files` as: a previous group whose files are all there, in the same
+/// order, and `unchanged`, is copied; the files between such groups are grouped anew
+/// ([`group_ranges`]).
+fn plan(files: &[FileRecord], previous: Option<(&Previous, &[bool])>) -> Vec<Planned> {
+    let Some((p, unchanged)) = previous else {
+        return group_ranges(files).into_iter().map(|range| Planned { range, from: None }).collect();
+    };
+    let mut starts: std::collections::HashMap<&str, (usize, usize)> = std::collections::HashMap::new();
+    let mut at = 0;
+    for (k, g) in p.groups.iter().enumerate() {
+        starts.insert(g.first.as_str(), (k, at));
+        at += g.files as usize;
+    }
+    let mut out = Vec::new();
+    let (mut pos, mut fresh) = (0, 0);
+    let flush = |out: &mut Vec<Planned>, from: usize, to: usize| {
+        let ranges = group_ranges(&files[from..to]);
+        out.extend(ranges.into_iter().map(|r| Planned { range: r.start + from..r.end + from, from: None }));
+    };
+    while pos < files.len() {
+        if let Some(&(k, first)) = starts.get(files[pos].path.as_str()) {
+            let n = p.groups[k].files as usize;
+            let same = pos + n <= files.len()
+                && p.paths.get(first..first + n).is_some_and(|old| {
+                    old.iter()
+                        .zip(&files[pos..pos + n])
+                        .enumerate()
+                        .all(|(j, (o, f))| unchanged[pos + j] && *o == f.path)
+                });
+            if same {
+                flush(&mut out, fresh, pos);
+                out.push(Planned { range: pos..pos + n, from: Some(k) });
+                pos += n;
+                fresh = pos;
+                continue;
+            }
+        }
+        pos += 1;
+    }
+    flush(&mut out, fresh, files.len());
+    out
+}
+
 /// Writes `records.bin` of `generation` under its temporary name ([`PENDING_FILE`]),
 /// synced: the groups are serialized and compressed in parallel (the index run does this
 /// while tantivy prepares its commit), then written in order, followed by the footer
 /// (every group's frames and first path) and the trailer. On an error nothing is left.
-pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord], generation: u64) -> Result<Pending> {
+/// With the `previous` file and which `files` are unchanged since it (their records as
+/// read from it), its groups of unchanged files are copied, not encoded again.
+pub(crate) fn write_records_pending(
+    dir: &Path,
+    files: &[FileRecord],
+    generation: u64,
+    previous: Option<(&Previous, &[bool])>,
+) -> Result<Pending> {
     use rayon::prelude::*;
     let path = dir.join(RECORDS_FILE);
     let tmp = dir.join(PENDING_FILE);
-    let ranges = group_ranges(files);
-    // Per group: the compressed heads and rest, and their decompressed lengths.
+    let planned = plan(files, previous);
+    let ranges: Vec<std::ops::Range<usize>> =
+        planned.iter().filter(|g| g.from.is_none()).map(|g| g.range.clone()).collect();
+    // Per group encoded: the compressed heads and rest, and their decompressed lengths.
     let compressed: Vec<[(Vec<u8>, u64); 2]> = ranges
         .par_iter()
         .map_init(
@@ -570,17 +638,28 @@ pub(crate) fn write_records_pending(dir: &Path, files: &[FileRecord], generation
     // From here on, an error (a full disk) deletes the partial file.
     let pending = Pending { tmp: tmp.clone(), path: path.clone(), generation, kept: false };
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    let mut groups = Vec::with_capacity(ranges.len());
+    let mut groups = Vec::with_capacity(planned.len());
     let mut offset = 0;
-    for (r, [heads, rest]) in ranges.iter().zip(&compressed) {
-        let mut part = |(z, raw_len): &(Vec<u8>, u64)| -> Result<Part> {
+    let mut encoded = compressed.iter();
+    for g in &planned {
+        let mut part = |z: &[u8], raw_len: u64| -> Result<Part> {
             out.write_all(z).at(&tmp)?;
-            let part = Part { offset, len: z.len() as u64, raw_len: *raw_len };
+            let part = Part { offset, len: z.len() as u64, raw_len };
             offset += z.len() as u64;
             Ok(part)
         };
-        let (heads, rest) = (part(heads)?, part(rest)?);
-        groups.push(Group { first: files[r.start].path.clone(), files: r.len() as u32, heads, rest });
+        let (heads, rest) = match (g.from, previous) {
+            (Some(k), Some((p, _))) => {
+                let frame = |q: &Part| &p.bytes[q.offset as usize..(q.offset + q.len) as usize];
+                let old = &p.groups[k];
+                (part(frame(&old.heads), old.heads.raw_len)?, part(frame(&old.rest), old.rest.raw_len)?)
+            }
+            _ => {
+                let [(h, hl), (r, rl)] = encoded.next().expect("a group encoded");
+                (part(h, *hl)?, part(r, *rl)?)
+            }
+        };
+        groups.push(Group { first: files[g.range.start].path.clone(), files: g.range.len() as u32, heads, rest });
     }
     drop(compressed);
     let footer = postcard::to_stdvec(&groups).map_err(|e| corrupt(&path, e))?;
@@ -724,11 +803,17 @@ pub fn read_records(dir: &Path) -> Result<Vec<FileRecord>> {
 
 /// [`read_records`], with the generation of the file they were read from (0: none).
 pub fn read_records_generation(dir: &Path) -> Result<(Vec<FileRecord>, u64)> {
+    read_records_previous(dir).map(|(files, generation, _)| (files, generation))
+}
+
+/// [`read_records_generation`], with the file as read (`None`: there is none), for the
+/// next write to copy from.
+pub(crate) fn read_records_previous(dir: &Path) -> Result<(Vec<FileRecord>, u64, Option<Previous>)> {
     use rayon::prelude::*;
     let path = dir.join(RECORDS_FILE);
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0, None)),
         Err(e) => return Err(Error::Io { path, error: e }),
     };
     let (groups, generation) =
@@ -740,7 +825,9 @@ pub fn read_records_generation(dir: &Path) -> Result<(Vec<FileRecord>, u64)> {
             decode_group(&path, g, &bytes, decompressor)
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok((parts.into_iter().flatten().collect(), generation))
+    let files: Vec<FileRecord> = parts.into_iter().flatten().collect();
+    let paths = files.iter().map(|f| f.path.clone()).collect();
+    Ok((files, generation, Some(Previous { bytes, groups, paths })))
 }
 
 /// Symbols frames kept decompressed by a [`RecordsReader`].
@@ -973,7 +1060,7 @@ mod tests {
     fn records_read_back_whole_and_one_symbol_at_a_time() {
         let tmp = tempfile::tempdir().unwrap();
         let all = mixed();
-        write_records_pending(tmp.path(), &all, 1).unwrap().commit().unwrap();
+        write_records_pending(tmp.path(), &all, 1, None).unwrap().commit().unwrap();
         assert_eq!(read_records(tmp.path()).unwrap(), all);
 
         let reader = RecordsReader::open(tmp.path()).unwrap();
@@ -990,6 +1077,42 @@ mod tests {
         assert_eq!(reader.symbol(&all[1].path, all[0].symbols[0].id).unwrap(), None);
     }
 
+    /// A write after a read copies the frames of the groups whose files did not change, and
+    /// what it wrote reads back as the files given: one file changed, one deleted, one added.
+    #[test]
+    fn a_rewrite_copies_the_groups_of_unchanged_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut all = mixed();
+        write_records_pending(tmp.path(), &all, 1, None).unwrap().commit().unwrap();
+        let (read, generation, previous) = read_records_previous(tmp.path()).unwrap();
+        assert_eq!((read, generation), (all.clone(), 1));
+        let previous = previous.unwrap();
+        all[9].symbols[0].name = "changed".into();
+        all.remove(20);
+        let mut added = all[30].clone();
+        added.path.push_str("x");
+        for s in &mut added.symbols {
+            s.path.clone_from(&added.path);
+        }
+        all.insert(31, added);
+        let as_read: Vec<bool> =
+            all.iter().enumerate().map(|(i, f)| i != 9 && i != 31 && previous.paths.contains(&f.path)).collect();
+        let planned = plan(&all, Some((&previous, &as_read)));
+        let copied = planned.iter().filter(|g| g.from.is_some()).count();
+        assert!(copied >= previous.groups.len() - 4 && copied < previous.groups.len(), "{copied} copied");
+        assert_eq!(
+            planned.iter().flat_map(|g| g.range.clone()).collect::<Vec<_>>(),
+            (0..all.len()).collect::<Vec<_>>()
+        );
+        write_records_pending(tmp.path(), &all, 2, Some((&previous, &as_read))).unwrap().commit().unwrap();
+        assert_eq!(read_records(tmp.path()).unwrap(), all);
+        let reader = RecordsReader::open(tmp.path()).unwrap();
+        assert_eq!(reader.symbol(&all[9].path, all[9].symbols[0].id).unwrap().unwrap().name, "changed");
+        // Nothing as read: nothing copied.
+        let none = vec![false; all.len()];
+        assert!(plan(&all, Some((&previous, &none))).iter().all(|g| g.from.is_none()));
+    }
+
     #[test]
     fn no_records_file_is_an_empty_index_and_a_damaged_one_an_error() {
         let tmp = tempfile::tempdir().unwrap();
@@ -997,7 +1120,7 @@ mod tests {
         assert_eq!(RecordsReader::open(tmp.path()).unwrap().symbol("a.py", SymbolId(1)).unwrap(), None);
 
         let all = files(30, 9_000);
-        write_records_pending(tmp.path(), &all, 1).unwrap().commit().unwrap();
+        write_records_pending(tmp.path(), &all, 1, None).unwrap().commit().unwrap();
         let path = tmp.path().join("records.bin");
         let good = std::fs::read(&path).unwrap();
         let n = good.len();
@@ -1043,7 +1166,7 @@ mod tests {
     #[test]
     fn records_of_format_version_7_are_refused_by_version() {
         let tmp = tempfile::tempdir().unwrap();
-        write_records_pending(tmp.path(), &files(3, 2_000), 5).unwrap().commit().unwrap();
+        write_records_pending(tmp.path(), &files(3, 2_000), 5, None).unwrap().commit().unwrap();
         let path = tmp.path().join(RECORDS_FILE);
         let good = std::fs::read(&path).unwrap();
         let n = good.len();
@@ -1065,17 +1188,17 @@ mod tests {
         let (old, new) = (files(3, 2_000), files(5, 2_000));
         assert_eq!(read_records_generation(dir).unwrap().1, 0);
         let g1 = next_generation(dir);
-        write_records_pending(dir, &old, g1).unwrap().commit().unwrap();
+        write_records_pending(dir, &old, g1, None).unwrap().commit().unwrap();
         assert_eq!(records_generation(&dir.join(RECORDS_FILE)).unwrap(), g1);
         let g2 = next_generation(dir);
         assert!(g2 > g1);
 
         // Dropped before a commit: nothing is left.
-        drop(write_records_pending(dir, &new, g2).unwrap());
+        drop(write_records_pending(dir, &new, g2, None).unwrap());
         assert!(!dir.join(PENDING_FILE).exists());
 
         // Left by a killed run (written, never renamed: `forget` skips the drop that deletes it).
-        std::mem::forget(write_records_pending(dir, &new, g2).unwrap());
+        std::mem::forget(write_records_pending(dir, &new, g2, None).unwrap());
         // A reader whose search commit names the old generation leaves it; an index run deletes it.
         settle_pending(dir, Some(g1), false).unwrap();
         assert!(dir.join(PENDING_FILE).exists());
@@ -1084,14 +1207,14 @@ mod tests {
         assert_eq!(read_records_generation(dir).unwrap(), (old.clone(), g1));
 
         // The search index committed it: anyone who opens the index rolls it forward.
-        std::mem::forget(write_records_pending(dir, &new, g2).unwrap());
+        std::mem::forget(write_records_pending(dir, &new, g2, None).unwrap());
         settle_pending(dir, Some(g2), false).unwrap();
         assert!(!dir.join(PENDING_FILE).exists());
         assert_eq!(read_records_generation(dir).unwrap(), (new.clone(), g2));
 
         // A partial file is never rolled forward, whatever the commit says.
         let whole = {
-            let p = write_records_pending(dir, &old, g2 + 1).unwrap();
+            let p = write_records_pending(dir, &old, g2 + 1, None).unwrap();
             let b = std::fs::read(dir.join(PENDING_FILE)).unwrap();
             drop(p);
             b
@@ -1103,7 +1226,7 @@ mod tests {
         assert_eq!(read_records_generation(dir).unwrap(), (new, g2));
 
         // The run's own rename after a reader rolled its records forward succeeds.
-        let p = write_records_pending(dir, &old, g2 + 2).unwrap();
+        let p = write_records_pending(dir, &old, g2 + 2, None).unwrap();
         settle_pending(dir, Some(g2 + 2), false).unwrap();
         p.commit().unwrap();
         assert_eq!(read_records_generation(dir).unwrap(), (old, g2 + 2));
