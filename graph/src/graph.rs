@@ -154,17 +154,56 @@ const JOURNAL_FILE: &str = "graph.jnl";
 struct Frame {
     base: u64,
     records_generation: u64,
-    /// Each file's new entry (`None`: deleted).
-    files: Vec<(String, Option<FileEntry>)>,
+    files: Vec<(String, Change)>,
+}
+
+/// What an update changed of one file's entry.
+#[derive(Serialize, Deserialize)]
+enum Change {
+    /// Its entry (`None`: deleted).
+    Whole(Option<FileEntry>),
+    /// References resolved again (`again`, sorted): their resolutions and the keys they
+    /// noted; and the keys the file provides, when those changed.
+    Again {
+        provides: Option<Vec<(deps::Key, u32)>>,
+        again: Vec<u32>,
+        resolutions: Vec<Resolution>,
+        fresh: Vec<(deps::Key, u32)>,
+    },
+}
+
+impl Change {
+    /// `entry` (of `path`, in `files`) with the change made.
+    fn apply(self, path: String, files: &mut BTreeMap<Arc<str>, FileEntry>) -> Result<()> {
+        let (provides, again, resolutions, fresh) = match self {
+            Change::Whole(Some(e)) => {
+                files.insert(Arc::from(path), e);
+                return Ok(());
+            }
+            Change::Whole(None) => {
+                files.remove(path.as_str());
+                return Ok(());
+            }
+            Change::Again { provides, again, resolutions, fresh } => (provides, again, resolutions, fresh),
+        };
+        let missing = || Error::Corrupt(format!("graph.jnl changes {path}, which graph.bin does not have as it says"));
+        let entry = files.get_mut(path.as_str()).ok_or_else(missing)?;
+        if let Some(p) = provides {
+            entry.provides = p;
+        }
+        for (&k, r) in again.iter().zip(resolutions) {
+            entry.refs.get_mut(k as usize).ok_or_else(missing)?.resolution = r;
+        }
+        entry.deps.replace(&again, fresh);
+        Ok(())
+    }
 }
 
 /// The journal grows to at most `graph.bin`'s size divided by this (or [`JOURNAL_MIN`]) and
-/// to [`JOURNAL_FRAMES`] frames before an update writes the graph whole again. (A one-file
-/// edit of spring-framework journals about 1 MB: the entries of every file it re-resolved;
-/// graph.bin is 22 MB.)
+/// to [`JOURNAL_FRAMES`] frames before an update writes the graph whole again.
 const JOURNAL_SHARE: u64 = 1;
 const JOURNAL_MIN: u64 = 64 << 10;
-const JOURNAL_FRAMES: usize = 32;
+const JOURNAL_FRAMES: usize = 64;
 
 /// The saved graph's file entries as read: `graph.bin` with its journal applied.
 struct Saved {
@@ -198,8 +237,10 @@ pub struct Saving {
 struct Dirty {
     /// Files were added or deleted (the update re-resolved broadly).
     broad: bool,
-    /// Files whose entry changed (the journal's frame).
-    entries: Vec<String>,
+    /// Files whose entry the update made whole (their content changed, or they were
+    /// deleted), and the changes it made to others' (the journal's frame).
+    whole: Vec<String>,
+    again: Vec<(String, Change)>,
     /// Files whose edges may have: their content, or a resolution (the map's delta).
     edges: Vec<String>,
 }
@@ -454,9 +495,9 @@ impl CallGraph {
             deps::changed(&e.provides, new, &mut keys);
         }
         keys.insert(deps::ANY);
-        // Per file: references resolved again, whether its entry changed, whether an
-        // edge did (a resolution).
-        let again: Vec<(usize, bool, bool)> = entries
+        // Per file: references resolved again, what changed of its entry, whether an edge
+        // may have (a resolution).
+        let again: Vec<(usize, Option<Change>, bool)> = entries
             .par_iter_mut()
             .zip(provides)
             .map(|((i, entry), provides)| {
@@ -469,28 +510,38 @@ impl CallGraph {
                 } else {
                     entry.deps.hit(&keys)
                 };
+                let provides = provided.then(|| entry.provides.clone());
                 if again.is_empty() {
-                    return (0, provided, false);
+                    let change = provides.map(|p| Change::Again {
+                        provides: Some(p),
+                        again: Vec::new(),
+                        resolutions: Vec::new(),
+                        fresh: Vec::new(),
+                    });
+                    return (0, change, false);
                 }
                 let calls: Vec<&cc_indexer::Reference> = calls().collect();
                 let mut fresh = Vec::new();
                 let mut edges = false;
+                let mut resolutions = Vec::with_capacity(again.len());
                 for &k in &again {
                     let r = resolve_noting(tables, i as u32, calls[k as usize], k, &mut fresh);
                     let old = &mut entry.refs[k as usize].resolution;
                     edges |= *old != r;
-                    *old = r;
+                    old.clone_from(&r);
+                    resolutions.push(r);
                 }
-                entry.deps.replace(&again, fresh);
-                (again.len(), true, edges)
+                entry.deps.replace(&again, fresh.clone());
+                let n = again.len();
+                (n, Some(Change::Again { provides, again, resolutions, fresh }), edges)
             })
             .collect();
         let mut dirty = Dirty { broad: paths_changed, ..Dirty::default() };
-        for ((i, _), &(n, entry, edges)) in entries.iter().zip(&again) {
+        for ((i, _), (n, change, edges)) in entries.iter().zip(again) {
             stats.refs_resolved += n;
             let p = &records[*i].path;
-            if entry {
-                dirty.entries.push(p.clone());
+            if let Some(c) = change {
+                dirty.again.push((p.clone(), c));
             }
             if edges {
                 dirty.edges.push(p.clone());
@@ -498,12 +549,12 @@ impl CallGraph {
         }
         for (i, entry) in whole {
             stats.refs_resolved += entry.refs.len();
-            dirty.entries.push(records[i].path.clone());
+            dirty.whole.push(records[i].path.clone());
             dirty.edges.push(records[i].path.clone());
             files.insert(Arc::from(records[i].path.as_str()), entry);
         }
         for p in deleted {
-            dirty.entries.push(p.to_string());
+            dirty.whole.push(p.to_string());
             dirty.edges.push(p.to_string());
         }
         (Some(files), stats, dirty)
@@ -940,7 +991,11 @@ impl CallGraph {
             // after it, the journal is one generation behind it: the next update, started
             // from the journal, finds the delta not of its start and writes whole.)
             if let Some((nodes, edges)) = crate::delta::save(dir, update)? {
-                let frame = dirty.entries.iter().map(|p| (p.clone(), files.get(p.as_str()).cloned())).collect();
+                let mut frame: Vec<(String, Change)> = dirty.again;
+                frame.extend(dirty.whole.into_iter().map(|p| {
+                    let e = files.get(p.as_str()).cloned();
+                    (p, Change::Whole(e))
+                }));
                 append_journal(dir, &saved, records_generation, frame)?;
                 write_summary(dir, records_generation, nodes, edges)?;
                 let save_seconds = started.elapsed().as_secs_f64();
@@ -1008,11 +1063,8 @@ impl CallGraph {
             if frame.base != saved.base {
                 break;
             }
-            for (p, e) in frame.files {
-                match e {
-                    Some(e) => saved.files.insert(Arc::from(p), e),
-                    None => saved.files.remove(p.as_str()),
-                };
+            for (p, change) in frame.files {
+                change.apply(p, &mut saved.files)?;
             }
             saved.generation = frame.records_generation;
             saved.journal_len = end as u64;
@@ -1042,7 +1094,7 @@ fn journal_frames(journal: &[u8]) -> impl Iterator<Item = (usize, Frame)> + '_ {
 
 /// Appends one update's frame to the journal of `saved` in `dir` (cutting off what did not
 /// read whole), synced.
-fn append_journal(dir: &Path, saved: &Saved, generation: u64, files: Vec<(String, Option<FileEntry>)>) -> Result<()> {
+fn append_journal(dir: &Path, saved: &Saved, generation: u64, files: Vec<(String, Change)>) -> Result<()> {
     use std::io::{Seek, SeekFrom, Write};
     let path = dir.join(JOURNAL_FILE);
     let io = |e: std::io::Error| Error::Io { path: path.clone(), error: e };
