@@ -954,7 +954,9 @@ impl CallGraph {
             return whole(CallGraph::build_owned(records), None);
         }
         // The saved graph is read on one core while the resolver's tables are made on the other.
+        let started = std::time::Instant::now();
         let (saved, tables) = rayon::join(|| CallGraph::read_saved(dir), || Tables::new(&records));
+        tracing::debug!(secs = started.elapsed().as_secs_f64(), "graph: saved graph read, tables made");
         let Ok(saved) = saved else {
             // Built whole, with the tables made.
             let files = resolve_all_with(&records, &tables);
@@ -968,6 +970,7 @@ impl CallGraph {
         let mut g = CallGraph::empty(std::mem::take(&mut saved.files));
         let (files, stats, dirty) = g.reresolve(&records, &tables);
         drop(tables);
+        tracing::debug!(secs = started.elapsed().as_secs_f64(), refs = stats.refs_resolved, "graph: re-resolved");
         let Some(files) = files else {
             if let Some((nodes, edges)) = CallGraph::saved_counts(dir, records_generation) {
                 return Ok(Saving { nodes, edges, update: Some(stats), save_seconds: 0.0, layered: false });
@@ -999,6 +1002,7 @@ impl CallGraph {
                 append_journal(dir, &saved, records_generation, frame)?;
                 write_summary(dir, records_generation, nodes, edges)?;
                 let save_seconds = started.elapsed().as_secs_f64();
+                tracing::debug!(save_secs = save_seconds, "graph: delta and journal written");
                 cc_indexer::memory::drop_in_background((files, records));
                 return Ok(Saving { nodes, edges, update: Some(stats), save_seconds, layered: true });
             }
