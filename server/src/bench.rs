@@ -131,6 +131,8 @@ pub struct IndexRun {
     pub graph_save_s: f64,
     /// References the graph phase resolved (all of them on a full build).
     pub refs_resolved: u64,
+    /// Whether the update was laid over the saved graph rather than written whole.
+    pub graph_layered: bool,
 }
 
 /// Latencies of one query kind, in milliseconds.
@@ -462,6 +464,8 @@ struct ChildGraph {
     seconds: f64,
     save_seconds: f64,
     refs_resolved: u64,
+    #[serde(default)]
+    layered: bool,
 }
 
 #[derive(Deserialize)]
@@ -499,6 +503,7 @@ impl Child {
             graph_s: self.report.graph.seconds,
             graph_save_s: self.report.graph.save_seconds,
             refs_resolved: self.report.graph.refs_resolved,
+            graph_layered: self.report.graph.layered,
         }
     }
 }
@@ -819,7 +824,7 @@ pub fn table(r: &BenchReport) -> String {
     );
     let _ = writeln!(
         t,
-        "{:<10} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>10} {:>11} {:>8} {:>8} {:>8} {:>9}",
+        "{:<10} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>10} {:>11} {:>8} {:>8} {:>8} {:>9} {:>8}",
         "index",
         "parsed",
         "wall_s",
@@ -832,12 +837,13 @@ pub fn table(r: &BenchReport) -> String {
         "index_s",
         "graph_s",
         "save_s",
-        "refs"
+        "refs",
+        "layered"
     );
     for i in &r.index {
         let _ = writeln!(
             t,
-            "{:<10} {:>7} {:>9.3} {:>8.1} {:>9.0} {:>8} {:>9.1} {:>10.2} {:>11} {:>8.3} {:>8.3} {:>8.3} {:>9}",
+            "{:<10} {:>7} {:>9.3} {:>8.1} {:>9.0} {:>8} {:>9.1} {:>10.2} {:>11} {:>8.3} {:>8.3} {:>8.3} {:>9} {:>8}",
             i.phase,
             i.parsed,
             i.wall_s,
@@ -850,7 +856,8 @@ pub fn table(r: &BenchReport) -> String {
             i.index_s,
             i.graph_s,
             i.graph_save_s,
-            i.refs_resolved
+            i.refs_resolved,
+            if i.graph_layered { "yes" } else { "no" }
         );
     }
     let _ = writeln!(

@@ -47,8 +47,12 @@ pub struct GraphReport {
     /// `false` when an existing graph was updated incrementally.
     pub full: bool,
     pub seconds: f64,
-    /// Of `seconds`, writing graph.bin and graph.map (0 when nothing changed).
+    /// Of `seconds`, writing graph.bin and graph.map, or the update laid over them (0 when
+    /// nothing changed).
     pub save_seconds: f64,
+    /// Whether the update was laid over the saved graph (`graph.jnl`, `graph.delta`)
+    /// rather than written whole.
+    pub layered: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -121,7 +125,8 @@ pub fn index_with(
     if let Some((nodes, edges)) = unchanged.then(|| CallGraph::saved_counts(&dir, report.generation)).flatten() {
         drop(records);
         let seconds = started.elapsed().as_secs_f64();
-        let graph = GraphReport { nodes, edges, refs_resolved: 0, full: false, seconds, save_seconds: 0.0 };
+        let graph =
+            GraphReport { nodes, edges, refs_resolved: 0, full: false, seconds, save_seconds: 0.0, layered: false };
         return Ok(Indexed { index: report, graph, embeddings, peak_rss_mb: peak_rss_mb() });
     }
     // An incremental run updates the saved graph (laying its changes over it when it can);
@@ -146,6 +151,7 @@ pub fn index_with(
         full,
         seconds: started.elapsed().as_secs_f64(),
         save_seconds: saving.save_seconds,
+        layered: saving.layered,
     };
     let peak_rss_mb = peak_rss_mb();
     Ok(Indexed { index: report, graph: graph_report, embeddings, peak_rss_mb })

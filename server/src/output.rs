@@ -147,6 +147,15 @@ pub fn mb(bytes: u64) -> String {
     }
 }
 
+/// How a run brought the call graph up to date.
+fn how(g: &crate::engine::GraphReport) -> &'static str {
+    match (g.full, g.layered) {
+        (true, _) => "full build",
+        (false, true) => "incremental, laid over the saved graph",
+        (false, false) => "incremental",
+    }
+}
+
 /// The closing summary of an index run.
 /// One line for a `--watch` run after the first: what changed, how long it took.
 pub fn print_change(run: &crate::engine::Indexed) {
@@ -160,7 +169,7 @@ pub fn print_change(run: &crate::engine::Indexed) {
         r.deleted,
         r.stats.symbols,
         run.graph.edges,
-        if run.graph.full { "full build" } else { "incremental" }
+        how(&run.graph)
     );
 }
 
@@ -198,7 +207,7 @@ pub fn print_report(run: &crate::engine::Indexed, short: bool) {
         g.edges,
         g.refs_resolved,
         g.seconds,
-        if g.full { "full build" } else { "incremental" }
+        how(g)
     );
     match &run.embeddings {
         crate::engine::EmbedOutcome::Done(e) => println!(

@@ -122,6 +122,7 @@ fn bench_measures_a_repository_side_by_side_with_peers() {
     assert!(f(0, "graph_s") >= f(0, "graph_save_s"));
     assert_eq!((f(1, "refs_resolved"), f(1, "graph_save_s")), (0.0, 0.0));
     assert!(f(3, "graph_save_s") > 0.0, "the edit saves the graph again");
+    assert_eq!((&j["index"][0]["graph_layered"], &j["index"][3]["graph_layered"]), (&false.into(), &true.into()));
     assert!(j["index"][0]["peak_rss_mb"].as_f64().unwrap() > 1.0);
     // The size on disk is the whole folder (graph included) from the cold run on: a warm
     // run that writes nothing reports the same size.

@@ -670,7 +670,7 @@ fn an_edit_is_laid_over_the_saved_graph_and_answers_as_a_fresh_index() {
     std::fs::write(&invoice, format!("{text}\ndef monthly(qty):\n    return compute_total(qty) + compute_total(1)\n"))
         .unwrap();
     let run: serde_json::Value = serde_json::from_str(&ok(&cc(&e, &["index", path(&e.repo), "--json"]))).unwrap();
-    assert_eq!(run["graph"]["full"], false, "{run}");
+    assert_eq!((&run["graph"]["full"], &run["graph"]["layered"]), (&false.into(), &true.into()), "{run}");
     assert!(dir.join("graph.delta").is_file() && dir.join("graph.jnl").is_file(), "the edit was written whole");
     // A fresh index of the same tree, in another data folder.
     let fresh_data = e.data.parent().unwrap().join("fresh");
