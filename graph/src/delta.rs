@@ -52,8 +52,9 @@ const MAGIC: &[u8; 8] = b"CCGDELTA";
 
 /// Past this many dirty files, an update writes the graph whole.
 pub(crate) const MAX_DIRTY: usize = 512;
-/// Past this size, an update writes the graph whole.
-pub(crate) const MAX_BYTES: usize = 16 << 20;
+/// Past this size, an update writes the graph whole: every query process reads the delta
+/// whole when it opens the graph (spring-framework's `StringUtils.java` edited: 126 KB).
+pub(crate) const MAX_BYTES: usize = 2 << 20;
 
 #[derive(Serialize, Deserialize)]
 struct Delta {
