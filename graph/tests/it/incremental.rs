@@ -300,3 +300,32 @@ fn cc_graph_view(dir: &std::path::Path) -> Box<dyn cc_graph::GraphView> {
         Err(_) => Box::new(cc_graph::MappedGraph::open(dir).unwrap()),
     }
 }
+
+/// A run killed as it appended its journal frame leaves a frame that does not read whole: the
+/// saved graph is the one before that update, and the next update (whose start the delta
+/// is not of) writes the graph whole. A delta of another map is not laid over this one.
+#[test]
+fn a_torn_journal_frame_and_a_stale_delta_are_not_read() {
+    use cc_graph::LayeredGraph;
+    let dir = tempfile::tempdir().unwrap();
+    CallGraph::save_current(dir.path(), records(BEFORE), 1, true).unwrap();
+    let edited = BEFORE.replace("def compute():", "def extra():\n    return helper()\n\ndef compute():");
+    assert!(CallGraph::save_current(dir.path(), records(&edited), 2, false).unwrap().layered);
+    let journal = dir.path().join("graph.jnl");
+    let whole = std::fs::read(&journal).unwrap();
+    std::fs::write(&journal, &whole[..whole.len() - 3]).unwrap();
+    // graph.bin alone: the graph before the edit.
+    let loaded = CallGraph::load_with(dir.path(), &records(BEFORE)).unwrap();
+    assert!(loaded.edges() == CallGraph::build(&records(BEFORE)).edges());
+    let saving = CallGraph::save_current(dir.path(), records(&edited), 3, false).unwrap();
+    assert!(!saving.layered, "an update from a journal behind the delta was laid over it");
+    let cold = CallGraph::build(&records(&edited));
+    assert!(CallGraph::load_with(dir.path(), &records(&edited)).unwrap().edges() == cold.edges());
+    crate::support::same_answers("after a torn frame", &cold, &cc_graph::MappedGraph::open(dir.path()).unwrap());
+    // A delta kept from before the graph was written whole: of another map.
+    assert!(CallGraph::save_current(dir.path(), records(BEFORE), 4, false).unwrap().layered);
+    let delta = std::fs::read(dir.path().join("graph.delta")).unwrap();
+    CallGraph::save_current(dir.path(), records(BEFORE), 5, true).unwrap();
+    std::fs::write(dir.path().join("graph.delta"), delta).unwrap();
+    assert!(matches!(LayeredGraph::open(dir.path()), Err(cc_graph::Error::Missing)));
+}
