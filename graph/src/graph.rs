@@ -927,7 +927,7 @@ impl CallGraph {
     /// Brings the graph saved in `dir` up to date with `records` (of `records_generation`)
     /// and saves it: what `cc-server index` does after indexing. An update that a delta
     /// takes writes only what it changed (a frame of `graph.jnl`, `graph.delta` over
-    /// `graph.map`: [`crate::delta`]); any other (`rebuild`, a saved graph that cannot be
+    /// `graph.map`: see [`LayeredGraph`](crate::LayeredGraph)); any other (`rebuild`, a saved graph that cannot be
     /// read, files added or deleted, the journal or the delta grown past their bounds) writes
     /// the graph whole. An update that changed nothing writes nothing when the saved graph
     /// is of `records_generation` already.

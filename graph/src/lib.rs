@@ -4,7 +4,10 @@
 //! records to symbol ids (the ladder in [`resolve`]) and builds a petgraph graph;
 //! [`CallGraph::update`] re-resolves only what a change can affect;
 //! [`CallGraph::callers`], [`CallGraph::callees`] and [`CallGraph::impact`] walk it
-//! breadth-first. It is persisted as `graph.bin` next to the index.
+//! breadth-first. It is persisted next to the index as `graph.bin` (each file's
+//! resolutions) and `graph.map` (laid out for queries in place); an index run's update
+//! ([`CallGraph::save_current`]) lays its changes over them (`graph.jnl`, `graph.delta`:
+//! [`LayeredGraph`]).
 //!
 //! ```
 //! use cc_graph::{CallGraph, Limits};
