@@ -166,9 +166,9 @@ pub(crate) struct Update<'a> {
 
 /// Writes the delta that brings the map in `dir` to `u`: its node and edge counts, or
 /// `None` when the update is not one a delta takes (the caller writes the graph whole).
-pub(crate) fn save(dir: &Path, u: Update<'_>) -> Result<Option<(usize, usize)>> {
+pub(crate) fn save(dir: &Path, mut u: Update<'_>) -> Result<Option<(usize, usize)>> {
     let Ok(base) = MappedGraph::open(dir) else { return Ok(None) };
-    let mut dirty: Vec<String> = u.dirty.clone();
+    let mut dirty: Vec<String> = std::mem::take(&mut u.dirty);
     match read(dir) {
         Some(d) if d.base_crc == base.header_crc() => {
             if d.records_generation != u.before {

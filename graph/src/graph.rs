@@ -373,6 +373,12 @@ impl CallGraph {
     /// assembled, so the two are not held at once.
     pub fn build_owned(records: Vec<FileRecord>) -> CallGraph {
         let files = resolve_all(&records);
+        CallGraph::from_owned(files, records)
+    }
+
+    /// The graph of `files` with the symbols of `records`, moved out (the records are freed
+    /// before the graph is assembled).
+    fn from_owned(files: BTreeMap<Arc<str>, FileEntry>, records: Vec<FileRecord>) -> CallGraph {
         let symbols = symbols_into(records);
         cc_indexer::memory::return_freed();
         CallGraph::from_files(files, symbols)
@@ -961,9 +967,7 @@ impl CallGraph {
             // Built whole, with the tables made.
             let files = resolve_all_with(&records, &tables);
             drop(tables);
-            let symbols = symbols_into(records);
-            cc_indexer::memory::return_freed();
-            return whole(CallGraph::from_files(files, symbols), None);
+            return whole(CallGraph::from_owned(files, records), None);
         };
         let before = saved.generation;
         let mut saved = saved;
@@ -976,8 +980,7 @@ impl CallGraph {
                 return Ok(Saving { nodes, edges, update: Some(stats), save_seconds: 0.0, layered: false });
             }
             // Of older records, the same content: stamped again.
-            let symbols = symbols_into(records);
-            return whole(CallGraph::from_files(g.files, symbols), Some(stats));
+            return whole(CallGraph::from_owned(g.files, records), Some(stats));
         };
         let journal_room =
             saved.journal_len <= (saved.base_len / JOURNAL_SHARE).max(JOURNAL_MIN) && saved.frames < JOURNAL_FRAMES;
@@ -1007,9 +1010,7 @@ impl CallGraph {
                 return Ok(Saving { nodes, edges, update: Some(stats), save_seconds, layered: true });
             }
         }
-        let symbols = symbols_into(records);
-        cc_indexer::memory::return_freed();
-        whole(CallGraph::from_files(files, symbols), Some(stats))
+        whole(CallGraph::from_owned(files, records), Some(stats))
     }
 
     /// The graph of the saved `files` brought up to date with `records`.
@@ -1019,10 +1020,7 @@ impl CallGraph {
         let tables = Tables::new(&records);
         let (files, stats, _) = g.reresolve(&records, &tables);
         drop(tables);
-        let files = files.unwrap_or(g.files);
-        let symbols = symbols_into(records);
-        cc_indexer::memory::return_freed();
-        (CallGraph::from_files(files, symbols), stats)
+        (CallGraph::from_owned(files.unwrap_or(g.files), records), stats)
     }
 
     /// The file entries of `graph.bin` in `dir` with its journal applied, and the records
