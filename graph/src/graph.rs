@@ -411,6 +411,7 @@ impl CallGraph {
         records: &[FileRecord],
         tables: &Tables<'_>,
     ) -> (Option<BTreeMap<Arc<str>, FileEntry>>, UpdateStats, Dirty) {
+        let started = std::time::Instant::now();
         let mut changed: HashSet<&str> = HashSet::default();
         let mut names: HashSet<String> = HashSet::default();
         let current: HashSet<&str> = records.iter().map(|f| f.path.as_str()).collect();
@@ -482,6 +483,7 @@ impl CallGraph {
             .filter(|(_, f)| changed.contains(f.path.as_str()))
             .map(|(i, f)| (i, resolve_file(tables, i as u32, f)))
             .collect();
+        tracing::debug!(secs = started.elapsed().as_secs_f64(), "re-resolve: changed files resolved");
         // The keys whose fingerprints the changed files changed: what a lookup could now
         // find otherwise.
         let mut keys: HashSet<deps::Key> = HashSet::default();
@@ -500,6 +502,7 @@ impl CallGraph {
         for ((_, e), new) in entries.iter().zip(&provides) {
             deps::changed(&e.provides, new, &mut keys);
         }
+        tracing::debug!(secs = started.elapsed().as_secs_f64(), "re-resolve: every file's provided keys");
         keys.insert(deps::ANY);
         // Per file: references resolved again, what changed of its entry, whether an edge
         // may have (a resolution).
@@ -542,6 +545,7 @@ impl CallGraph {
                 (n, Some(Change::Again { provides, again, resolutions, fresh }), edges)
             })
             .collect();
+        tracing::debug!(secs = started.elapsed().as_secs_f64(), "re-resolve: affected references resolved");
         let mut dirty = Dirty { broad: paths_changed, ..Dirty::default() };
         for ((i, _), (n, change, edges)) in entries.iter().zip(again) {
             stats.refs_resolved += n;
@@ -961,8 +965,22 @@ impl CallGraph {
         }
         // The saved graph is read on one core while the resolver's tables are made on the other.
         let started = std::time::Instant::now();
-        let (saved, tables) = rayon::join(|| CallGraph::read_saved(dir), || Tables::new(&records));
-        tracing::debug!(secs = started.elapsed().as_secs_f64(), "graph: saved graph read, tables made");
+        let ((saved, read_secs), (tables, tables_secs)) = rayon::join(
+            || {
+                let t = std::time::Instant::now();
+                (CallGraph::read_saved(dir), t.elapsed().as_secs_f64())
+            },
+            || {
+                let t = std::time::Instant::now();
+                (Tables::new(&records), t.elapsed().as_secs_f64())
+            },
+        );
+        tracing::debug!(
+            secs = started.elapsed().as_secs_f64(),
+            read_secs,
+            tables_secs,
+            "graph: saved graph read, tables made"
+        );
         let Ok(saved) = saved else {
             // Built whole, with the tables made.
             let files = resolve_all_with(&records, &tables);

@@ -947,13 +947,16 @@ fn file_keys(path: &str) -> Vec<Vec<String>> {
 
 impl<'a> Tables<'a> {
     pub fn new(files: &'a [FileRecord]) -> Tables<'a> {
+        // Each step's end is logged at debug level (`CC_LOG=cc_graph=debug`).
+        let started = std::time::Instant::now();
+        let symbols: usize = files.iter().map(|f| f.symbols.len()).sum();
         let mut t = Tables {
             files,
-            syms: Vec::new(),
-            by_id: HashMap::default(),
-            name_index: HashMap::default(),
-            qualified_index: HashMap::default(),
-            file_of_path: HashMap::default(),
+            syms: Vec::with_capacity(symbols),
+            by_id: HashMap::with_capacity_and_hasher(symbols, Default::default()),
+            name_index: HashMap::with_capacity_and_hasher(symbols / 2, Default::default()),
+            qualified_index: HashMap::with_capacity_and_hasher(symbols, Default::default()),
+            file_of_path: HashMap::with_capacity_and_hasher(files.len(), Default::default()),
             dir_files: HashMap::default(),
             module_keys: HashMap::default(),
             dir_keys: HashMap::default(),
@@ -1031,6 +1034,7 @@ impl<'a> Tables<'a> {
                 t.rust_mod.push(String::new());
             }
         }
+        tracing::debug!(secs = started.elapsed().as_secs_f64(), "tables: symbols indexed");
         for (i, s) in t.syms.iter().enumerate() {
             if let Some(&p) = s.parent.as_ref().and_then(|p| t.by_id.get(p)) {
                 t.child_table.entry(p).or_default().push(i as u32);
@@ -1060,6 +1064,7 @@ impl<'a> Tables<'a> {
             })
             .collect();
         t.imports = imports;
+        tracing::debug!(secs = started.elapsed().as_secs_f64(), "tables: imports mapped");
         for (fi, f) in files.iter().enumerate() {
             if let Some(r) = f.references.iter().rev().find(|r| r.kind == RefKind::Import && is_default_export(r)) {
                 t.default_table.insert(fi as u32, &r.name);
@@ -1147,6 +1152,7 @@ impl<'a> Tables<'a> {
             })
             .collect();
         (t.bindings, t.binding_index) = per_file.into_iter().unzip();
+        tracing::debug!(secs = started.elapsed().as_secs_f64(), "tables: bindings read");
         t.method_values = files
             .iter()
             .map(|f| {
@@ -1214,6 +1220,7 @@ impl<'a> Tables<'a> {
                 }
             }
         }
+        tracing::debug!(secs = started.elapsed().as_secs_f64(), "tables: bases found");
         let mut derived: HashMap<u32, Vec<u32>> = HashMap::default();
         for (c, v) in bases.iter_mut() {
             // In the order the class names them (Python's method resolution order needs it).

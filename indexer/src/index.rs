@@ -174,6 +174,7 @@ pub fn index_repository_records(
         }
     }
     std::fs::create_dir_all(&dir).at(&dir)?;
+    phase(started, "previous records read");
 
     let walked = walk::walk(&root, &opts.walk);
     let modules = crate::modules::modules_of(&root, &walked.files);
