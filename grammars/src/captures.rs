@@ -21,6 +21,7 @@
 //! | `@flow.return` | the value is what the enclosing function returns (`return f`, `yield f`, a lambda's body) |
 //! | `@flow.key` | the key a value is stored under in an object literal (`o = {k: f}`: the alias becomes `o.k`) |
 //! | `@binding.elements` | on a binding's type: the variable holds elements of `@name` (a slice, a `Vec`): the alias becomes `v[]` |
+//! | `@binding.scope` | on a binding's type: the binding holds only in this node (a type test's `if` branch): the alias becomes `v?` and the reference's span ends where the node does |
 //! | `@decorates` | on a decorator's call: the definition it decorates (its alias becomes `@name`: `name = callee(name)`) |
 //! | `@decorates.result` | the same for a decorator that is a call (`@dec(args)`: alias `@@name`, `name = dec(args)(name)`) |
 //!
@@ -210,6 +211,9 @@ pub enum Role {
     FlowKey,
     /// A binding's type is a container of `@name`: the alias gets `[]` (`repos[]`).
     BindingElements,
+    /// A binding holds only in this node (`if (o instanceof Circle) o.area()`: the `if`'s
+    /// branch): the alias gets `?` (`o?`), and the reference's span ends with the node.
+    BindingScope,
     Decorates,
     DecoratesResult,
     /// Helper captures (`_x`) and standard captures we do not use (`@local.scope`).
@@ -237,6 +241,7 @@ pub fn role(capture: &str) -> Role {
         "flow.return" => Role::FlowReturn,
         "flow.key" => Role::FlowKey,
         "binding.elements" => Role::BindingElements,
+        "binding.scope" => Role::BindingScope,
         "decorates" => Role::Decorates,
         "decorates.result" => Role::DecoratesResult,
         _ => Role::Ignored,

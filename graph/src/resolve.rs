@@ -279,6 +279,9 @@ struct Binding<'a> {
     /// The variable is an element of the expression `name` (`for r in repos`,
     /// `repos.iter().map(|r| …)`: an iteration reference's alias).
     element_of: bool,
+    /// The last line the binding holds on: a type test's branch (`if (o instanceof Circle)
+    /// o.area()`, the query's `@binding.scope`); `None`: to the end of its scope.
+    until: Option<u32>,
 }
 
 /// Everything the resolver looks things up in, built from all files' records.
@@ -1120,6 +1123,11 @@ impl<'a> Tables<'a> {
                             Some(a) => (a, true),
                             None => (alias, false),
                         };
+                        // A type test's branch: the binding holds to the end of the branch.
+                        let (alias, until) = match alias.strip_suffix('?') {
+                            Some(a) => (a, Some(r.span.end_line)),
+                            None => (alias, None),
+                        };
                         let mut enclosing = r.enclosing.as_ref().and_then(|e| t.by_id.get(e).copied());
                         // `static final Point ORIGIN = …`, `var cfg = load()`: the variable is
                         // the definition itself; it is visible where that is.
@@ -1141,6 +1149,7 @@ impl<'a> Tables<'a> {
                             args: r.arg_count(),
                             elements,
                             element_of: r.kind == RefKind::Iteration,
+                            until,
                         })
                     })
                     .collect::<Vec<Binding<'_>>>();
@@ -2689,7 +2698,7 @@ impl<'a> Tables<'a> {
                 let mut best: Option<&Binding<'a>> = None;
                 for &i in self.binding_index[file as usize].get(alias).into_iter().flatten() {
                     let b = &self.bindings[file as usize][i];
-                    if b.enclosing != cur {
+                    if b.enclosing != cur || b.until.is_some_and(|u| line < b.line || line > u) {
                         continue;
                     }
                     match best {

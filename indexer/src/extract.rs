@@ -142,6 +142,7 @@ impl Extractor {
             let mut returns = false;
             let mut entry_key: Option<Node<'_>> = None;
             let mut elements = false;
+            let mut scope: Option<Node<'_>> = None;
             let mut decorates: Option<(Node<'_>, &str)> = None;
             for c in m.captures {
                 match roles[c.index as usize] {
@@ -169,6 +170,7 @@ impl Extractor {
                     Role::FlowReturn => returns = true,
                     Role::FlowKey => entry_key = entry_key.or(Some(c.node)),
                     Role::BindingElements => elements = true,
+                    Role::BindingScope => scope = scope.or(Some(c.node)),
                     Role::Decorates => decorates = Some((c.node, "@")),
                     Role::DecoratesResult => decorates = Some((c.node, "@@")),
                     Role::Ignored => {}
@@ -257,6 +259,9 @@ impl Extractor {
                                 entry_key_text(k, source)
                             ),
                             None if elements => compact_str::format_compact!("{}[]", clean_name(&node_text(n, source))),
+                            None if scope.is_some() => {
+                                compact_str::format_compact!("{}?", clean_name(&node_text(n, source)))
+                            }
                             None => clean_name(&node_text(n, source)).into(),
                         }),
                         // A keyword argument's keyword.
@@ -270,7 +275,11 @@ impl Extractor {
                         range: name_node.byte_range(),
                         name: text,
                         kind,
-                        span: Span::from_node(&name_node),
+                        span: match scope {
+                            // A scoped binding: from its type's name to the scope's end.
+                            Some(s) => Span::from_node(&name_node).until(&s),
+                            None => Span::from_node(&name_node),
+                        },
                         receiver: receiver.map(|n| {
                             let text = String::from_utf8_lossy(&source[n.start_byte()..receiver_end.max(n.end_byte())]);
                             truncate(collapse_ws(&text), MAX_RECEIVER).into()

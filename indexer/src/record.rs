@@ -107,6 +107,15 @@ impl Span {
             end_col: e.column as u32 + 1,
         }
     }
+
+    /// This span, ending where `node` ends instead (when that is later).
+    pub fn until(self, node: &tree_sitter::Node<'_>) -> Span {
+        let end = Span::from_node(node);
+        if (end.end_line, end.end_col) <= (self.end_line, self.end_col) {
+            return self;
+        }
+        Span { end_line: end.end_line, end_col: end.end_col, ..self }
+    }
 }
 
 /// A definition found in a file.

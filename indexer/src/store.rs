@@ -72,7 +72,10 @@ use crate::walk::SkipReason;
 /// held in locals and `instanceof` pattern variables; Rust and Go container bindings
 /// (`v[]`) and loop and closure variables (iteration references); Java annotated varargs
 /// parse.
-pub const FORMAT_VERSION: u32 = 16;
+/// 17: a type test narrows its variable in an `if`'s branch (Java `instanceof`, `isInstance`,
+/// `getClass() ==`, `isAssignableFrom`; TypeScript `instanceof`; Python `isinstance`): a
+/// binding whose alias ends in `?` and whose span ends with the branch (`@binding.scope`).
+pub const FORMAT_VERSION: u32 = 17;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";

@@ -270,6 +270,58 @@
   ]
   name: (identifier) @import.alias) @reference.type
 
+; A type test narrows its variable in the `if`'s branch (not in its `else`): `if (o
+; instanceof Circle) o.area()`, `Circle.class.isInstance(o)`, `o.getClass() == Circle.class`,
+; `Circle.class.isAssignableFrom(o.getClass())`, alone or first of an `&&`
+(if_statement
+  condition: (parenthesized_expression
+    [
+      (instanceof_expression left: (identifier) @import.alias right: [
+        (type_identifier) @name
+        (generic_type (type_identifier) @name)
+        (scoped_type_identifier (_) @receiver . (type_identifier) @name .)
+        (generic_type (scoped_type_identifier (_) @receiver . (type_identifier) @name .))
+      ] !name)
+      (binary_expression
+        left: (instanceof_expression left: (identifier) @import.alias right: [
+        (type_identifier) @name
+        (generic_type (type_identifier) @name)
+        (scoped_type_identifier (_) @receiver . (type_identifier) @name .)
+        (generic_type (scoped_type_identifier (_) @receiver . (type_identifier) @name .))
+      ] !name)
+        operator: "&&")
+    ])
+  consequence: (_) @binding.scope) @reference.type
+
+(if_statement
+  condition: (parenthesized_expression
+    (method_invocation
+      object: (class_literal (type_identifier) @name)
+      name: (identifier) @_test
+      arguments: (argument_list . (identifier) @import.alias .)))
+  consequence: (_) @binding.scope
+  (#eq? @_test "isInstance")) @reference.type
+
+(if_statement
+  condition: (parenthesized_expression
+    (method_invocation
+      object: (class_literal (type_identifier) @name)
+      name: (identifier) @_test
+      arguments: (argument_list .
+        (method_invocation object: (identifier) @import.alias name: (identifier) @_get) .)))
+  consequence: (_) @binding.scope
+  (#eq? @_test "isAssignableFrom")
+  (#eq? @_get "getClass")) @reference.type
+
+(if_statement
+  condition: (parenthesized_expression
+    (binary_expression
+      left: (method_invocation object: (identifier) @import.alias name: (identifier) @_get)
+      operator: "=="
+      right: (class_literal (type_identifier) @name)))
+  consequence: (_) @binding.scope
+  (#eq? @_get "getClass")) @reference.type
+
 (enhanced_for_statement
   type: [
     (type_identifier) @name

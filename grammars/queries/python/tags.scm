@@ -547,6 +547,22 @@
 ; the type. They come first: the generic annotation patterns below match the same
 ; names. (A variable initialised by a call is the call's alias, under Calls.)
 
+; A type test narrows its variable in the `if`'s branch (not in its `elif` or `else`):
+; `if isinstance(s, Circle): s.area()`, alone or first of an `and`
+(if_statement
+  condition: [
+    (call
+      function: (identifier) @_test
+      arguments: (argument_list . (identifier) @import.alias . (identifier) @name .))
+    (boolean_operator
+      left: (call
+        function: (identifier) @_test
+        arguments: (argument_list . (identifier) @import.alias . (identifier) @name .))
+      operator: "and")
+  ]
+  consequence: (block) @binding.scope
+  (#eq? @_test "isinstance")) @reference.type
+
 ; def f(c: Circle), def f(c: Circle = None)
 (typed_parameter
   (identifier) @import.alias

@@ -489,6 +489,23 @@
 ; same names. (A variable initialised by a call or `new` is the call's alias, under
 ; Calls.)
 
+; A type test narrows its variable in the `if`'s branch (not in its `else`): `if (s
+; instanceof Circle) s.area()`, alone or first of an `&&`
+(if_statement
+  condition: (parenthesized_expression [
+    (binary_expression
+      left: (identifier) @import.alias
+      operator: "instanceof"
+      right: (identifier) @name)
+    (binary_expression
+      left: (binary_expression
+        left: (identifier) @import.alias
+        operator: "instanceof"
+        right: (identifier) @name)
+      operator: "&&")
+  ])
+  consequence: (_) @binding.scope) @reference.type
+
 ; (c: Circle), (private repo: Repo), (s?: Shape)
 (required_parameter
   pattern: (identifier) @import.alias
