@@ -432,7 +432,7 @@ fn call_open(s: &str) -> Option<usize> {
 
 /// The type a cast names in a receiver written as one: `(Circle) shape` (Java, C#; the
 /// parentheses around the whole are stripped already), `shape as Circle` (TypeScript,
-/// Kotlin, Swift: `as!`, `as?` too).
+/// Kotlin, Swift: `as!`, `as?` too), `shape.(*Circle)` (Go).
 fn cast_type(lang: Lang, rcv: &str) -> Option<&str> {
     let type_like = |t: &str| {
         let t = t.trim();
@@ -448,6 +448,12 @@ fn cast_type(lang: Lang, rcv: &str) -> Option<&str> {
             // `(a) + b` is no cast; a cast's operand is a name, a call or a parenthesised one.
             (type_like(ty) && value.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '('))
                 .then(|| ty.trim())
+        }
+        // Go's type assertion: `shape.(*Circle)`, `v.(pkg.Circle)`.
+        Lang::Go => {
+            let (value, ty) = rcv.strip_suffix(')')?.rsplit_once(".(")?;
+            let ty = ty.trim().trim_start_matches('*');
+            (!value.is_empty() && ty != "type" && type_like(ty)).then_some(ty)
         }
         Lang::TypeScript | Lang::Tsx | Lang::Kotlin | Lang::Swift => {
             let (_, ty) = rcv.rsplit_once(" as")?;
@@ -2699,6 +2705,15 @@ impl<'a> Tables<'a> {
                 for &i in self.binding_index[file as usize].get(alias).into_iter().flatten() {
                     let b = &self.bindings[file as usize][i];
                     if b.enclosing != cur || b.until.is_some_and(|u| line < b.line || line > u) {
+                        continue;
+                    }
+                    // Two types tested on the same lines (Go's `case *A, *B:`): neither.
+                    if b.until.is_some()
+                        && self.binding_index[file as usize][alias].iter().any(|&j| {
+                            let o = &self.bindings[file as usize][j];
+                            o.enclosing == cur && o.line == b.line && o.until == b.until && o.name != b.name
+                        })
+                    {
                         continue;
                     }
                     match best {

@@ -154,6 +154,42 @@
 ; call's alias, under Calls.)
 ; ---------------------------------------------------------------------------
 
+; v := x.(*Circle), v, ok := x.(Circle): the variable is of the asserted type
+(short_var_declaration
+  left: (expression_list . (identifier) @import.alias)
+  right: (expression_list . (type_assertion_expression
+    type: [
+      (type_identifier) @name
+      (pointer_type (type_identifier) @name)
+      (qualified_type package: (_) @receiver name: (type_identifier) @name)
+      (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+    ]))) @reference.type
+
+; switch v := x.(type) { case *Circle: v.Area() }: in a case of one type, v is of that
+; type. A case of several types gives v its first and (the second pattern) its next on the
+; same lines, and the resolver takes neither.
+(type_switch_statement
+  alias: (expression_list . (identifier) @import.alias)
+  (type_case
+    type: [
+      (type_identifier) @name
+      (pointer_type (type_identifier) @name)
+      (qualified_type package: (_) @receiver name: (type_identifier) @name)
+      (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+    ]) @binding.scope
+  (#not-match? @name "^(nil|bool|byte|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr|any)$")) @reference.type
+
+(type_switch_statement
+  alias: (expression_list . (identifier) @import.alias)
+  (type_case
+    ","
+    type: [
+      (type_identifier) @name
+      (pointer_type (type_identifier) @name)
+      (qualified_type package: (_) @receiver name: (type_identifier) @name)
+      (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+    ]) @binding.scope) @reference.type
+
 ; func (c *Circle) M(), func f(s Shape, p *pkg.T)
 (parameter_declaration
   name: (identifier) @import.alias
