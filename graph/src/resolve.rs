@@ -2846,7 +2846,8 @@ impl<'a> Tables<'a> {
         if depth > 8 {
             return None;
         }
-        let is_type = |s: &Sym<'_>| s.kind.is_type_like();
+        // Go: a defined type (`type Key []string`) has methods as a struct does.
+        let is_type = |s: &Sym<'_>| s.kind.is_type_like() || (s.kind == SymbolKind::Type && s.lang == Lang::Go);
         match qualifier {
             None => {
                 if let Some((rung, v)) = self.lookup_name(file, enclosing, name, is_type) {
