@@ -2884,7 +2884,8 @@ impl<'a> Tables<'a> {
     /// what its signature declares it returns.
     fn result_type(&self, t: u32, depth: u8) -> Option<Vec<u32>> {
         let s = &self.syms[t as usize];
-        if s.kind.is_type_like() {
+        // Go: a conversion (`Key(parts)`) gives a value of the defined type.
+        if s.kind.is_type_like() || (s.kind == SymbolKind::Type && s.lang == Lang::Go) {
             return Some(vec![t]);
         }
         let class =
@@ -3020,7 +3021,10 @@ impl<'a> Tables<'a> {
                     }
                 }
             }
-            let callable = |s: &Sym<'_>| s.kind.is_callable() || s.kind.is_type_like();
+            // (Go: a defined type called is a conversion to it.)
+            let callable = |s: &Sym<'_>| {
+                s.kind.is_callable() || s.kind.is_type_like() || (s.kind == SymbolKind::Type && s.lang == Lang::Go)
+            };
             let args = text_arg_count(rcv);
             let found = match split_last(callee) {
                 (None, n) => self
