@@ -75,7 +75,8 @@ use crate::walk::SkipReason;
 /// 17: a type test narrows its variable in an `if`'s branch (Java `instanceof`, `isInstance`,
 /// `getClass() ==`, `isAssignableFrom`; TypeScript `instanceof`; Python `isinstance`) and in
 /// a Go type switch's case: a binding whose alias ends in `?` and whose span ends with the
-/// branch (`@binding.scope`); a Go type assertion types the variable it is assigned to.
+/// branch (`@binding.scope`); a Go type assertion, `make(T, …)` and `new(T)` type the variable
+/// they are assigned to.
 pub const FORMAT_VERSION: u32 = 17;
 
 /// The records of a repository's index folder.

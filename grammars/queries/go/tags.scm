@@ -165,6 +165,30 @@
       (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
     ]))) @reference.type
 
+; k := make(Key, 0, n), p := new(Parser), var p = new(pkg.Parser): the variable is of
+; that type
+(short_var_declaration
+  left: (expression_list . (identifier) @import.alias)
+  right: (expression_list . (call_expression
+    function: (identifier) @_builtin
+    arguments: (argument_list . [
+      (identifier) @name
+      (type_identifier) @name
+      (qualified_type package: (_) @receiver name: (type_identifier) @name)
+    ])))
+  (#any-of? @_builtin "make" "new")) @reference.type
+
+(var_spec
+  name: (identifier) @import.alias
+  value: (expression_list . (call_expression
+    function: (identifier) @_builtin
+    arguments: (argument_list . [
+      (identifier) @name
+      (type_identifier) @name
+      (qualified_type package: (_) @receiver name: (type_identifier) @name)
+    ])))
+  (#any-of? @_builtin "make" "new")) @reference.type
+
 ; switch v := x.(type) { case *Circle: v.Area() }: in a case of one type, v is of that
 ; type. A case of several types gives v its first and (the second pattern) its next on the
 ; same lines, and the resolver takes neither.
