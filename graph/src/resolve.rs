@@ -348,6 +348,12 @@ enum Implementations {
     Many,
 }
 
+/// Whether values of `s` are typed by it: a type-like symbol, or a Go defined type (`type Key
+/// []string`), which has methods as a struct does and whose call is a conversion to it.
+fn types_values(s: &Sym<'_>) -> bool {
+    s.kind.is_type_like() || (s.kind == SymbolKind::Type && s.lang == Lang::Go)
+}
+
 /// Languages whose scoping rules the resolver follows closely (see the module doc).
 fn strict(lang: Lang) -> bool {
     matches!(lang, Lang::Python | Lang::TypeScript | Lang::Tsx | Lang::Go | Lang::Java | Lang::Rust)
@@ -2846,8 +2852,7 @@ impl<'a> Tables<'a> {
         if depth > 8 {
             return None;
         }
-        // Go: a defined type (`type Key []string`) has methods as a struct does.
-        let is_type = |s: &Sym<'_>| s.kind.is_type_like() || (s.kind == SymbolKind::Type && s.lang == Lang::Go);
+        let is_type = types_values;
         match qualifier {
             None => {
                 if let Some((rung, v)) = self.lookup_name(file, enclosing, name, is_type) {
@@ -2884,8 +2889,7 @@ impl<'a> Tables<'a> {
     /// what its signature declares it returns.
     fn result_type(&self, t: u32, depth: u8) -> Option<Vec<u32>> {
         let s = &self.syms[t as usize];
-        // Go: a conversion (`Key(parts)`) gives a value of the defined type.
-        if s.kind.is_type_like() || (s.kind == SymbolKind::Type && s.lang == Lang::Go) {
+        if types_values(s) {
             return Some(vec![t]);
         }
         let class =
@@ -3021,10 +3025,7 @@ impl<'a> Tables<'a> {
                     }
                 }
             }
-            // (Go: a defined type called is a conversion to it.)
-            let callable = |s: &Sym<'_>| {
-                s.kind.is_callable() || s.kind.is_type_like() || (s.kind == SymbolKind::Type && s.lang == Lang::Go)
-            };
+            let callable = |s: &Sym<'_>| s.kind.is_callable() || types_values(s);
             let args = text_arg_count(rcv);
             let found = match split_last(callee) {
                 (None, n) => self
