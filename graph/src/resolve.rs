@@ -1548,7 +1548,9 @@ impl<'a> Tables<'a> {
     fn import(&self, file: u32, r: &'a Reference) -> Import<'a> {
         let lang = self.lang_of(file);
         let module: &'a str = r.module().unwrap_or(&r.name);
-        let whole = r.module().is_none() || r.name == module;
+        // (A Go import is always of a whole package; its path may have been rewritten to the
+        // package's folder, see `cc_indexer::imports`.)
+        let whole = r.module().is_none() || r.name == module || lang == Lang::Go;
         let member = if whole { None } else { Some(r.name.as_str()) };
         let binding = match (r.alias(), member) {
             (Some(a), _) => a.to_string(),
@@ -1595,8 +1597,33 @@ impl<'a> Tables<'a> {
         }
         let mut base: Vec<&str> = dir_of(from_path).split('/').filter(|s| !s.is_empty()).collect();
         let relative = m.starts_with('.');
-        // Go: an import path names a directory; the module path before it is not part of
-        // the repository's paths (`example.com/app/util` is `util/`).
+        // Go: a path the import map rewrote (a module of the repository holds it) is exactly
+        // the folder it names, relative to the importing file's.
+        if self.lang_of(from) == Lang::Go && relative {
+            for part in m.split('/') {
+                match part {
+                    "." | "" => {}
+                    ".." => {
+                        if base.pop().is_none() {
+                            return Vec::new();
+                        }
+                    }
+                    p => base.push(p),
+                }
+            }
+            let dir = base.join("/");
+            return self
+                .dir_files
+                .get(dir.as_str())
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&f| self.lang_of(f) == Lang::Go)
+                .collect();
+        }
+        // Go, otherwise: an import path names a directory; the module path before it is not
+        // part of the repository's paths (`example.com/app/util` is `util/`, matched by its
+        // longest suffix).
         if self.lang_of(from) == Lang::Go && !relative {
             let segs: Vec<&str> = m.split('/').filter(|s| !s.is_empty()).collect();
             if segs.first().is_some_and(|s| GO_STD.contains(s)) {

@@ -10,8 +10,18 @@
 //! when `paths` maps `@app/*` to `src/app/*`), which the call graph resolves exactly like any
 //! relative import; a specifier that lands nowhere in the repository (a dependency from
 //! `node_modules`) is left as written. What the map was read from is fingerprinted into
-//! meta.json, and a run whose fingerprint differs parses the JavaScript and TypeScript files
-//! again.
+//! meta.json, and a run whose fingerprint differs parses the JavaScript, TypeScript and Go
+//! files again.
+//!
+//! Go: an import path names a package by its module's path (the `module` line of the nearest
+//! `go.mod`) and the folder below that module's root, so `example.com/shop/internal/util`,
+//! imported anywhere in a repository holding `go.mod` `module example.com/shop`, is the folder
+//! `internal/util` and no other `util`; `example.com/shop` itself is the module's root folder,
+//! which no suffix of a path can name. The longest module path wins (a nested module, a
+//! workspace of several). Such a path is rewritten, like a TypeScript one, into the folder
+//! relative to the importing file's (`../internal/util`); the import keeps its name as written
+//! and gets the package's name as its alias (the path's last segment, a major version suffix
+//! `/v2` left out), which is what the file binds.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
@@ -34,9 +44,24 @@ const BUILD_DIRS: [&str; 6] = ["dist", "lib", "build", "out", "esm", "cjs"];
 /// How deep an `extends` chain is followed.
 const MAX_EXTENDS: usize = 8;
 
-/// Whether `lang`'s import specifiers are read through an [`ImportMap`].
+/// Whether `lang`'s import specifiers are read through an [`ImportMap`] (and so read again
+/// when its fingerprint changes).
 pub fn applies_to(lang: Lang) -> bool {
+    is_js(lang) || lang == Lang::Go
+}
+
+/// JavaScript and TypeScript, whose specifiers the compiler options and packages map.
+fn is_js(lang: Lang) -> bool {
     matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+}
+
+/// A Go module of the repository.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct GoModule {
+    /// Its path, as its `go.mod` declares it.
+    path: String,
+    /// The folder of its `go.mod` (repository-relative; empty for the root).
+    dir: String,
 }
 
 /// The compiler options in force in a folder.
@@ -117,6 +142,10 @@ pub struct ImportMap {
     scope_list: Vec<Scope>,
     /// Longest name first, so `@a/b-c` is tried before `@a/b`.
     packages: Vec<Package>,
+    /// Longest path first, so a nested module wins over the one around it.
+    go_modules: Vec<GoModule>,
+    /// The folders that hold Go files: the packages an import can name.
+    go_dirs: HashSet<String>,
     fingerprint: String,
 }
 
@@ -124,14 +153,25 @@ impl ImportMap {
     /// Reads the map for the walked files of the repository at `root` (nothing is read when
     /// none of them is JavaScript or TypeScript).
     pub fn build(root: &Path, files: &[WalkedFile]) -> ImportMap {
-        if !files.iter().any(|f| applies_to(f.lang)) {
-            return ImportMap::default();
+        let mut map = ImportMap::default();
+        if files.iter().any(|f| f.lang == Lang::Go) {
+            map.go_dirs = files.iter().filter(|f| f.lang == Lang::Go).map(|f| dir_of(&f.rel).to_string()).collect();
+            map.go_modules = go_modules(root, &map.go_dirs);
         }
+        if files.iter().any(|f| is_js(f.lang)) {
+            map.build_js(root, files);
+        }
+        map.fingerprint = map.fingerprint_of();
+        map
+    }
+
+    fn build_js(&mut self, root: &Path, files: &[WalkedFile]) {
         let mut reader = Reader { root, configs: HashMap::new(), manifests: HashMap::new() };
         let packages = reader.packages(files);
-        let mut map = ImportMap { files: files.iter().map(|f| f.rel.clone()).collect(), ..ImportMap::default() };
+        let map = self;
+        map.files = files.iter().map(|f| f.rel.clone()).collect();
         let mut by_config: HashMap<String, usize> = HashMap::new();
-        for f in files.iter().filter(|f| applies_to(f.lang)) {
+        for f in files.iter().filter(|f| is_js(f.lang)) {
             let dir = dir_of(&f.rel);
             if map.scopes.contains_key(dir) {
                 continue;
@@ -146,8 +186,6 @@ impl ImportMap {
         }
         map.packages = packages;
         map.packages.sort_by(|a, b| b.name.len().cmp(&a.name.len()).then_with(|| a.name.cmp(&b.name)));
-        map.fingerprint = map.fingerprint_of();
-        map
     }
 
     /// What the map was read from, as a hex digest; empty when there is nothing to map.
@@ -158,13 +196,20 @@ impl ImportMap {
     fn fingerprint_of(&self) -> String {
         let mut scopes: Vec<&Scope> =
             self.scope_list.iter().filter(|s| s.base_url.is_some() || !s.paths.is_empty()).collect();
-        if scopes.is_empty() && self.packages.is_empty() {
+        if scopes.is_empty() && self.packages.is_empty() && self.go_modules.is_empty() {
             return String::new();
         }
         scopes.sort_by(|a, b| a.config.cmp(&b.config));
         let mut packages: Vec<&Package> = self.packages.iter().collect();
         packages.sort_by(|a, b| a.name.cmp(&b.name));
-        let text = format!("{scopes:?}\n{packages:?}");
+        // (Without Go modules, the text is what it was before they were read: an index of a
+        // repository without any keeps its fingerprint.)
+        let mut text = format!("{scopes:?}\n{packages:?}");
+        if !self.go_modules.is_empty() {
+            let mut go: Vec<&GoModule> = self.go_modules.iter().collect();
+            go.sort_by(|a, b| a.path.cmp(&b.path));
+            text.push_str(&format!("\n{go:?}"));
+        }
         blake3::hash(text.as_bytes()).to_hex().to_string()
     }
 
@@ -172,6 +217,16 @@ impl ImportMap {
     /// the repository; see the module doc.
     pub fn apply(&self, lang: Lang, rel: &str, refs: &mut [Reference]) {
         if !applies_to(lang) || self.fingerprint.is_empty() {
+            return;
+        }
+        if lang == Lang::Go {
+            for r in refs.iter_mut().filter(|r| r.kind == crate::RefKind::Import) {
+                let Some((to, package)) = r.module().and_then(|m| self.rewrite_go(rel, m)) else { continue };
+                if r.alias().is_none() {
+                    r.set_alias(CompactString::from(package));
+                }
+                r.set_module(CompactString::from(to));
+            }
             return;
         }
         for r in refs.iter_mut() {
@@ -190,6 +245,28 @@ impl ImportMap {
         let dir = dir_of(rel);
         let target = self.through_paths(dir, spec).or_else(|| self.through_packages(spec))?;
         Some(relative_to(dir, &target))
+    }
+
+    /// The Go import path `spec`, written in the file `rel`, as the folder relative to that
+    /// file's, and the package name it binds, when a module of the repository holds it.
+    pub fn rewrite_go(&self, rel: &str, spec: &str) -> Option<(String, String)> {
+        let spec = spec.trim_matches(|c| c == '"' || c == '`');
+        let m = self.go_modules.iter().find(|m| {
+            spec.strip_prefix(m.path.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })?;
+        let sub = spec[m.path.len()..].trim_start_matches('/');
+        let target = if sub.is_empty() { m.dir.clone() } else { join(&m.dir, sub) };
+        if !self.go_dirs.contains(&target) {
+            return None;
+        }
+        let mut segs = spec.rsplit('/');
+        let last = segs.next().unwrap_or(spec);
+        let major = last.len() > 1 && last.starts_with('v') && last[1..].bytes().all(|b| b.is_ascii_digit());
+        let package = match segs.next() {
+            Some(before) if major => before,
+            _ => last,
+        };
+        Some((relative_to(dir_of(rel), &target), package.to_string()))
     }
 
     fn through_paths(&self, dir: &str, spec: &str) -> Option<String> {
@@ -436,7 +513,7 @@ impl Reader<'_> {
         let mut dirs: BTreeMap<String, ()> = BTreeMap::new();
         dirs.insert(String::new(), ());
         if !yes.is_empty() {
-            for f in files.iter().filter(|f| applies_to(f.lang)) {
+            for f in files.iter().filter(|f| is_js(f.lang)) {
                 let mut d = parent(&f.rel);
                 while let Some(cur) = d {
                     if dirs.insert(cur.to_string(), ()).is_some() {
@@ -500,6 +577,62 @@ fn export_targets(v: &serde_json::Value, out: &mut Vec<String>) {
     }
 }
 
+/// The modules whose `go.mod` is the nearest above (or in) one of `dirs`, longest path first.
+fn go_modules(root: &Path, dirs: &HashSet<String>) -> Vec<GoModule> {
+    // A folder → the folder of the nearest go.mod at or above it.
+    let mut nearest: HashMap<String, Option<String>> = HashMap::new();
+    let mut found: BTreeMap<String, ()> = BTreeMap::new();
+    for dir in dirs {
+        let mut walked = Vec::new();
+        let mut d = Some(dir.as_str());
+        let hit = loop {
+            let Some(cur) = d else { break None };
+            if let Some(h) = nearest.get(cur) {
+                break h.clone();
+            }
+            walked.push(cur.to_string());
+            if root.join(join(cur, "go.mod")).is_file() {
+                break Some(cur.to_string());
+            }
+            d = parent(cur);
+        };
+        if let Some(h) = &hit {
+            found.insert(h.clone(), ());
+        }
+        for w in walked {
+            nearest.insert(w, hit.clone());
+        }
+    }
+    let mut out: Vec<GoModule> = found
+        .into_keys()
+        .filter_map(|dir| {
+            let text = std::fs::read_to_string(root.join(join(&dir, "go.mod"))).ok()?;
+            Some(GoModule { path: go_module_path(&text)?, dir })
+        })
+        .collect();
+    out.sort_by(|a, b| b.path.len().cmp(&a.path.len()).then_with(|| a.path.cmp(&b.path)));
+    out
+}
+
+/// The path a go.mod's `module` directive declares (`module example.com/m`, quoted or in a
+/// block of its own, comments allowed).
+fn go_module_path(text: &str) -> Option<String> {
+    let mut lines = text.lines().map(|l| l.split("//").next().unwrap_or("").trim());
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix("module") else { continue };
+        if !rest.is_empty() && !rest.starts_with([' ', '\t', '(']) {
+            continue;
+        }
+        let mut rest = rest.trim();
+        if rest == "(" {
+            rest = lines.find(|l| !l.is_empty())?;
+        }
+        let path = rest.trim_start_matches('(').trim_end_matches(')').trim().trim_matches(|c| c == '"' || c == '`');
+        return (!path.is_empty()).then(|| path.to_string());
+    }
+    None
+}
+
 fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
@@ -532,10 +665,11 @@ fn normalize(path: &str) -> Option<String> {
     Some(out.join("/"))
 }
 
-/// `target` (a file) as a specifier relative to the folder `from`.
+/// `target` (a file, or a folder: empty for the root) as a specifier relative to the folder
+/// `from`.
 fn relative_to(from: &str, target: &str) -> String {
     let from: Vec<&str> = from.split('/').filter(|s| !s.is_empty()).collect();
-    let to: Vec<&str> = target.split('/').collect();
+    let to: Vec<&str> = target.split('/').filter(|s| !s.is_empty()).collect();
     let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
     let ups = from.len() - common;
     let mut out = if ups == 0 { String::from(".") } else { vec![".."; ups].join("/") };
@@ -632,7 +766,51 @@ mod tests {
     }
 
     #[test]
+    fn go_import_paths_of_the_repositorys_modules_are_their_folders() {
+        let (_t, m) = map(&[
+            ("go.mod", "// the shop\nmodule example.com/shop // trailing\n\ngo 1.21\n"),
+            ("shop.go", "package shop\n"),
+            ("internal/util/pad.go", "package util\n"),
+            ("legacy/internal/util/pad.go", "package util\n"),
+            ("cmd/report/main.go", "package main\n"),
+            ("tools/go.mod", "module (\n\t\"example.com/shop/tools/v2\"\n)\n"),
+            ("tools/fmtx/fmt.go", "package fmtx\n"),
+            ("tools/tools.go", "package tools\n"),
+        ]);
+        assert!(!m.fingerprint().is_empty());
+        let main = "cmd/report/main.go";
+        let go = |spec: &str| m.rewrite_go(main, spec);
+        assert_eq!(go("example.com/shop"), Some(("../..".into(), "shop".into())), "the root package");
+        assert_eq!(go("\"example.com/shop/internal/util\""), Some(("../../internal/util".into(), "util".into())));
+        // The nested module wins; a major version suffix is no package name.
+        assert_eq!(go("example.com/shop/tools/v2/fmtx"), Some(("../../tools/fmtx".into(), "fmtx".into())));
+        assert_eq!(go("example.com/shop/tools/v2"), Some(("../../tools".into(), "tools".into())));
+        // A folder without Go files, another module, a path that only shares a prefix: as written.
+        assert_eq!(go("example.com/shop/docs"), None);
+        assert_eq!(go("example.com/shopping"), None);
+        assert_eq!(go("github.com/other/util"), None);
+        assert_eq!(
+            m.rewrite_go("shop.go", "example.com/shop/internal/util").map(|r| r.0),
+            Some("./internal/util".into())
+        );
+    }
+
+    #[test]
+    fn go_module_directives() {
+        assert_eq!(go_module_path("module example.com/a\n").as_deref(), Some("example.com/a"));
+        assert_eq!(go_module_path("module \"example.com/a\" // c\n").as_deref(), Some("example.com/a"));
+        assert_eq!(go_module_path("modulex y\nmodule (\n  example.com/b\n)\n").as_deref(), Some("example.com/b"));
+        assert_eq!(go_module_path("go 1.21\n"), None);
+        // Without a go.mod, nothing maps (and nothing is fingerprinted).
+        let (_t, m) = map(&[("a/a.go", "package a\n"), ("b/b.go", "package b\n")]);
+        assert_eq!(m.fingerprint(), "");
+        assert_eq!(m.rewrite_go("b/b.go", "example.com/x/a"), None);
+    }
+
+    #[test]
     fn relative_specifiers() {
+        assert_eq!(relative_to("a/b", ""), "../..");
+        assert_eq!(relative_to("a/b", "a"), "..");
         assert_eq!(relative_to("a/b", "a/c/d.ts"), "../c/d.ts");
         assert_eq!(relative_to("", "a/d.ts"), "./a/d.ts");
         assert_eq!(relative_to("a", "a/d.ts"), "./d.ts");

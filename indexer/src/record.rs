@@ -291,6 +291,15 @@ impl Reference {
         }
     }
 
+    /// Sets the name an import binds (a Go package's name, where the import path was
+    /// rewritten, see [`crate::imports`]).
+    pub fn set_alias(&mut self, alias: CompactString) {
+        match &mut self.bound {
+            Some(b) => b.alias = Some(alias),
+            None => self.bound = Some(Box::new(Bound { module: None, alias: Some(alias) })),
+        }
+    }
+
     /// For imports: the local alias (`import numpy as np` -> `np`); for a type, call or
     /// value reference, the variable it binds (`Circle c` -> `c`, `c = Circle()` -> `c`,
     /// `h = f` -> `h`, `self.h = f` -> `self.h`, `d[k] = f` -> `d[k]`; `return` for a value the

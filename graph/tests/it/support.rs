@@ -6,14 +6,43 @@ use cc_indexer::{Extractor, FileRecord};
 
 pub use cc_indexer::fixture::parse as parse_fixture;
 
-/// Extracts each file of a fixture, as the indexer would.
+/// Extracts each file of a fixture, as the indexer would. A file of no language is a
+/// manifest (`go.mod`, `tsconfig.json`, `package.json`): not a record, but read, with the
+/// sources, into the import map the indexer rewrites imports through
+/// ([`cc_indexer::imports`]).
 pub fn records(fixture: &str) -> Vec<FileRecord> {
     let mut ex = Extractor::new();
-    let mut files: Vec<FileRecord> = parse_fixture(fixture)
+    let parsed = parse_fixture(fixture);
+    let detect = |path: &str, text: &str| cc_grammars::detect(path, text.as_bytes());
+    let manifests = ["go.mod", "tsconfig.json", "jsconfig.json", "package.json"];
+    let tmp = tempfile::tempdir().unwrap();
+    let mut walked = Vec::new();
+    for (path, text) in &parsed {
+        let abs = tmp.path().join(path);
+        std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
+        std::fs::write(&abs, text).unwrap();
+        match detect(path, text) {
+            Some(lang) => walked.push(cc_indexer::walk::WalkedFile {
+                rel: path.clone(),
+                abs,
+                lang,
+                size: text.len() as u64,
+                mtime_ns: 0,
+            }),
+            None => {
+                let name = path.rsplit('/').next().unwrap_or(path);
+                assert!(manifests.contains(&name), "{path}: no language, and no manifest the import map reads");
+            }
+        }
+    }
+    let imports = cc_indexer::imports::ImportMap::build(tmp.path(), &walked);
+    let mut files: Vec<FileRecord> = parsed
         .into_iter()
+        .filter(|(path, text)| detect(path, text).is_some())
         .map(|(path, text)| {
-            let lang = cc_grammars::detect(&path, text.as_bytes()).unwrap_or_else(|| panic!("{path}: no language"));
-            let out = ex.extract(lang, &path, text.as_bytes());
+            let lang = detect(&path, &text).unwrap();
+            let mut out = ex.extract(lang, &path, text.as_bytes());
+            imports.apply(lang, &path, &mut out.references);
             assert!(out.diagnostics.is_empty(), "{path}: {:?}", out.diagnostics);
             FileRecord {
                 module: cc_indexer::extract::module_path(lang, &path),

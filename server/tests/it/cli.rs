@@ -581,6 +581,63 @@ fn typescript_path_aliases_and_workspace_packages_resolve_inside_the_repository(
     assert_eq!(callees(), want("legacy"));
 }
 
+/// Go imports land where `go build` sends them: an import path is its module's path (the
+/// nearest go.mod's `module`) and a folder below, so the module's root package, which no
+/// suffix of a path names, is found, and of two `internal/util` folders only the one the path
+/// names is. A changed go.mod re-reads the imports of files whose bytes did not change.
+#[test]
+fn go_imports_resolve_through_the_modules_go_mod_declares() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, ws) = (tmp.path().join("data"), tmp.path().join("shop"));
+    let pad = |who: &str| {
+        format!("package util\n\n// Pad pads, the {who} way.\nfunc Pad(s string) string {{\n\treturn s\n}}\n")
+    };
+    for (p, body) in [
+        ("go.mod", "module example.com/shop\n\ngo 1.21\n".to_string()),
+        ("shop.go", "package shop\n\nfunc Total(xs []int) int {\n\treturn len(xs)\n}\n".into()),
+        ("internal/util/pad.go", pad("current")),
+        ("legacy/internal/util/pad.go", pad("old")),
+        (
+            "cmd/report/main.go",
+            "package main\n\nimport (\n\t\"example.com/shop\"\n\t\"example.com/shop/internal/util\"\n)\n\nfunc report() string {\n\tshop.Total(nil)\n\treturn util.Pad(\"x\")\n}\n"
+                .into(),
+        ),
+    ] {
+        let f = ws.join(p);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, body).unwrap();
+    }
+    let cc = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cc-server")).args(args).env("CC_DATA_DIR", &data).output().unwrap()
+    };
+    let callees = || -> Vec<(String, String)> {
+        let v: serde_json::Value = serde_json::from_str(&ok(&cc(&["callees", "report", "--json"]))).unwrap();
+        let mut got: Vec<(String, String)> = v["results"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{v}"))
+            .iter()
+            .map(|r| {
+                (r["name"].as_str().unwrap().to_string(), r["symbol"]["path"].as_str().unwrap_or_default().to_string())
+            })
+            .collect();
+        got.sort();
+        got
+    };
+    ok(&cc(&["index", path(&ws)]));
+    assert_eq!(
+        callees(),
+        vec![
+            ("Total".to_string(), "shop.go".to_string()),
+            ("util.Pad".to_string(), "internal/util/pad.go".to_string()),
+        ]
+    );
+    // The module is renamed: main.go is unchanged, but its paths now name a module elsewhere.
+    std::fs::write(ws.join("go.mod"), "module example.com/store\n\ngo 1.21\n").unwrap();
+    ok(&cc(&["index", path(&ws)]));
+    let got = callees();
+    assert!(got.iter().all(|(_, p)| p.is_empty()), "{got:?}");
+}
+
 /// Overloads share a qualified name: the ambiguity lists their signatures, and the parameters
 /// pick one (`toJson(Object)`), in every command that takes a name.
 #[test]
