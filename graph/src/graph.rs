@@ -34,7 +34,11 @@ use std::borrow::Cow;
 /// 9: `graph.bin` names itself (`base`) for `graph.jnl`, the journal of the file entries
 /// updates replaced since; `graph.map` orders a file's symbols by place then id (not
 /// position), and `graph.delta` lays an update's changes over it.
-pub const GRAPH_FORMAT_VERSION: u32 = 9;
+/// 10: resolution changed (a saved graph of 9 would keep its files' old resolutions until
+/// they change): Go's defined types, conversions, `make`/`new` and type tests type their
+/// values; a Go import path of the repository's own module is that folder; a Go package's
+/// members leave its methods out.
+pub const GRAPH_FORMAT_VERSION: u32 = 10;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

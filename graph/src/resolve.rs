@@ -1860,10 +1860,16 @@ impl<'a> Tables<'a> {
     fn exported(&self, files: &[u32], name: &str, ok: &dyn Fn(&Sym<'_>) -> bool, depth: u8) -> Vec<u32> {
         let mut found = self.top_level_in(files, name, ok);
         // An ES module exports its top-level declarations only: `import { defineProperty }`
-        // is never the method of an object literal (`traps = { defineProperty() {} }`).
+        // is never the method of an object literal (`traps = { defineProperty() {} }`). A Go
+        // package's members are its functions, types, variables and constants: `toml.Decode`
+        // is never the method `(*Decoder).Decode`, declared at the top level too.
         found.retain(|&i| {
             let s = &self.syms[i as usize];
-            !matches!(s.lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript) || s.parent.is_none()
+            match s.lang {
+                Lang::TypeScript | Lang::Tsx | Lang::JavaScript => s.parent.is_none(),
+                Lang::Go => s.kind != SymbolKind::Method,
+                _ => true,
+            }
         });
         if !found.is_empty() || depth >= 3 {
             return found;
