@@ -472,6 +472,34 @@ fn cast_type(lang: Lang, rcv: &str) -> Option<&str> {
 
 /// Splits `a.b.c` / `a::b::c` at its last separator outside brackets:
 /// (`Some("a.b")`, `"c"`).
+/// `s` split at the dots outside brackets and parentheses (`a[b.c].d` is `a[b.c]`, `d`),
+/// each part trimmed.
+fn split_dots(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            '.' if depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim());
+    out
+}
+
+/// `xs[i]` as (`xs`, true): an element of `xs`; anything else as itself.
+fn indexed(s: &str) -> (&str, bool) {
+    match s.strip_suffix(']').and_then(|r| r.split_once('[')) {
+        Some((base, _)) => (base.trim(), true),
+        None => (s, false),
+    }
+}
+
 fn split_last(s: &str) -> (Option<&str>, &str) {
     let b = s.as_bytes();
     let mut depth = 0i32;
@@ -2852,15 +2880,15 @@ impl<'a> Tables<'a> {
         // `self.items`: a field of the class around, declared a container.
         if let Some(field) = e.strip_prefix("self.").or_else(|| e.strip_prefix("this.")).filter(|f| is_ident(f)) {
             let class = enclosing.and_then(|x| self.class_of(x))?;
-            let cf = self.syms[class as usize].file;
-            let (bindings, index) = self.bindings_of(cf);
-            let b = index
-                .get(field)
-                .into_iter()
-                .flatten()
-                .map(|&i| &bindings[i])
-                .find(|b| b.elements && b.enclosing == Some(class))?;
-            return self.type_named(cf, b.enclosing, b.receiver, b.name, b.line, depth + 1);
+            return self.field_elements(class, field, depth + 1);
+        }
+        // `md.keys`, `s.cfg.items`: a field, declared a container, of what the rest is.
+        if let Some((owner, field)) = e.rsplit_once('.').filter(|(o, f)| is_ident(f) && !o.is_empty()) {
+            let class = self.receiver_type(file, enclosing, owner, line, depth + 1)?;
+            return match class[..] {
+                [c] => self.field_elements(c, field, depth + 1),
+                _ => None,
+            };
         }
         if !is_ident(e) {
             return None;
@@ -2870,6 +2898,20 @@ impl<'a> Tables<'a> {
             return None;
         }
         self.type_named(file, b.enclosing, b.receiver, b.name, b.line, depth + 1)
+    }
+
+    /// The type of the elements of `class`'s field `field`, declared a container (a slice,
+    /// an array, a map's values, a `Vec`).
+    fn field_elements(&self, class: u32, field: &str, depth: u8) -> Option<Vec<u32>> {
+        let cf = self.syms[class as usize].file;
+        let (bindings, index) = self.bindings_of(cf);
+        let b = index
+            .get(field)
+            .into_iter()
+            .flatten()
+            .map(|&i| &bindings[i])
+            .find(|b| b.elements && b.enclosing == Some(class))?;
+        self.type_named(cf, b.enclosing, b.receiver, b.name, b.line, depth + 1)
     }
 
     /// The type-like symbol `qualifier.name` means in `file` (one, or none).
@@ -3076,18 +3118,21 @@ impl<'a> Tables<'a> {
             }
             return self.result_type(v[0], depth + 1);
         }
-        // `xs[i]`: an element of `xs`.
+        // `xs[i]`, `md.keys[i]`: an element of `xs`, of the field `keys`.
         if let Some(base) = rcv.strip_suffix(']').and_then(|r| r.split_once('[')).map(|(b, _)| b.trim()) {
-            if is_ident(base) {
+            if base.split('.').all(|s| is_ident(s.trim())) {
                 return self.element_type(file, enclosing, base, line, depth + 1);
             }
         }
-        let segs: Vec<&str> = rcv.split('.').map(str::trim).collect();
-        if !segs.iter().all(|s| is_ident(s)) {
+        // A chain of fields, each maybe indexed: `md.context`, `md.keyInfo[k].pos`.
+        let segs: Vec<(&str, bool)> = split_dots(rcv).into_iter().map(indexed).collect();
+        if !segs.iter().all(|(s, _)| is_ident(s)) {
             return None;
         }
-        let head = segs[0];
-        let mut cur: Vec<u32> = if self_word(head) {
+        let (head, head_indexed) = segs[0];
+        let mut cur: Vec<u32> = if head_indexed {
+            self.element_type(file, enclosing, head, line, depth + 1)?
+        } else if self_word(head) {
             vec![enclosing.and_then(|e| self.class_of(e))?]
         } else if let Some(b) = self.binding(file, enclosing, head, line, lang == Lang::Java) {
             self.type_from_binding(file, b, depth + 1)?
@@ -3099,11 +3144,14 @@ impl<'a> Tables<'a> {
         } else {
             return None;
         };
-        for seg in &segs[1..] {
+        for &(seg, elements) in &segs[1..] {
             if cur.len() != 1 {
                 return None;
             }
-            cur = self.field_type(cur[0], seg, depth + 1)?;
+            cur = match elements {
+                true => self.field_elements(cur[0], seg, depth + 1)?,
+                false => self.field_type(cur[0], seg, depth + 1)?,
+            };
         }
         Some(cur)
     }

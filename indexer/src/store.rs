@@ -77,7 +77,9 @@ use crate::walk::SkipReason;
 /// a Go type switch's case: a binding whose alias ends in `?` and whose span ends with the
 /// branch (`@binding.scope`); a Go type assertion, `make(T, …)` and `new(T)` type the variable
 /// they are assigned to.
-pub const FORMAT_VERSION: u32 = 17;
+/// 18: Go struct fields of a slice, array or map type are container bindings (`keys[]`), and
+/// so are a map's values where a parameter or variable is declared one.
+pub const FORMAT_VERSION: u32 = 18;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";

@@ -229,7 +229,7 @@
   (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr|any)$")) @reference.type
 
 ; repos []*Repo, var repos []Repo: a slice of the type (`for _, r := range repos` and
-; `repos[i]` give a `Repo`)
+; `repos[i]` give a `Repo`); byName map[string]*Repo: a map's elements are its values
 (parameter_declaration
   name: (identifier) @import.alias
   type: [
@@ -240,6 +240,12 @@
         (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
       ])
     (array_type element: [
+        (type_identifier) @name
+        (pointer_type (type_identifier) @name)
+        (qualified_type package: (_) @receiver name: (type_identifier) @name)
+        (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+      ])
+    (map_type value: [
         (type_identifier) @name
         (pointer_type (type_identifier) @name)
         (qualified_type package: (_) @receiver name: (type_identifier) @name)
@@ -258,6 +264,12 @@
         (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
       ])
     (array_type element: [
+        (type_identifier) @name
+        (pointer_type (type_identifier) @name)
+        (qualified_type package: (_) @receiver name: (type_identifier) @name)
+        (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+      ])
+    (map_type value: [
         (type_identifier) @name
         (pointer_type (type_identifier) @name)
         (qualified_type package: (_) @receiver name: (type_identifier) @name)
@@ -278,6 +290,32 @@
       (pointer_type (generic_type type: (type_identifier) @name))
       (generic_type type: (qualified_type package: (_) @receiver name: (type_identifier) @name))
     ]
+  (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr|any)$")) @reference.type
+
+; struct fields: keys []Key, byName map[string]*Entry (`for _, k := range md.keys`,
+; `md.byName[n]` give a `Key`, an `Entry`: a map's elements are its values)
+(field_declaration
+  name: (field_identifier) @import.alias
+  type: [
+    (slice_type element: [
+        (type_identifier) @name
+        (pointer_type (type_identifier) @name)
+        (qualified_type package: (_) @receiver name: (type_identifier) @name)
+        (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+      ])
+    (array_type element: [
+        (type_identifier) @name
+        (pointer_type (type_identifier) @name)
+        (qualified_type package: (_) @receiver name: (type_identifier) @name)
+        (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+      ])
+    (map_type value: [
+        (type_identifier) @name
+        (pointer_type (type_identifier) @name)
+        (qualified_type package: (_) @receiver name: (type_identifier) @name)
+        (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))
+      ])
+  ] @binding.elements
   (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr|any)$")) @reference.type
 
 ; struct fields: store *Store
