@@ -38,7 +38,9 @@ use std::borrow::Cow;
 /// they change): Go's defined types, conversions, `make`/`new` and type tests type their
 /// values; a Go import path of the repository's own module is that folder; a Go package's
 /// members leave its methods out.
-pub const GRAPH_FORMAT_VERSION: u32 = 10;
+/// 11: Java: of an abstract method's implementations, the only one whose class some code
+/// makes is a fact (rapid type analysis); files provide the names of the classes they make.
+pub const GRAPH_FORMAT_VERSION: u32 = 11;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

@@ -330,6 +330,9 @@ pub(crate) struct Tables<'a> {
     impl_cache: std::sync::Mutex<HashMap<u32, (Implementations, Vec<deps::Key>)>>,
     /// The overrides of a method in its class's subclasses, with the keys finding them noted.
     override_cache: std::sync::Mutex<HashMap<u32, (Vec<u32>, Vec<deps::Key>)>>,
+    /// Java: the names of the classes some code makes (`new X(…)`, `X::new`; by name, so a
+    /// class of a name made anywhere counts as made).
+    made: HashSet<&'a str>,
     /// Python's value flow, solved once the tables are built.
     flow_state: Option<flow::Flow<'a>>,
     /// Python classes with several bases somewhere above them: the method resolution
@@ -934,6 +937,17 @@ pub(crate) fn import_names(r: &Reference) -> impl Iterator<Item = &str> {
     [Some(last), r.alias(), Some(r.name.as_str())].into_iter().flatten()
 }
 
+/// Java: the names of the classes `f` makes (`new X(…)` is a call named `X`; `X::new` a
+/// value named `new` on `X`). Every call's name counts: a method call named like a class
+/// only makes that class count as made, which keeps more of its implementations possible.
+fn made_in(f: &FileRecord) -> impl Iterator<Item = &str> {
+    f.references.iter().filter_map(|r| match r.kind {
+        RefKind::Call => Some(r.name.as_str()),
+        RefKind::Value if r.name == "new" => r.receiver.as_deref().map(|q| split_last(q).1),
+        _ => None,
+    })
+}
+
 /// The references the graph resolves: calls, values (callbacks included) and implicit calls.
 pub(crate) fn resolvable(kind: RefKind) -> bool {
     !matches!(kind, RefKind::Import | RefKind::Type)
@@ -1021,6 +1035,7 @@ impl<'a> Tables<'a> {
             extra_table: HashMap::default(),
             impl_cache: std::sync::Mutex::new(HashMap::default()),
             override_cache: std::sync::Mutex::new(HashMap::default()),
+            made: HashSet::default(),
             flow_state: None,
             mro_table: HashMap::default(),
         };
@@ -1202,6 +1217,7 @@ impl<'a> Tables<'a> {
             .collect();
         (t.bindings, t.binding_index) = per_file.into_iter().unzip();
         tracing::debug!(secs = started.elapsed().as_secs_f64(), "tables: bindings read");
+        t.made = files.iter().filter(|f| f.lang == Lang::Java).flat_map(|f| made_in(f)).collect();
         t.method_values = files
             .iter()
             .map(|f| {
@@ -1500,6 +1516,9 @@ impl<'a> Tables<'a> {
                 items.push((deps::key(Kind::Name, bs.name), h));
                 items.push((deps::key(Kind::Name, cs.name), h));
             }
+        }
+        if f.lang == Lang::Java {
+            items.extend(made_in(f).map(|n| (deps::key(Kind::Made, n), 0)));
         }
         if flows(f.lang) {
             items.push((deps::FLOW, content as u64));
@@ -2349,13 +2368,19 @@ impl<'a> Tables<'a> {
                 continue;
             }
             out.push(target(s.id, EdgeKind::Call));
-            // One implementation: it runs; several: each may.
+            // One implementation: it runs; several: each may. (Java: of several, the only
+            // one whose class some code makes runs, and the others may: rapid type analysis.)
             if let Implementations::Some(v) = self.implementations(t) {
+                let made: Vec<u32> = match lang {
+                    Lang::Java if v.len() > 1 => v.iter().copied().filter(|&i| self.class_made(i)).collect(),
+                    _ => Vec::new(),
+                };
+                let only = (made.len() == 1).then(|| made[0]);
                 let several = v.len() > 1;
                 out.extend(v.iter().map(|&i| Target {
                     id: self.syms[i as usize].id,
                     kind: EdgeKind::Inherited,
-                    possible: several,
+                    possible: several && only != Some(i),
                 }));
             } else if virtual_call(receiver)
                 // (Python's `Base.method(self)` names the class: no dispatch.)
@@ -2611,6 +2636,28 @@ impl<'a> Tables<'a> {
         }
         let t = self.result_type(first, depth)?;
         v[1..].iter().all(|&i| self.result_type(i, depth).as_ref() == Some(&t)).then_some(t)
+    }
+
+    /// Java: whether the class of method `m`, or a class below it, is made somewhere (an enum
+    /// makes its constants itself).
+    fn class_made(&self, m: u32) -> bool {
+        let Some(c) = self.syms[m as usize].parent.as_ref().and_then(|p| self.by_id.get(p)).copied() else {
+            return true;
+        };
+        let mut queue = vec![c];
+        let mut seen: HashSet<u32> = HashSet::default();
+        while let Some(c) = queue.pop() {
+            if !seen.insert(c) {
+                continue;
+            }
+            let s = &self.syms[c as usize];
+            deps::note_str(Kind::Made, s.name);
+            if s.kind == SymbolKind::Enum || self.made.contains(s.name) {
+                return true;
+            }
+            queue.extend(self.derived(&c).into_iter().flatten().copied());
+        }
+        false
     }
 
     /// Whether `m` is a method without a body that implementations provide: an

@@ -39,6 +39,9 @@ pub(crate) enum Kind {
     Prefix = 3,
     /// The members of a type, by the type's name (what a walk of its children reads).
     Members = 4,
+    /// A class made somewhere, by its name (Java: `new X(…)`, `X::new`): which of an abstract
+    /// method's implementations run.
+    Made = 5,
 }
 
 /// The key of `s` as a `kind`.

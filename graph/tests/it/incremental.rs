@@ -183,6 +183,52 @@ def make(kind):
     assert!(edges(&two).contains(&"app.main.make -> app.engines.Slow.run".to_string()), "{:?}", edges(&two));
 }
 
+/// Rapid type analysis across files: which implementations some code makes decides what a
+/// call of an interface method in another, unchanged file runs. Making a second one there
+/// turns its fact edge into possible ones; no longer making it turns it back.
+#[test]
+fn a_class_made_in_another_file_updates_what_an_interface_call_runs() {
+    const ONE: &str = r#"
+//- /app/geo/Shape.java
+package app.geo;
+public interface Shape { double area(); }
+//- /app/geo/Circle.java
+package app.geo;
+public class Circle implements Shape { public double area() { return 3; } }
+//- /app/geo/Square.java
+package app.geo;
+public class Square implements Shape { public double area() { return 4; } }
+//- /app/report/Report.java
+package app.report;
+import app.geo.Shape;
+public class Report {
+    static double one(Shape s) { return s.area(); }
+}
+//- /app/main/Main.java
+package app.main;
+import app.geo.Circle;
+public class Main {
+    static Object make() { return new Circle(); }
+}
+"#;
+    let two = ONE.replace(
+        "return new Circle(); }",
+        "return new Circle(); }
+    static Object other() { return new app.geo.Square(); }",
+    );
+    let (one, two) = (records(ONE), records(&two));
+    let fact = "app.report.Report.one -> app.geo.Circle.area [inherited]".to_string();
+    let mut g = CallGraph::build(&one);
+    assert!(crate::support::resolved_edges(&g).contains(&fact), "{:?}", crate::support::resolved_edges(&g));
+    // Main's own calls (two, then one), and Report's call of `area`: nothing else.
+    for (next, resolved) in [(&two, 3), (&one, 2)] {
+        let stats = g.update(next);
+        assert_eq!(g.edges(), CallGraph::build(next).edges());
+        assert_eq!((stats.files_changed, stats.refs_resolved), (1, resolved), "{stats:?}");
+    }
+    assert!(!crate::support::resolved_edges(&CallGraph::build(&two)).contains(&fact));
+}
+
 const JAVA_BEFORE: &str = r#"
 //- /app/util/Strings.java
 package app.util;
