@@ -923,7 +923,8 @@ fn self_word(s: &str) -> bool {
 /// Whether a call with this receiver is dispatched on the receiver's class: not `super.m()`,
 /// not `new Foo().m()` (whose class is known exactly), not `Foo::m` (a path).
 fn virtual_call(receiver: Option<&str>) -> bool {
-    receiver.is_none_or(|r| !super_word(r) && !r.starts_with("new ") && !r.contains("::"))
+    // (`Iface.super.m()`: Java's call of one super interface's default method.)
+    receiver.is_none_or(|r| !super_word(r) && !r.ends_with(".super") && !r.starts_with("new ") && !r.contains("::"))
 }
 
 fn super_word(s: &str) -> bool {
@@ -2383,16 +2384,30 @@ impl<'a> Tables<'a> {
                     possible: several && only != Some(i),
                 }));
             } else if virtual_call(receiver)
+                // (Java: a receiver naming an interface is `Iface.super.m()`, the call of that
+                // interface's default method: no dispatch. A class named as one may be a method
+                // handle's, `findVirtual(C.class, "m", …)`, which dispatches.)
+                && !(lang == Lang::Java && receiver.is_some_and(|q| self.names_interface(file, enclosing, q, line)))
                 // (Python's `Base.method(self)` names the class: no dispatch.)
                 && !(lang == Lang::Python && receiver.is_some_and(|r| is_ident(r) && r.starts_with(char::is_uppercase)))
                 && self.overridable(t)
             {
                 // A method its class's subclasses override may run as any of the overrides
-                // (the receiver's class is not known exactly): possible, beside itself.
-                out.extend(self.overrides(t).into_iter().map(|i| Target {
+                // (the receiver's class is not known exactly): possible, beside itself. (Java:
+                // when no code makes a class that runs the method itself, and some code makes
+                // the class of one override only, that one runs: rapid type analysis.)
+                let overrides = self.overrides(t);
+                let only = match lang {
+                    Lang::Java if !overrides.is_empty() && !self.runs_itself_made(t) => {
+                        let made: Vec<u32> = overrides.iter().copied().filter(|&i| self.class_made(i)).collect();
+                        (made.len() == 1).then(|| made[0])
+                    }
+                    _ => None,
+                };
+                out.extend(overrides.into_iter().map(|i| Target {
                     id: self.syms[i as usize].id,
                     kind: EdgeKind::Inherited,
-                    possible: true,
+                    possible: only != Some(i),
                 }));
             }
         }
@@ -2638,9 +2653,31 @@ impl<'a> Tables<'a> {
         v[1..].iter().all(|&i| self.result_type(i, depth).as_ref() == Some(&t)).then_some(t)
     }
 
+    /// Whether the receiver `q` names an interface rather than a variable.
+    fn names_interface(&self, file: u32, enclosing: Option<u32>, q: &str, line: u32) -> bool {
+        is_ident(q)
+            && self.binding(file, enclosing, q, line, true).is_none()
+            && self
+                .type_named(file, enclosing, None, q, line, 0)
+                .is_some_and(|v| v.iter().all(|&t| self.syms[t as usize].kind == SymbolKind::Interface))
+    }
+
     /// Java: whether the class of method `m`, or a class below it, is made somewhere (an enum
     /// makes its constants itself).
     fn class_made(&self, m: u32) -> bool {
+        self.made_below(m, false)
+    }
+
+    /// Java: whether some code makes a class that runs method `m` itself: its class, or a
+    /// class below that does not override it.
+    fn runs_itself_made(&self, m: u32) -> bool {
+        self.made_below(m, true)
+    }
+
+    /// Whether some code makes the class of `m` or a class below it (`unless_overridden`: not
+    /// below a class that has its own member of `m`'s name).
+    fn made_below(&self, m: u32, unless_overridden: bool) -> bool {
+        let name = self.syms[m as usize].name;
         let Some(c) = self.syms[m as usize].parent.as_ref().and_then(|p| self.by_id.get(p)).copied() else {
             return true;
         };
@@ -2655,7 +2692,13 @@ impl<'a> Tables<'a> {
             if s.kind == SymbolKind::Enum || self.made.contains(s.name) {
                 return true;
             }
-            queue.extend(self.derived(&c).into_iter().flatten().copied());
+            for &d in self.derived(&c).into_iter().flatten() {
+                let overrides = unless_overridden
+                    && self.children(&d).into_iter().flatten().any(|&x| self.syms[x as usize].name == name);
+                if !overrides {
+                    queue.push(d);
+                }
+            }
         }
         false
     }
