@@ -40,7 +40,9 @@ use std::borrow::Cow;
 /// members leave its methods out.
 /// 11: Java: of an abstract method's implementations, the only one whose class some code
 /// makes is a fact (rapid type analysis); files provide the names of the classes they make.
-pub const GRAPH_FORMAT_VERSION: u32 = 11;
+/// 12: the same for a method's overrides, when no class made runs the method itself;
+/// `Iface.super.m()` is no dispatch.
+pub const GRAPH_FORMAT_VERSION: u32 = 12;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.
