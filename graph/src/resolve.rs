@@ -2384,13 +2384,15 @@ impl<'a> Tables<'a> {
                     possible: several && only != Some(i),
                 }));
             } else if virtual_call(receiver)
-                // (Java: a receiver naming an interface is `Iface.super.m()`, the call of that
-                // interface's default method: no dispatch. A class named as one may be a method
-                // handle's, `findVirtual(C.class, "m", …)`, which dispatches.)
-                && !(lang == Lang::Java && receiver.is_some_and(|q| self.names_interface(file, enclosing, q, line)))
                 // (Python's `Base.method(self)` names the class: no dispatch.)
                 && !(lang == Lang::Python && receiver.is_some_and(|r| is_ident(r) && r.starts_with(char::is_uppercase)))
                 && self.overridable(t)
+                // (Java: an interface's method called on a receiver naming that interface is
+                // `Iface.super.m()`, the call of its default method: no dispatch. A class named
+                // so may be a method handle's, `findVirtual(C.class, "m", …)`, which dispatches.)
+                && !(lang == Lang::Java
+                    && s.parent.and_then(|p| self.by_id.get(&p)).is_some_and(|&p| self.syms[p as usize].kind == SymbolKind::Interface)
+                    && receiver.is_some_and(|q| self.names_interface(file, enclosing, q, line)))
             {
                 // A method its class's subclasses override may run as any of the overrides
                 // (the receiver's class is not known exactly): possible, beside itself. (Java:
