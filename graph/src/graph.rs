@@ -42,7 +42,8 @@ use std::borrow::Cow;
 /// makes is a fact (rapid type analysis); files provide the names of the classes they make.
 /// 12: the same for a method's overrides, when no class made runs the method itself;
 /// `Iface.super.m()` is no dispatch.
-pub const GRAPH_FORMAT_VERSION: u32 = 12;
+/// 13: a receiver named `cls` is a variable outside Python.
+pub const GRAPH_FORMAT_VERSION: u32 = 13;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

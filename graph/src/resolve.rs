@@ -677,7 +677,7 @@ fn param_names(lang: Lang, sig: &str) -> Vec<String> {
                     p.split([':', '=', '?']).next().unwrap_or("").trim()
                 }
             };
-            if is_ident(name) && !self_word(name) {
+            if is_ident(name) && !self_word(lang, name) {
                 out.push(name.to_string());
             }
         }
@@ -916,8 +916,11 @@ fn is_default_export(r: &Reference) -> bool {
     r.alias() == Some("default") && r.module().is_none()
 }
 
-fn self_word(s: &str) -> bool {
-    matches!(s, "self" | "this" | "cls" | "Self" | "$this" | "@" | "me" | "static" | "this@")
+fn self_word(lang: Lang, s: &str) -> bool {
+    // (`cls` is Python's class method receiver; elsewhere a variable like any other, often
+    // of a class named `Class`.)
+    matches!(s, "self" | "this" | "Self" | "$this" | "@" | "me" | "static" | "this@")
+        || (s == "cls" && lang == Lang::Python)
 }
 
 /// Whether a call with this receiver is dispatched on the receiver's class: not `super.m()`,
@@ -2300,7 +2303,7 @@ impl<'a> Tables<'a> {
         let Some((rung, targets)) = found else {
             // `self.step()` in a class that has no `step`, its subclasses do: it runs theirs.
             if let Some(c) =
-                receiver.filter(|r| self_word(r) && !value).and_then(|_| enclosing.and_then(|e| self.class_of(e)))
+                receiver.filter(|r| self_word(lang, r) && !value).and_then(|_| enclosing.and_then(|e| self.class_of(e)))
             {
                 let subs = self.subclass_members(c, &r.name);
                 if !subs.is_empty() && subs.len() <= MAX_CANDIDATES {
@@ -3224,7 +3227,7 @@ impl<'a> Tables<'a> {
         let (head, head_indexed) = segs[0];
         let mut cur: Vec<u32> = if head_indexed {
             self.element_type(file, enclosing, head, line, depth + 1)?
-        } else if self_word(head) {
+        } else if self_word(lang, head) {
             vec![enclosing.and_then(|e| self.class_of(e))?]
         } else if let Some(b) = self.binding(file, enclosing, head, line, lang == Lang::Java) {
             self.type_from_binding(file, b, depth + 1)?
@@ -3376,7 +3379,7 @@ impl<'a> Tables<'a> {
                 }
             }
         }
-        if self_word(rcv) {
+        if self_word(lang, rcv) {
             let c = enclosing.and_then(|e| self.class_of(e))?;
             let found = filter(self.member(c, name, true));
             return (!found.is_empty()).then_some((Rung::Receiver, found));
