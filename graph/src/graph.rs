@@ -43,7 +43,9 @@ use std::borrow::Cow;
 /// 12: the same for a method's overrides, when no class made runs the method itself;
 /// `Iface.super.m()` is no dispatch.
 /// 13: a receiver named `cls` is a variable outside Python.
-pub const GRAPH_FORMAT_VERSION: u32 = 13;
+/// 14: Java: an interface method's overrides include the superclass methods its
+/// implementing classes inherit (a class's method wins over a default one).
+pub const GRAPH_FORMAT_VERSION: u32 = 14;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

@@ -2680,7 +2680,7 @@ impl<'a> Tables<'a> {
     }
 
     /// Whether some code makes the class of `m` or a class below it (`unless_overridden`: not
-    /// below a class that has its own member of `m`'s name).
+    /// below a class whose member of `m`'s name is another method).
     fn made_below(&self, m: u32, unless_overridden: bool) -> bool {
         let name = self.syms[m as usize].name;
         let Some(c) = self.syms[m as usize].parent.as_ref().and_then(|p| self.by_id.get(p)).copied() else {
@@ -2698,9 +2698,8 @@ impl<'a> Tables<'a> {
                 return true;
             }
             for &d in self.derived(&c).into_iter().flatten() {
-                let overrides = unless_overridden
-                    && self.children(&d).into_iter().flatten().any(|&x| self.syms[x as usize].name == name);
-                if !overrides {
+                // (Overridden: `d` defines or inherits another method of that name.)
+                if !unless_overridden || self.member(d, name, true).contains(&m) {
                     queue.push(d);
                 }
             }
@@ -2763,6 +2762,24 @@ impl<'a> Tables<'a> {
             let s = &self.syms[m as usize];
             let Some(&owner) = s.parent.as_ref().and_then(|p| self.by_id.get(p)) else { return Vec::new() };
             let mut v = self.subclass_members(owner, s.name);
+            // Java: a class implementing the interface that inherits a method of that name
+            // from its superclass runs that one (a class's method wins over a default one).
+            if s.lang == Lang::Java && self.syms[owner as usize].kind == SymbolKind::Interface {
+                let mut queue: Vec<u32> = self.derived(&owner).cloned().unwrap_or_default();
+                let mut seen: HashSet<u32> = HashSet::default();
+                while let Some(d) = queue.pop() {
+                    if !seen.insert(d) || seen.len() > 256 {
+                        continue;
+                    }
+                    v.extend(self.member(d, s.name, true).into_iter().filter(|&i| {
+                        let class = self.syms[i as usize].parent.as_ref().and_then(|p| self.by_id.get(p));
+                        class.is_some_and(|&c| self.syms[c as usize].kind != SymbolKind::Interface)
+                    }));
+                    queue.extend(self.derived(&d).into_iter().flatten().copied());
+                }
+                v.sort_unstable();
+                v.dedup();
+            }
             v.retain(|&i| i != m && self.syms[i as usize].kind == SymbolKind::Method && !self.is_abstract(i));
             v
         });
