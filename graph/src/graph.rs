@@ -45,7 +45,9 @@ use std::borrow::Cow;
 /// 13: a receiver named `cls` is a variable outside Python.
 /// 14: Java: an interface method's overrides include the superclass methods its
 /// implementing classes inherit (a class's method wins over a default one).
-pub const GRAPH_FORMAT_VERSION: u32 = 14;
+/// 15: a receiver named `parent` is PHP's `parent::` only, `base` C#'s only; elsewhere
+/// variables.
+pub const GRAPH_FORMAT_VERSION: u32 = 15;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

@@ -925,13 +925,19 @@ fn self_word(lang: Lang, s: &str) -> bool {
 
 /// Whether a call with this receiver is dispatched on the receiver's class: not `super.m()`,
 /// not `new Foo().m()` (whose class is known exactly), not `Foo::m` (a path).
-fn virtual_call(receiver: Option<&str>) -> bool {
-    // (`Iface.super.m()`: Java's call of one super interface's default method.)
-    receiver.is_none_or(|r| !super_word(r) && !r.ends_with(".super") && !r.starts_with("new ") && !r.contains("::"))
+fn virtual_call(lang: Lang, receiver: Option<&str>) -> bool {
+    receiver.is_none_or(|r| !super_word(lang, r) && !r.starts_with("new ") && !r.contains("::"))
 }
 
-fn super_word(s: &str) -> bool {
-    matches!(s, "super" | "base" | "parent" | "super()" | "self.super")
+fn super_word(lang: Lang, s: &str) -> bool {
+    // (`parent::` is PHP's and `base.` C#'s; elsewhere they are variables like any other, a
+    // tree's `parent` node most often.)
+    match s {
+        "super" | "super()" | "self.super" => true,
+        "parent" => lang == Lang::Php,
+        "base" => lang == Lang::CSharp,
+        _ => false,
+    }
 }
 
 /// The local names an import reference binds, or may (`h` of `use a::helper as h`,
@@ -2386,7 +2392,7 @@ impl<'a> Tables<'a> {
                     kind: EdgeKind::Inherited,
                     possible: several && only != Some(i),
                 }));
-            } else if virtual_call(receiver)
+            } else if virtual_call(lang, receiver)
                 // (Python's `Base.method(self)` names the class: no dispatch.)
                 && !(lang == Lang::Python && receiver.is_some_and(|r| is_ident(r) && r.starts_with(char::is_uppercase)))
                 && self.overridable(t)
@@ -3186,7 +3192,7 @@ impl<'a> Tables<'a> {
         }
         if let Some(open) = call_open(rcv) {
             let callee = strip_generics(&rcv[..open]);
-            if callee.is_empty() || super_word(callee) {
+            if callee.is_empty() || super_word(lang, callee) {
                 return None;
             }
             // Rust: what `Option`/`Result`/a smart pointer holds is what `?` (stripped
@@ -3401,7 +3407,7 @@ impl<'a> Tables<'a> {
             let found = filter(self.member(c, name, true));
             return (!found.is_empty()).then_some((Rung::Receiver, found));
         }
-        if super_word(rcv) {
+        if super_word(lang, rcv) {
             let c = enclosing.and_then(|e| self.class_of(e))?;
             let found = filter(self.member(c, name, false));
             return (!found.is_empty()).then_some((Rung::Receiver, found));
