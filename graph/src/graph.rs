@@ -47,7 +47,9 @@ use std::borrow::Cow;
 /// implementing classes inherit (a class's method wins over a default one).
 /// 15: a receiver named `parent` is PHP's `parent::` only, `base` C#'s only; elsewhere
 /// variables.
-pub const GRAPH_FORMAT_VERSION: u32 = 15;
+/// 16: a class's nested types are in scope inside it (Java, C#, Kotlin, Swift, Dart, C++,
+/// Ruby), bases included: `class StartTag extends Tag` in `Token` is `Token.Tag`.
+pub const GRAPH_FORMAT_VERSION: u32 = 16;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

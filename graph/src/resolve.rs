@@ -1277,12 +1277,16 @@ impl<'a> Tables<'a> {
                 if !outside && f.lang != Lang::Go && (line > first_member || line > span.start_line + 3) {
                     continue;
                 }
+                // Looked up from where the class is declared: a nested class's base may be a
+                // sibling nested class (`class Token { class Tag {} class StartTag extends Tag
+                // {} }`), which a top-level class of that name does not shadow.
+                let around = t.syms[ci as usize].parent.as_ref().and_then(|p| t.by_id.get(p)).copied();
                 let (found, keys) =
                     deps::recorded(|| match r.receiver.as_deref().filter(|x| strict(f.lang) && !x.is_empty()) {
                         Some(q) => t
-                            .type_named(fi as u32, None, Some(q), &r.name, r.span.start_line, 0)
+                            .type_named(fi as u32, around, Some(q), &r.name, r.span.start_line, 0)
                             .map(|v| (Rung::Import, v)),
-                        None => t.lookup_name(fi as u32, None, &r.name, |s| s.kind.is_type_like()),
+                        None => t.lookup_name(fi as u32, around, &r.name, |s| s.kind.is_type_like()),
                     });
                 base_deps.entry(ci).or_default().extend(keys);
                 headers[fi].push((ci, &r.name));
@@ -1992,10 +1996,22 @@ impl<'a> Tables<'a> {
         let not_method = |s: &Sym<'_>| s.kind != SymbolKind::Method && ok_any(s);
         let ok = &not_method as &dyn Fn(&Sym<'_>) -> bool;
         let same_lang = |s: &Sym<'_>| compatible(s.lang, lang) && ok(s);
-        // Enclosing scope: children of the enclosing symbol and its ancestors.
+        // Enclosing scope: children of the enclosing symbol and its ancestors (of a class,
+        // where the language scopes them lexically, its nested types only).
         let mut cur = enclosing;
         while let Some(e) = cur {
             let es = &self.syms[e as usize];
+            if es.kind.is_type_like() && implicit_this(lang) {
+                let found: Vec<u32> = self
+                    .qualified_member(es.qualified, es.lang.spec().qualifier, name)
+                    .iter()
+                    .copied()
+                    .filter(|&i| self.syms[i as usize].kind.is_type_like() && ok_any(&self.syms[i as usize]))
+                    .collect();
+                if !found.is_empty() {
+                    return Some((Rung::Scope, found));
+                }
+            }
             if !es.kind.is_type_like() {
                 let found: Vec<u32> = self
                     .qualified_member(es.qualified, es.lang.spec().qualifier, name)
