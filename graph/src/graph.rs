@@ -49,7 +49,8 @@ use std::borrow::Cow;
 /// variables.
 /// 16: a class's nested types are in scope inside it (Java, C#, Kotlin, Swift, Dart, C++,
 /// Ruby), bases included: `class StartTag extends Tag` in `Token` is `Token.Tag`.
-pub const GRAPH_FORMAT_VERSION: u32 = 16;
+/// 17: `Outer.this` is the enclosing instance of an inner class.
+pub const GRAPH_FORMAT_VERSION: u32 = 17;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

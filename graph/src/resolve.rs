@@ -2680,6 +2680,19 @@ impl<'a> Tables<'a> {
         v[1..].iter().all(|&i| self.result_type(i, depth).as_ref() == Some(&t)).then_some(t)
     }
 
+    /// The class named `name` among the classes around `enclosing` (`Outer` of `Outer.this`).
+    fn outer_class(&self, enclosing: Option<u32>, name: &str) -> Option<u32> {
+        let mut cur = enclosing;
+        while let Some(e) = cur {
+            let s = &self.syms[e as usize];
+            if s.kind.is_type_like() && s.name == name {
+                return Some(e);
+            }
+            cur = s.parent.and_then(|p| self.by_id.get(&p).copied());
+        }
+        None
+    }
+
     /// Whether the receiver `q` names an interface rather than a variable.
     fn names_interface(&self, file: u32, enclosing: Option<u32>, q: &str, line: u32) -> bool {
         is_ident(q)
@@ -3264,7 +3277,15 @@ impl<'a> Tables<'a> {
             return None;
         }
         let (head, head_indexed) = segs[0];
-        let mut cur: Vec<u32> = if head_indexed {
+        // `Outer.this.field`: the enclosing instance of an inner class.
+        let outer = match segs.get(1) {
+            Some(&("this", false)) if !head_indexed => self.outer_class(enclosing, head),
+            _ => None,
+        };
+        let rest = if outer.is_some() { &segs[2..] } else { &segs[1..] };
+        let mut cur: Vec<u32> = if let Some(c) = outer {
+            vec![c]
+        } else if head_indexed {
             self.element_type(file, enclosing, head, line, depth + 1)?
         } else if self_word(lang, head) {
             vec![enclosing.and_then(|e| self.class_of(e))?]
@@ -3278,7 +3299,7 @@ impl<'a> Tables<'a> {
         } else {
             return None;
         };
-        for &(seg, elements) in &segs[1..] {
+        for &(seg, elements) in rest {
             if cur.len() != 1 {
                 return None;
             }
@@ -3420,6 +3441,12 @@ impl<'a> Tables<'a> {
         }
         if self_word(lang, rcv) {
             let c = enclosing.and_then(|e| self.class_of(e))?;
+            let found = filter(self.member(c, name, true));
+            return (!found.is_empty()).then_some((Rung::Receiver, found));
+        }
+        // Java, Kotlin: `Outer.this.m()`, the enclosing instance of an inner class.
+        if let Some(outer) = rcv.strip_suffix(".this").filter(|o| is_ident(o)) {
+            let c = self.outer_class(enclosing, outer)?;
             let found = filter(self.member(c, name, true));
             return (!found.is_empty()).then_some((Rung::Receiver, found));
         }
