@@ -50,7 +50,8 @@ use std::borrow::Cow;
 /// 16: a class's nested types are in scope inside it (Java, C#, Kotlin, Swift, Dart, C++,
 /// Ruby), bases included: `class StartTag extends Tag` in `Token` is `Token.Tag`.
 /// 17: `Outer.this` is the enclosing instance of an inner class.
-pub const GRAPH_FORMAT_VERSION: u32 = 17;
+/// 18: Java overloads of one arity are told apart by the arguments' types.
+pub const GRAPH_FORMAT_VERSION: u32 = 18;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

@@ -757,6 +757,79 @@ impl Arity {
 /// Languages where one name declares several functions told apart by their parameters,
 /// so that a call's argument count picks among them (not Python or JavaScript, where a
 /// second definition replaces the first).
+/// An argument's type as far as a Java call's text says ([`Tables::arg_ty`]).
+enum ArgTy {
+    Unknown,
+    Null,
+    /// A type outside the repository, by name: a primitive, `String`, a declared type.
+    Named(String),
+    /// A class of the repository.
+    Class(u32),
+}
+
+const JAVA_PRIMITIVES: [&str; 8] = ["byte", "short", "char", "int", "long", "float", "double", "boolean"];
+
+/// Types no other type is below (a value of one is of no other type of this list).
+const JAVA_FINAL: [&str; 10] =
+    ["String", "Integer", "Long", "Character", "Double", "Float", "Boolean", "Short", "Byte", "Class"];
+
+/// Java's widening of primitives (`int` to `long`, `char` to `int`).
+fn java_widens(from: &str, to: &str) -> bool {
+    const ORDER: [&str; 6] = ["byte", "short", "int", "long", "float", "double"];
+    let at = |t: &str| ORDER.iter().position(|x| *x == t);
+    from == to
+        || match (from, at(to)) {
+            ("char", Some(t)) => t >= 2,
+            (_, Some(t)) => at(from).is_some_and(|f| f < t),
+            _ => false,
+        }
+}
+
+/// A primitive's box (`int` → `Integer`).
+fn java_box(p: &str) -> Option<&'static str> {
+    Some(match p {
+        "int" => "Integer",
+        "long" => "Long",
+        "char" => "Character",
+        "double" => "Double",
+        "float" => "Float",
+        "boolean" => "Boolean",
+        "short" => "Short",
+        "byte" => "Byte",
+        _ => return None,
+    })
+}
+
+/// Java: a parameter's type as its signature writes it, without annotations, `final`, its
+/// generic arguments and its name (`final List<String> xs` is `List`, `Object... args`
+/// `Object...`, `int[] a` `int[]`).
+fn java_param_type(param: &str) -> String {
+    let mut text = String::new();
+    let mut depth = 0i32;
+    for c in param.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            _ if depth == 0 => text.push(c),
+            _ => {}
+        }
+    }
+    let words: Vec<&str> = text.split_whitespace().filter(|w| !w.starts_with('@') && *w != "final").collect();
+    match words.len() {
+        0 => String::new(),
+        1 => words[0].to_string(),
+        n => {
+            let ty = words[..n - 1].join("");
+            // (`String ...args`: the ellipsis on the name's side.)
+            if words[n - 1].starts_with("...") {
+                format!("{ty}...")
+            } else {
+                ty
+            }
+        }
+    }
+}
+
 fn overloads_by_arity(lang: Lang) -> bool {
     matches!(lang, Lang::Java | Lang::CSharp | Lang::Kotlin | Lang::Cpp | Lang::Swift)
 }
@@ -2357,6 +2430,14 @@ impl<'a> Tables<'a> {
             targets
         };
         let targets = self.pick_overloads(lang, args, targets);
+        // Java: of overloads one call could mean by its argument count, the ones its
+        // arguments' types fit (`t.error(this)`: `error(TokeniserState)`, not `error(String)`).
+        let targets = match r.arg_types() {
+            Some(hints) if lang == Lang::Java && targets.len() > 1 && !value => {
+                self.pick_by_arg_types(file, enclosing, line, hints, targets)
+            }
+            _ => targets,
+        };
         // Rust has no overloads: functions of one qualified name are one function under
         // exclusive `#[cfg]`s (`#[cfg(feature = "x")] fn imp` / `#[cfg(not(…))] fn imp`), and
         // the call is a call of it whichever the build compiles.
@@ -2667,6 +2748,192 @@ impl<'a> Tables<'a> {
             out.extend(if fits.is_empty() { group } else { fits });
         }
         out
+    }
+
+    /// Java: of overloads `v` (one qualified name), those the call's arguments (`hints`, see
+    /// `Reference::arg_types`) fit: by the types the arguments' text shows (a literal, `this`,
+    /// `new X(…)`, a cast, a variable's declared type), fixed arity before varargs, then the
+    /// most specific. An argument whose type is not known fits any parameter; `v` as it is
+    /// when none or all fit.
+    fn pick_by_arg_types(&self, file: u32, enclosing: Option<u32>, line: u32, hints: &str, v: Vec<u32>) -> Vec<u32> {
+        let first = self.syms[v[0] as usize].qualified;
+        if v.iter().any(|&i| self.syms[i as usize].qualified != first) {
+            return v;
+        }
+        let args: Vec<ArgTy> = hints.split(',').map(|h| self.arg_ty(file, enclosing, line, h)).collect();
+        if args.iter().all(|a| matches!(a, ArgTy::Unknown)) {
+            return v;
+        }
+        let params: Vec<Option<Vec<String>>> = v
+            .iter()
+            .map(|&i| {
+                let s = &self.syms[i as usize];
+                let list = param_list(s.signature, s.name)?;
+                Some(top_level_parts(list)?.into_iter().map(java_param_type).collect())
+            })
+            .collect();
+        // (Fixed arity first; a varargs overload only when none takes the call as it is.)
+        let fits = |expand: bool| -> Vec<usize> {
+            (0..v.len())
+                .filter(|&k| {
+                    let Some(ps) = &params[k] else { return false };
+                    let varargs = ps.last().is_some_and(|p| p.ends_with("..."));
+                    let file = self.syms[v[k] as usize].file;
+                    let fit = |a: &ArgTy, p: &str| self.arg_fits(file, v[k], a, p);
+                    if !expand {
+                        // (Taken as it is, `T... xs` is a `T[]`.)
+                        ps.len() == args.len()
+                            && args.iter().zip(ps).all(|(a, p)| match p.strip_suffix("...") {
+                                Some(e) => fit(a, &format!("{e}[]")),
+                                None => fit(a, p),
+                            })
+                    } else {
+                        varargs
+                            && args.len() + 1 >= ps.len()
+                            && args.iter().enumerate().all(|(i, a)| {
+                                let p = &ps[i.min(ps.len() - 1)];
+                                fit(a, p.strip_suffix("...").unwrap_or(p))
+                            })
+                    }
+                })
+                .collect()
+        };
+        let mut chosen = fits(false);
+        if chosen.is_empty() {
+            chosen = fits(true);
+        }
+        if chosen.is_empty() {
+            return v;
+        }
+        // The most specific: one whose every parameter is at least as specific as the others'.
+        if chosen.len() > 1 {
+            let at_least = |a: usize, b: usize| -> bool {
+                let (Some(pa), Some(pb)) = (&params[a], &params[b]) else { return false };
+                pa.len() == pb.len()
+                    && pa.iter().zip(pb).all(|(x, y)| self.param_within(self.syms[v[a] as usize].file, v[a], x, y))
+            };
+            let best: Vec<usize> =
+                chosen.iter().copied().filter(|&a| chosen.iter().all(|&b| a == b || at_least(a, b))).collect();
+            if best.len() == 1 {
+                chosen = best;
+            }
+        }
+        chosen.into_iter().map(|k| v[k]).collect()
+    }
+
+    /// What an argument hint of a call in `file` says its type is.
+    fn arg_ty(&self, file: u32, enclosing: Option<u32>, line: u32, hint: &str) -> ArgTy {
+        match hint {
+            "" | "?" => ArgTy::Unknown,
+            "null" => ArgTy::Null,
+            "this" => enclosing.and_then(|e| self.class_of(e)).map_or(ArgTy::Unknown, ArgTy::Class),
+            h if JAVA_PRIMITIVES.contains(&h) || h == "String" || h == "Class" => ArgTy::Named(h.to_string()),
+            h => {
+                let (name, variable) = match h.strip_prefix('=') {
+                    Some(v) => (v, true),
+                    None => (h, false),
+                };
+                if !variable {
+                    return match self.type_named(file, enclosing, None, name, line, 0) {
+                        Some(c) if c.len() == 1 => ArgTy::Class(c[0]),
+                        _ => ArgTy::Named(name.to_string()),
+                    };
+                }
+                let Some(b) = self.binding(file, enclosing, name, line, true) else { return ArgTy::Unknown };
+                if b.elements || b.element_of {
+                    return ArgTy::Unknown;
+                }
+                match self.type_from_binding(file, b, 0) {
+                    Some(c) if c.len() == 1 => ArgTy::Class(c[0]),
+                    Some(_) => ArgTy::Unknown,
+                    None if !b.call && b.receiver.is_none() => ArgTy::Named(b.name.to_string()),
+                    None => ArgTy::Unknown,
+                }
+            }
+        }
+    }
+
+    /// The repository type a parameter type names, seen from the method `m` (one, or none).
+    fn param_class(&self, file: u32, m: u32, p: &str) -> Option<u32> {
+        if JAVA_PRIMITIVES.contains(&p) || p.ends_with("[]") {
+            return None;
+        }
+        let name = p.rsplit('.').next().unwrap_or(p);
+        match self.lookup_name(file, Some(m), name, |s| s.kind.is_type_like()) {
+            Some((rung, c)) if rung != Rung::Ambiguous && c.len() == 1 => Some(c[0]),
+            _ => None,
+        }
+    }
+
+    /// Whether class `c` is `p` or below it.
+    fn is_below(&self, c: u32, p: u32) -> bool {
+        let mut queue = vec![c];
+        let mut seen: HashSet<u32> = HashSet::default();
+        while let Some(x) = queue.pop() {
+            if x == p {
+                return true;
+            }
+            if seen.insert(x) && seen.len() < 256 {
+                queue.extend(self.bases(&x).into_iter().flatten().copied());
+            }
+        }
+        false
+    }
+
+    /// Whether an argument of type `a` may be passed for the parameter type `p` of the
+    /// method `m` (Java's invocation conversions, as far as the names tell: widening,
+    /// boxing, a class below the parameter's; an unknown type fits).
+    fn arg_fits(&self, file: u32, m: u32, a: &ArgTy, p: &str) -> bool {
+        let prim = |t: &str| JAVA_PRIMITIVES.contains(&t);
+        if p.ends_with("[]") {
+            return matches!(a, ArgTy::Unknown | ArgTy::Null) || matches!(a, ArgTy::Named(n) if n.as_str() == p);
+        }
+        match a {
+            ArgTy::Unknown => true,
+            ArgTy::Null => !prim(p),
+            // (A primitive is boxed.)
+            _ if p == "Object" => true,
+            ArgTy::Class(c) => {
+                if prim(p) || JAVA_FINAL.contains(&p) {
+                    return false;
+                }
+                match self.param_class(file, m, p) {
+                    Some(pc) => self.is_below(*c, pc),
+                    None => true,
+                }
+            }
+            ArgTy::Named(n) => {
+                if n == p {
+                    return true;
+                }
+                match (prim(n), prim(p)) {
+                    (true, true) => java_widens(n, p),
+                    (true, false) => java_box(n) == Some(p) || (n != "boolean" && n != "char" && p == "Number"),
+                    (false, true) => java_box(p) == Some(n.as_str()),
+                    (false, false) => {
+                        // Two types known apart (String, the boxes, Class), or a parameter of a
+                        // repository type a value of a type from outside cannot be.
+                        let known = |t: &str| JAVA_FINAL.contains(&t);
+                        !(known(n) && known(p)) && self.param_class(file, m, p).is_none()
+                            || n == "String" && p == "CharSequence"
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether parameter type `x` is at least as specific as `y` (of method `m`'s file).
+    fn param_within(&self, file: u32, m: u32, x: &str, y: &str) -> bool {
+        if x == y || y == "Object" {
+            return true;
+        }
+        if JAVA_PRIMITIVES.contains(&x) && JAVA_PRIMITIVES.contains(&y) {
+            return java_widens(x, y);
+        }
+        match (self.param_class(file, m, x), self.param_class(file, m, y)) {
+            (Some(a), Some(b)) => self.is_below(a, b),
+            _ => false,
+        }
     }
 
     /// The one type calling any of `v` gives, when they are overloads that all return it

@@ -64,6 +64,8 @@ struct RawRef {
     arg: Option<(std::ops::Range<usize>, Slot)>,
     /// For a call: how many arguments it passes, when its node shows them.
     args: Option<usize>,
+    /// Java, for a call: what its arguments are ([`Reference::arg_types`]).
+    arg_types: Option<CompactString>,
 }
 
 /// The name of the `n`-th (1-based) anonymous function of a scope.
@@ -288,6 +290,11 @@ impl Extractor {
                         alias,
                         arg,
                         args: if kind == RefKind::Call { arg_count(lang, node) } else { None },
+                        arg_types: if kind == RefKind::Call && lang == Lang::Java {
+                            java_arg_types(node, source)
+                        } else {
+                            None
+                        },
                     };
                     let i = match slot {
                         Some(i) => {
@@ -479,7 +486,8 @@ impl Extractor {
             out.references.push(
                 Reference::new(r.name, r.kind, r.span, enclosing, r.receiver, r.module, r.alias)
                     .with_arg(arg)
-                    .with_arg_count(r.args),
+                    .with_arg_count(r.args)
+                    .with_arg_types(r.arg_types),
             );
         }
         out
@@ -551,6 +559,48 @@ fn arg_count(lang: Lang, call: Node<'_>) -> Option<usize> {
         n += 1;
     }
     Some(n)
+}
+
+/// Java: what the arguments of the call `call` are, as [`Reference::arg_types`] writes them;
+/// `None` without arguments or when none says anything.
+fn java_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
+    let list = call.child_by_field_name("arguments")?;
+    let mut cursor = list.walk();
+    let mut out = String::new();
+    let mut known = false;
+    for (i, a) in list.named_children(&mut cursor).filter(|x| !is_comment(x)).enumerate() {
+        let text = |n: Node<'_>| node_text(n, source);
+        let simple = |n: Node<'_>| {
+            let t = text(n);
+            let t = t.split('<').next().unwrap_or("").trim().to_string();
+            t.rsplit('.').next().unwrap_or("").to_string()
+        };
+        let hint = match a.kind() {
+            "string_literal" | "text_block" => "String".to_string(),
+            "character_literal" => "char".to_string(),
+            "decimal_integer_literal" | "hex_integer_literal" | "octal_integer_literal" | "binary_integer_literal" => {
+                if text(a).ends_with(['l', 'L']) { "long" } else { "int" }.to_string()
+            }
+            "decimal_floating_point_literal" | "hex_floating_point_literal" => {
+                if text(a).ends_with(['f', 'F']) { "float" } else { "double" }.to_string()
+            }
+            "true" | "false" => "boolean".to_string(),
+            "null_literal" => "null".to_string(),
+            "this" => "this".to_string(),
+            "class_literal" => "Class".to_string(),
+            "identifier" => format!("={}", text(a)),
+            "object_creation_expression" => a.child_by_field_name("type").map(simple).unwrap_or_default(),
+            "cast_expression" => a.child_by_field_name("type").map(simple).unwrap_or_default(),
+            _ => String::new(),
+        };
+        let hint = if hint.is_empty() || hint.contains(',') { "?".to_string() } else { hint };
+        known |= hint != "?";
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&hint);
+    }
+    known.then(|| out.into())
 }
 
 /// A keyword argument's keyword.

@@ -219,6 +219,9 @@ impl Slot {
 struct Bound {
     module: Option<CompactString>,
     alias: Option<CompactString>,
+    /// Java: what a call's arguments are, as far as the call's text says (see
+    /// [`Reference::arg_types`]).
+    arg_types: Option<CompactString>,
 }
 
 impl Reference {
@@ -231,7 +234,7 @@ impl Reference {
         module: Option<CompactString>,
         alias: Option<CompactString>,
     ) -> Reference {
-        let bound = (module.is_some() || alias.is_some()).then(|| Box::new(Bound { module, alias }));
+        let bound = (module.is_some() || alias.is_some()).then(|| Box::new(Bound { module, alias, arg_types: None }));
         Reference {
             name,
             kind,
@@ -277,6 +280,26 @@ impl Reference {
         (self.arg_call != u32::MAX).then(|| Arg { call: self.arg_call, slot: Slot::decode(self.arg_slot) })
     }
 
+    /// This call's arguments as its text shows them (`None`: nothing known).
+    pub fn with_arg_types(mut self, types: Option<CompactString>) -> Reference {
+        if let Some(t) = types {
+            match &mut self.bound {
+                Some(b) => b.arg_types = Some(t),
+                None => self.bound = Some(Box::new(Bound { module: None, alias: None, arg_types: Some(t) })),
+            }
+        }
+        self
+    }
+
+    /// Java, for a call: what each argument is, comma-separated, as far as its text says: a
+    /// literal's type (`String`, `int`, `long`, `char`, `double`, `float`, `boolean`, `null`),
+    /// `this`, the class a `new` makes or a cast names, `=name` for a variable, `?` otherwise
+    /// (`t.error(this, "x", n)` is `this,String,=n`). Overloads of one arity are told apart
+    /// by it.
+    pub fn arg_types(&self) -> Option<&str> {
+        self.bound.as_ref()?.arg_types.as_deref()
+    }
+
     /// For imports: the module imported from, as written (quotes removed).
     pub fn module(&self) -> Option<&str> {
         self.bound.as_ref()?.module.as_deref()
@@ -287,7 +310,7 @@ impl Reference {
     pub fn set_module(&mut self, module: CompactString) {
         match &mut self.bound {
             Some(b) => b.module = Some(module),
-            None => self.bound = Some(Box::new(Bound { module: Some(module), alias: None })),
+            None => self.bound = Some(Box::new(Bound { module: Some(module), alias: None, arg_types: None })),
         }
     }
 
@@ -296,7 +319,7 @@ impl Reference {
     pub fn set_alias(&mut self, alias: CompactString) {
         match &mut self.bound {
             Some(b) => b.alias = Some(alias),
-            None => self.bound = Some(Box::new(Bound { module: None, alias: Some(alias) })),
+            None => self.bound = Some(Box::new(Bound { module: None, alias: Some(alias), arg_types: None })),
         }
     }
 
@@ -323,6 +346,8 @@ struct RefWire<N, S> {
     arg: Option<(u32, u16)>,
     /// A call's argument count, [`Reference::ARGS_UNKNOWN`] when not known.
     args: u8,
+    /// [`Reference::arg_types`].
+    arg_types: Option<S>,
 }
 
 impl Serialize for Reference {
@@ -337,6 +362,7 @@ impl Serialize for Reference {
             alias: self.alias(),
             arg: (self.arg_call != u32::MAX).then_some((self.arg_call, self.arg_slot)),
             args: self.args,
+            arg_types: self.arg_types(),
         }
         .serialize(z)
     }
@@ -345,7 +371,8 @@ impl Serialize for Reference {
 impl<'de> Deserialize<'de> for Reference {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Reference, D::Error> {
         let w = RefWire::<CompactString, CompactString>::deserialize(d)?;
-        let mut r = Reference::new(w.name, w.kind, w.span, w.enclosing, w.receiver, w.module, w.alias);
+        let mut r = Reference::new(w.name, w.kind, w.span, w.enclosing, w.receiver, w.module, w.alias)
+            .with_arg_types(w.arg_types);
         if let Some((call, slot)) = w.arg {
             (r.arg_call, r.arg_slot) = (call, slot);
         }
@@ -408,6 +435,7 @@ mod tests {
         alias: Option<CompactString>,
         arg: Option<(u32, u16)>,
         args: u8,
+        arg_types: Option<CompactString>,
     }
 
     #[test]
@@ -434,6 +462,7 @@ mod tests {
                 alias: c(alias),
                 arg: None,
                 args: Reference::ARGS_UNKNOWN,
+                arg_types: None,
             };
             let bytes = postcard::to_allocvec(&r).unwrap();
             assert_eq!(bytes, postcard::to_allocvec(&flat).unwrap());
@@ -470,6 +499,20 @@ mod tests {
             let back: Reference = postcard::from_bytes(&postcard::to_allocvec(&r).unwrap()).unwrap();
             assert_eq!(back, r);
             assert_eq!(back.arg_count(), want);
+        }
+    }
+
+    #[test]
+    fn a_calls_argument_types_round_trip_with_or_without_a_binding() {
+        let span = Span { start_line: 1, start_col: 1, end_line: 1, end_col: 2 };
+        for alias in [None, Some("c")] {
+            let plain = Reference::new("f".into(), RefKind::Call, span, None, None, None, alias.map(Into::into));
+            assert_eq!(plain.arg_types(), None);
+            assert_eq!(plain.clone().with_arg_types(None), plain);
+            let r = plain.with_arg_types(Some("this,String,=n".into()));
+            assert_eq!((r.arg_types(), r.alias()), (Some("this,String,=n"), alias));
+            let back: Reference = postcard::from_bytes(&postcard::to_allocvec(&r).unwrap()).unwrap();
+            assert_eq!(back, r);
         }
     }
 

@@ -79,7 +79,9 @@ use crate::walk::SkipReason;
 /// they are assigned to.
 /// 18: Go struct fields of a slice, array or map type are container bindings (`keys[]`), and
 /// so are a map's values where a parameter or variable is declared one.
-pub const FORMAT_VERSION: u32 = 18;
+/// 19: a Java call records what its arguments are (`Reference::arg_types`: literals' types,
+/// `this`, `new X(…)`, casts, variables), so overloads of one arity are told apart.
+pub const FORMAT_VERSION: u32 = 19;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";

@@ -104,8 +104,8 @@ public class Props {
     void put(String key, String value) {
     }
 
-    void setup() {
-        put("retries", 3);
+    void setup(Config c) {
+        put("retries", c.get("retries"));
     }
 }
 "#,
@@ -117,6 +117,115 @@ public class Props {
             "com.acme.Props.setup -> void put(String key, String value) [possible]",
             "com.acme.Props.setup -> void put(String key, int value) [possible]",
         ]
+    );
+}
+
+/// Of overloads one call's argument count fits, the ones its arguments' types fit (Java's
+/// invocation conversions as far as the call's text shows the types: a literal, `this`, a
+/// `new`, a variable's declared type); fixed arity before varargs; then the most specific.
+#[test]
+fn java_overloads_of_one_arity_are_told_apart_by_the_arguments_types() {
+    let e = edges(
+        r#"
+//- /src/p/Tokeniser.java
+package p;
+
+class Token {
+}
+
+class StartTag extends Token {
+}
+
+class Tokeniser {
+    void error(State state) {
+    }
+
+    void error(String msg) {
+    }
+
+    void error(String msg, Object... args) {
+    }
+
+    void emit(char c) {
+    }
+
+    void emit(String s) {
+    }
+
+    void emit(Token t) {
+    }
+
+    void emit(Object o) {
+    }
+
+    void emit(long n) {
+    }
+}
+//- /src/p/State.java
+package p;
+
+enum State {
+    DATA {
+        void read(Tokeniser t) {
+            t.error(this);
+        }
+    };
+
+    abstract void read(Tokeniser t);
+}
+//- /src/p/Reader.java
+package p;
+
+class Reader {
+    void literals(Tokeniser t) {
+        t.error("bad");
+        t.emit('x');
+        t.emit(3);
+        t.emit(null);
+    }
+
+    void varargs(Tokeniser t) {
+        t.error("bad %s", 1);
+    }
+
+    void variables(Tokeniser t) {
+        StartTag tag = new StartTag();
+        t.emit(tag);
+        String s = "";
+        t.emit(s);
+        t.emit(new Reader());
+    }
+}
+"#,
+    );
+    let of = |caller: &str| -> Vec<&str> {
+        e.iter().filter(|x| x.starts_with(&format!("{caller} ->"))).map(|x| x.split_once(" -> ").unwrap().1).collect()
+    };
+    assert_eq!(of("p.State.DATA.read"), ["void error(State state)"], "{e:#?}");
+    // `'x'` is a char, `3` an int that widens to long only; `null` fits every reference
+    // type, and of those `String`, `Token` and `Object` none is the most specific.
+    assert_eq!(
+        of("p.Reader.literals"),
+        [
+            "void emit(String s) [possible]",
+            "void emit(Token t) [possible]",
+            "void emit(Object o) [possible]",
+            "void emit(char c)",
+            "void emit(long n)",
+            "void error(String msg)",
+        ]
+        .into_iter()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect::<Vec<_>>(),
+        "{e:#?}"
+    );
+    assert_eq!(of("p.Reader.varargs"), ["void error(String msg, Object... args)"], "{e:#?}");
+    // A StartTag is a Token (the most specific of Token and Object); a Reader only an Object.
+    assert_eq!(
+        of("p.Reader.variables").into_iter().filter(|x| x.starts_with("void")).collect::<Vec<_>>(),
+        ["void emit(Object o)", "void emit(String s)", "void emit(Token t)"],
+        "{e:#?}"
     );
 }
 
