@@ -2075,11 +2075,18 @@ impl<'a> Tables<'a> {
         while let Some(e) = cur {
             let es = &self.syms[e as usize];
             if es.kind.is_type_like() && implicit_this(lang) {
+                // (The classes around a reference are in its own file, which an update
+                // resolves whole when it changes: no key to note.)
                 let found: Vec<u32> = self
-                    .qualified_member(es.qualified, es.lang.spec().qualifier, name)
-                    .iter()
+                    .child_table
+                    .get(&e)
+                    .into_iter()
+                    .flatten()
                     .copied()
-                    .filter(|&i| self.syms[i as usize].kind.is_type_like() && ok_any(&self.syms[i as usize]))
+                    .filter(|&i| {
+                        let s = &self.syms[i as usize];
+                        s.name == name && s.kind.is_type_like() && ok_any(s)
+                    })
                     .collect();
                 if !found.is_empty() {
                     return Some((Rung::Scope, found));
