@@ -2841,9 +2841,11 @@ impl<'a> Tables<'a> {
                     None => (h, false),
                 };
                 if !variable {
-                    return match self.type_named(file, enclosing, None, name, line, 0) {
+                    // (`new Token.EOF()`: a nested class, by its qualifier.)
+                    let (q, n) = split_last(name);
+                    return match self.type_named(file, enclosing, q, n, line, 0) {
                         Some(c) if c.len() == 1 => ArgTy::Class(c[0]),
-                        _ => ArgTy::Named(name.to_string()),
+                        _ => ArgTy::Named(n.to_string()),
                     };
                 }
                 let Some(b) = self.binding(file, enclosing, name, line, true) else { return ArgTy::Unknown };

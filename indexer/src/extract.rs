@@ -570,10 +570,10 @@ fn java_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
     let mut known = false;
     for (i, a) in list.named_children(&mut cursor).filter(|x| !is_comment(x)).enumerate() {
         let text = |n: Node<'_>| node_text(n, source);
+        // A type as written, without its generic arguments (`Token.EOF`, `List`).
         let simple = |n: Node<'_>| {
             let t = text(n);
-            let t = t.split('<').next().unwrap_or("").trim().to_string();
-            t.rsplit('.').next().unwrap_or("").to_string()
+            t.split('<').next().unwrap_or("").split_whitespace().collect::<String>()
         };
         let hint = match a.kind() {
             "string_literal" | "text_block" => "String".to_string(),

@@ -81,7 +81,9 @@ use crate::walk::SkipReason;
 /// so are a map's values where a parameter or variable is declared one.
 /// 19: a Java call records what its arguments are (`Reference::arg_types`: literals' types,
 /// `this`, `new X(…)`, casts, variables), so overloads of one arity are told apart.
-pub const FORMAT_VERSION: u32 = 19;
+/// 20: Java variables of a primitive type are bindings too (`char c`); a `new` or cast
+/// argument keeps its qualifier (`new Token.EOF()`).
+pub const FORMAT_VERSION: u32 = 20;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";

@@ -229,13 +229,16 @@
 ; a parameter, a field, a loop variable), so that calls on the variable find the type.
 ; ---------------------------------------------------------------------------
 
-; Circle c = …;
+; Circle c = …; (a primitive too, `char c`: a call's argument of that type picks an overload)
 (local_variable_declaration
   type: [
     (type_identifier) @name
     (generic_type (type_identifier) @name)
     (scoped_type_identifier (_) @receiver . (type_identifier) @name .)
     (generic_type (scoped_type_identifier (_) @receiver . (type_identifier) @name .))
+    (integral_type) @name
+    (floating_point_type) @name
+    (boolean_type) @name
   ]
   declarator: (variable_declarator
     name: (identifier) @import.alias)
@@ -247,6 +250,9 @@
     (generic_type (type_identifier) @name)
     (scoped_type_identifier (_) @receiver . (type_identifier) @name .)
     (generic_type (scoped_type_identifier (_) @receiver . (type_identifier) @name .))
+    (integral_type) @name
+    (floating_point_type) @name
+    (boolean_type) @name
   ]
   name: (identifier) @import.alias) @reference.type
 
@@ -256,6 +262,9 @@
     (generic_type (type_identifier) @name)
     (scoped_type_identifier (_) @receiver . (type_identifier) @name .)
     (generic_type (scoped_type_identifier (_) @receiver . (type_identifier) @name .))
+    (integral_type) @name
+    (floating_point_type) @name
+    (boolean_type) @name
   ]
   declarator: (variable_declarator
     name: (identifier) @import.alias)) @reference.type

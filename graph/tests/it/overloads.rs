@@ -136,6 +136,11 @@ class Token {
 class StartTag extends Token {
 }
 
+class Outer {
+    static class Inner extends Token {
+    }
+}
+
 class Tokeniser {
     void error(State state) {
     }
@@ -194,6 +199,12 @@ class Reader {
         String s = "";
         t.emit(s);
         t.emit(new Reader());
+        char c = 'y';
+        t.emit(c);
+    }
+
+    void nested(Tokeniser t) {
+        t.emit(new Outer.Inner());
     }
 }
 "#,
@@ -221,12 +232,15 @@ class Reader {
         "{e:#?}"
     );
     assert_eq!(of("p.Reader.varargs"), ["void error(String msg, Object... args)"], "{e:#?}");
-    // A StartTag is a Token (the most specific of Token and Object); a Reader only an Object.
+    // A StartTag is a Token (the most specific of Token and Object); a Reader only an Object;
+    // a char variable a char.
     assert_eq!(
         of("p.Reader.variables").into_iter().filter(|x| x.starts_with("void")).collect::<Vec<_>>(),
-        ["void emit(Object o)", "void emit(String s)", "void emit(Token t)"],
+        ["void emit(Object o)", "void emit(String s)", "void emit(Token t)", "void emit(char c)"],
         "{e:#?}"
     );
+    // A nested class made by its qualified name.
+    assert_eq!(of("p.Reader.nested"), ["static class Inner extends Token", "void emit(Token t)"], "{e:#?}");
 }
 
 #[test]
