@@ -47,13 +47,19 @@ for name in "${names[@]}"; do
     data=$ACC_WORK/data/$side
     [ -d "$data/repos/$name" ] || "${!bin}" --data-dir "$data" -q index "$src" >&2
     [ -s "$out/answers-$side.json" ] || CC_BIN=${!bin} CC_DATA=$data python3 "$HERE/ccquery.py" "$out/ref.json" "$HERE/samples/$name.txt" "$name" > "$out/answers-$side.json"
+    # Both sides' exports, so that both scores tell implicit calls (which the references do
+    # not model) apart; a binary without `graph export` is scored without one.
+    [ -s "$out/symbols-$side.json" ] || {
+      if "${!bin}" --data-dir "$data" graph export --repo "$name" --format jsonl > "$out/export-$side.jsonl" 2>/dev/null; then
+        CC_BIN=${!bin} CC_DATA=$data python3 "$HERE/ccsymbols.py" "$out/export-$side.jsonl" "$name" > "$out/symbols-$side.json"
+      else
+        rm -f "$out/export-$side.jsonl"
+      fi
+    }
+    exported=()
+    [ -s "$out/symbols-$side.json" ] && exported=("$out/export-$side.jsonl" "$out/symbols-$side.json")
+    python3 "$HERE/score.py" "$out/ref.json" "$HERE/samples/$name.txt" "$out/answers-$side.json" \
+      "${exported[@]}" > "$out/score-$side.json"
   done
-  [ -s "$out/symbols-after.json" ] || {
-  "$AFTER_BIN" --data-dir "$ACC_WORK/data/after" graph export --repo "$name" --format jsonl > "$out/export-after.jsonl"
-  CC_BIN=$AFTER_BIN CC_DATA=$ACC_WORK/data/after python3 "$HERE/ccsymbols.py" "$out/export-after.jsonl" "$name" > "$out/symbols-after.json"
-  }
-  python3 "$HERE/score.py" "$out/ref.json" "$HERE/samples/$name.txt" "$out/answers-before.json" > "$out/score-before.json"
-  python3 "$HERE/score.py" "$out/ref.json" "$HERE/samples/$name.txt" "$out/answers-after.json" \
-    "$out/export-after.jsonl" "$out/symbols-after.json" > "$out/score-after.json"
 done
 python3 "$HERE/report.py" "$ACC_WORK/out" "$HERE/repos.tsv"
