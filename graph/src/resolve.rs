@@ -1958,9 +1958,9 @@ impl<'a> Tables<'a> {
         self.extra_members(&c).into_iter().flatten().copied().filter(|&i| self.syms[i as usize].name == name).collect()
     }
 
-    /// The methods named `name` that subclasses of `class` (at any depth) define: what
-    /// `self.name()` in `class` dispatches to when `class` and its bases have none.
-    fn subclass_members(&self, class: u32, name: &str) -> Vec<u32> {
+    /// The classes below `class`: its subclasses and implementations at any depth (at most
+    /// 256).
+    fn subclasses(&self, class: u32) -> Vec<u32> {
         let mut out = Vec::new();
         let mut queue: Vec<u32> = self.derived(&class).cloned().unwrap_or_default();
         let mut seen = HashSet::default();
@@ -1968,9 +1968,21 @@ impl<'a> Tables<'a> {
             if !seen.insert(c) || seen.len() > 256 {
                 continue;
             }
-            out.extend(self.own_member(c, name).into_iter().filter(|&m| self.syms[m as usize].kind.is_callable()));
+            out.push(c);
             queue.extend(self.derived(&c).into_iter().flatten().copied());
         }
+        out
+    }
+
+    /// The methods named `name` that subclasses of `class` (at any depth) define: what
+    /// `self.name()` in `class` dispatches to when `class` and its bases have none.
+    fn subclass_members(&self, class: u32, name: &str) -> Vec<u32> {
+        let mut out: Vec<u32> = self
+            .subclasses(class)
+            .into_iter()
+            .flat_map(|c| self.own_member(c, name))
+            .filter(|&m| self.syms[m as usize].kind.is_callable())
+            .collect();
         out.sort_unstable();
         out.dedup();
         out
@@ -2074,12 +2086,11 @@ impl<'a> Tables<'a> {
         let mut cur = enclosing;
         while let Some(e) = cur {
             let es = &self.syms[e as usize];
-            if es.kind.is_type_like() && implicit_this(lang) {
+            let found: Vec<u32> = if es.kind.is_type_like() {
                 // (The classes around a reference are in its own file, which an update
                 // resolves whole when it changes: no key to note.)
-                let found: Vec<u32> = self
-                    .child_table
-                    .get(&e)
+                let nested = self.child_table.get(&e).filter(|_| implicit_this(lang));
+                nested
                     .into_iter()
                     .flatten()
                     .copied()
@@ -2087,14 +2098,9 @@ impl<'a> Tables<'a> {
                         let s = &self.syms[i as usize];
                         s.name == name && s.kind.is_type_like() && ok_any(s)
                     })
-                    .collect();
-                if !found.is_empty() {
-                    return Some((Rung::Scope, found));
-                }
-            }
-            if !es.kind.is_type_like() {
-                let found: Vec<u32> = self
-                    .qualified_member(es.qualified, es.lang.spec().qualifier, name)
+                    .collect()
+            } else {
+                self.qualified_member(es.qualified, es.lang.spec().qualifier, name)
                     .iter()
                     .copied()
                     .filter(|&i| ok_any(&self.syms[i as usize]))
@@ -2104,10 +2110,10 @@ impl<'a> Tables<'a> {
                         !matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
                             || self.syms[i as usize].file == file
                     })
-                    .collect();
-                if !found.is_empty() {
-                    return Some((Rung::Scope, found));
-                }
+                    .collect()
+            };
+            if !found.is_empty() {
+                return Some((Rung::Scope, found));
             }
             cur = es.parent.and_then(|p| self.by_id.get(&p).copied());
         }
@@ -2920,11 +2926,13 @@ impl<'a> Tables<'a> {
                     (true, false) => java_box(n) == Some(p) || (n != "boolean" && n != "char" && p == "Number"),
                     (false, true) => java_box(p) == Some(n.as_str()),
                     (false, false) => {
-                        // Two types known apart (String, the boxes, Class), or a parameter of a
-                        // repository type a value of a type from outside cannot be.
+                        if n == "String" && p == "CharSequence" {
+                            return true;
+                        }
+                        // Not two types known apart (String, the boxes, Class), nor a parameter
+                        // of a repository type, which a value of a type from outside cannot be.
                         let known = |t: &str| JAVA_FINAL.contains(&t);
                         !(known(n) && known(p)) && self.param_class(file, m, p).is_none()
-                            || n == "String" && p == "CharSequence"
                     }
                 }
             }
@@ -3076,17 +3084,11 @@ impl<'a> Tables<'a> {
             // Java: a class implementing the interface that inherits a method of that name
             // from its superclass runs that one (a class's method wins over a default one).
             if s.lang == Lang::Java && self.syms[owner as usize].kind == SymbolKind::Interface {
-                let mut queue: Vec<u32> = self.derived(&owner).cloned().unwrap_or_default();
-                let mut seen: HashSet<u32> = HashSet::default();
-                while let Some(d) = queue.pop() {
-                    if !seen.insert(d) || seen.len() > 256 {
-                        continue;
-                    }
+                for d in self.subclasses(owner) {
                     v.extend(self.member(d, s.name, true).into_iter().filter(|&i| {
                         let class = self.syms[i as usize].parent.as_ref().and_then(|p| self.by_id.get(p));
                         class.is_some_and(|&c| self.syms[c as usize].kind != SymbolKind::Interface)
                     }));
-                    queue.extend(self.derived(&d).into_iter().flatten().copied());
                 }
                 v.sort_unstable();
                 v.dedup();
