@@ -14,16 +14,13 @@ fn env() -> Env {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let repo = tmp.path().join("shop");
-    for (path, text) in [
+    let files = [
         ("billing/invoice.py", "class InvoiceBuilder:\n    \"\"\"Builds invoices.\"\"\"\n    def add_line_item(self, sku, qty):\n        return compute_total(qty)\n\ndef compute_total(qty):\n    return qty * 2\n"),
         ("web/cart.ts", "export function renderCart(items: string[]): string {\n  return items.join(',');\n}\n"),
         ("core/src/lib.rs", "/// Parses a price.\npub fn parse_price(s: &str) -> u64 { s.len() as u64 }\n"),
         ("README.md", "# shop\n"),
-    ] {
-        let p = repo.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    ];
+    write_tree(&repo, files);
     Env { _tmp: tmp, data, repo }
 }
 
@@ -54,6 +51,30 @@ fn fails(out: &Output, code: i32) -> String {
 
 fn path(p: &Path) -> &str {
     p.to_str().unwrap()
+}
+
+/// Writes each (path, text) under `root`, making the folders.
+fn write_tree<S: AsRef<str>>(root: &Path, files: impl IntoIterator<Item = (&'static str, S)>) {
+    for (rel, text) in files {
+        let f = root.join(rel);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, text.as_ref()).unwrap();
+    }
+}
+
+/// The callees of `symbol` that `cc` (cc-server on some data dir) answers: (name, path), sorted.
+fn callees_by_path(cc: impl Fn(&[&str]) -> Output, symbol: &str) -> Vec<(String, String)> {
+    let v: serde_json::Value = serde_json::from_str(&ok(&cc(&["callees", symbol, "--json"]))).unwrap();
+    let mut got: Vec<(String, String)> = v["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v}"))
+        .iter()
+        .map(|r| {
+            (r["name"].as_str().unwrap().to_string(), r["symbol"]["path"].as_str().unwrap_or_default().to_string())
+        })
+        .collect();
+    got.sort();
+    got
 }
 
 #[test]
@@ -482,7 +503,7 @@ fn a_first_hour_is_told_what_is_going_on() {
 fn names_follow_the_manifests_and_calls_cross_a_workspaces_crates() {
     let tmp = tempfile::tempdir().unwrap();
     let (data, ws) = (tmp.path().join("data"), tmp.path().join("ws"));
-    for (p, text) in [
+    let files = [
         ("Cargo.toml", "[workspace]\nmembers = [\"store\", \"app\"]\n"),
         ("store/Cargo.toml", "[package]\nname = \"cc-store\"\n"),
         ("store/src/lib.rs", "pub mod dir;\npub use dir::DataDir;\n"),
@@ -492,11 +513,8 @@ fn names_follow_the_manifests_and_calls_cross_a_workspaces_crates() {
         ("py/pyproject.toml", "[project]\nname = \"flask\"\n"),
         ("py/src/flask/__init__.py", "from .app import Flask\n"),
         ("py/src/flask/app.py", "class Flask:\n    def __init__(self, name):\n        self.name = name\n\n    def run(self):\n        pass\n\n\ndef make():\n    return Flask(\"x\")\n"),
-    ] {
-        let f = ws.join(p);
-        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(f, text).unwrap();
-    }
+    ];
+    write_tree(&ws, files);
     let cc = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_cc-server")).args(args).env("CC_DATA_DIR", &data).output().unwrap()
     };
@@ -531,7 +549,7 @@ fn typescript_path_aliases_and_workspace_packages_resolve_inside_the_repository(
     let base = |to: &str| {
         format!("{{\n  // shared by every package\n  \"compilerOptions\": {{ \"baseUrl\": \".\", \"paths\": {{ \"@text/*\": [\"packages/{to}/src/*\"], }}, }},\n}}\n")
     };
-    for (p, body) in [
+    let files = [
         ("package.json", "{ \"name\": \"mono\", \"private\": true, \"workspaces\": [\"packages/*\"] }".to_string()),
         ("tsconfig.base.json", base("shared")),
         ("packages/shared/package.json", "{ \"name\": \"@mono/shared\", \"main\": \"dist/index.js\" }".into()),
@@ -546,27 +564,12 @@ fn typescript_path_aliases_and_workspace_packages_resolve_inside_the_repository(
             "import { slugify } from '@mono/shared';\nimport { titleCase } from '@text/text';\n\nexport function renderPage(t: string) {\n  return titleCase(slugify(t));\n}\n"
                 .into(),
         ),
-    ] {
-        let f = ws.join(p);
-        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(f, body).unwrap();
-    }
+    ];
+    write_tree(&ws, files);
     let cc = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_cc-server")).args(args).env("CC_DATA_DIR", &data).output().unwrap()
     };
-    let callees = || -> Vec<(String, String)> {
-        let v: serde_json::Value = serde_json::from_str(&ok(&cc(&["callees", "renderPage", "--json"]))).unwrap();
-        let mut got: Vec<(String, String)> = v["results"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{v}"))
-            .iter()
-            .map(|r| {
-                (r["name"].as_str().unwrap().to_string(), r["symbol"]["path"].as_str().unwrap_or_default().to_string())
-            })
-            .collect();
-        got.sort();
-        got
-    };
+    let callees = || callees_by_path(cc, "renderPage");
     ok(&cc(&["index", path(&ws)]));
     let want = |titles: &str| {
         vec![
@@ -592,7 +595,7 @@ fn go_imports_resolve_through_the_modules_go_mod_declares() {
     let pad = |who: &str| {
         format!("package util\n\n// Pad pads, the {who} way.\nfunc Pad(s string) string {{\n\treturn s\n}}\n")
     };
-    for (p, body) in [
+    let files = [
         ("go.mod", "module example.com/shop\n\ngo 1.21\n".to_string()),
         ("shop.go", "package shop\n\nfunc Total(xs []int) int {\n\treturn len(xs)\n}\n".into()),
         ("internal/util/pad.go", pad("current")),
@@ -602,27 +605,12 @@ fn go_imports_resolve_through_the_modules_go_mod_declares() {
             "package main\n\nimport (\n\t\"example.com/shop\"\n\t\"example.com/shop/internal/util\"\n)\n\nfunc report() string {\n\tshop.Total(nil)\n\treturn util.Pad(\"x\")\n}\n"
                 .into(),
         ),
-    ] {
-        let f = ws.join(p);
-        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(f, body).unwrap();
-    }
+    ];
+    write_tree(&ws, files);
     let cc = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_cc-server")).args(args).env("CC_DATA_DIR", &data).output().unwrap()
     };
-    let callees = || -> Vec<(String, String)> {
-        let v: serde_json::Value = serde_json::from_str(&ok(&cc(&["callees", "report", "--json"]))).unwrap();
-        let mut got: Vec<(String, String)> = v["results"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{v}"))
-            .iter()
-            .map(|r| {
-                (r["name"].as_str().unwrap().to_string(), r["symbol"]["path"].as_str().unwrap_or_default().to_string())
-            })
-            .collect();
-        got.sort();
-        got
-    };
+    let callees = || callees_by_path(cc, "report");
     ok(&cc(&["index", path(&ws)]));
     assert_eq!(
         callees(),
