@@ -34,6 +34,7 @@ for name in "${names[@]}"; do
       typescript) node "$HERE/ref_ts.js" "$src" > "$out/ref.json" ;;
       java) "$HERE/ref_java.sh" "$src" > "$out/ref.json" ;;
       go) (cd "$HERE/ref_go" && go run . "$src") > "$out/ref.json" ;;
+      c) python3 "$HERE/ref_c.py" "$src" > "$out/ref.json" ;;
       rust)  # rustc needs the whole repository (a workspace member's manifest names its root)
         crate=$ACC_WORK/crate/$name
         [ -d "$crate" ] || { mkdir -p "$crate"; git --git-dir="$ACC_MIRROR/${repo/\//+}/repo" archive "$commit" | tar -x -C "$crate"; }
