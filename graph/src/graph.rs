@@ -13,7 +13,7 @@ use petgraph::Direction;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::resolve::{deps, flows, resolvable, EdgeKind, FileDeps, Resolution, Rung, Tables};
+use crate::resolve::{deps, flows, macros, resolvable, EdgeKind, FileDeps, Resolution, Rung, Tables};
 use crate::view::{within, EdgeMeta, GraphView};
 use crate::{Error, Result};
 use std::borrow::Cow;
@@ -51,7 +51,7 @@ use std::borrow::Cow;
 /// Ruby), bases included: `class StartTag extends Tag` in `Token` is `Token.Tag`.
 /// 17: `Outer.this` is the enclosing instance of an inner class.
 /// 18: Java overloads of one arity are told apart by the arguments' types.
-pub const GRAPH_FORMAT_VERSION: u32 = 18;
+pub const GRAPH_FORMAT_VERSION: u32 = 19;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.
@@ -118,6 +118,9 @@ pub struct RefEdge {
     pub line: u32,
     pub column: u32,
     pub kind: RefKind,
+    /// Written in an arm of a Rust `macro_rules!` of several: which (1-based); 0 otherwise.
+    /// What it does happens where an invocation runs that arm ([`Target::arm`]).
+    pub arm: u8,
     pub resolution: Resolution,
 }
 
@@ -349,6 +352,7 @@ fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
             line: r.span.start_line,
             column: r.span.start_col,
             kind: r.kind,
+            arm: r.macro_arm().unwrap_or(0),
             resolution,
         });
     }
@@ -668,7 +672,7 @@ impl CallGraph {
         };
         let macros: HashMap<NodeIndex, u8> = (0..symbols.len())
             .filter(|&i| symbols[i].kind == SymbolKind::Macro)
-            .map(|i| (NodeIndex::new(i), macro_arms(&symbols[i].signature)))
+            .map(|i| (NodeIndex::new(i), macros::arm_count(&symbols[i].signature)))
             .collect();
         let ((by_name, by_qualified), graph) = rayon::join(
             || (sorted_by(|s| &s.name), sorted_by(|s| &s.qualified_name)),
@@ -707,7 +711,8 @@ impl CallGraph {
             );
         }
         if !macros.is_empty() {
-            expand_macros(&mut edges, macros);
+            let arms = MacroSites::of(files, |id| ids.get(&id).map(|&i| NodeIndex::new(i as usize)));
+            expand_macros(&mut edges, macros, &arms);
         }
         let edges = finish_edges(edges);
         graph.reserve_exact_edges(edges.len());
@@ -1434,34 +1439,70 @@ pub(crate) fn finish_edges<N: Copy + Ord>(
     edges
 }
 
-/// How many arms a macro has, by its signature: `macro_rules! m { (…) => …; (…) => … }`
-/// (whole: ending in `}`); 0 when the signature was cut short; 1 for a macro of one body
-/// (C's `#define`).
-fn macro_arms(signature: &str) -> u8 {
-    if !signature.starts_with("macro_rules!") {
-        return 1;
+/// Where a macro's arms decide what runs, by site: the arm each reference written in a
+/// `macro_rules!` of several arms is in, and the arm each invocation's tokens match.
+#[derive(Default)]
+struct MacroSites {
+    /// (path, line, column) of a reference in an arm -> the arm (1-based).
+    in_arm: HashMap<(Arc<str>, u32, u32), u8>,
+    /// (path, line, column, macro) of an invocation -> the arm it runs (1-based).
+    picks: HashMap<(Arc<str>, u32, u32, NodeIndex), u8>,
+}
+
+impl MacroSites {
+    fn of(files: &BTreeMap<Arc<str>, FileEntry>, node: impl Fn(SymbolId) -> Option<NodeIndex>) -> MacroSites {
+        let mut out = MacroSites::default();
+        for (path, e) in files {
+            for r in &e.refs {
+                if r.arm != 0 {
+                    out.in_arm.insert((path.clone(), r.line, r.column), r.arm);
+                }
+                for t in r.resolution.targets.iter().filter(|t| t.arm != 0) {
+                    if let Some(n) = node(t.id) {
+                        out.picks.insert((path.clone(), r.line, r.column, n), t.arm);
+                    }
+                }
+            }
+        }
+        out
     }
-    if !signature.ends_with('}') {
-        return 0;
+
+    fn in_arm(&self, s: &Site) -> u8 {
+        self.in_arm.get(&(s.path.clone(), s.line, s.column)).copied().unwrap_or(0)
     }
-    signature.matches(" => …").count().min(u8::MAX as usize) as u8
+
+    fn pick(&self, s: &Site, m: NodeIndex) -> u8 {
+        self.picks.get(&(s.path.clone(), s.line, s.column, m)).copied().unwrap_or(0)
+    }
 }
 
 /// A macro's body runs where the macro is invoked (`macro_rules!`, C's function-like
 /// `#define`): each function that invokes a macro also calls what the macro's body calls
 /// (calls and implicit calls, through the macros it invokes in turn), at the invocation's
-/// sites. The body's own resolution says how sure each is; which arm of a macro of several
-/// an invocation matches is not known, so what those bodies call is possible, one candidate
-/// per arm. An edge the function already has is kept as it is.
-fn expand_macros(edges: &mut HashMap<(NodeIndex, NodeIndex, EdgeKind), EdgeData>, macros: &HashMap<NodeIndex, u8>) {
-    let mut body: HashMap<NodeIndex, Vec<(NodeIndex, EdgeKind)>> = HashMap::default();
+/// sites. The body's own resolution says how sure each is. Of a `macro_rules!` of several
+/// arms, what runs is the arm the invocation's tokens match ([`MacroSites`]); where that is
+/// not known, what each arm calls is possible, one candidate per arm. An edge the function
+/// already has is kept as it is.
+fn expand_macros(
+    edges: &mut HashMap<(NodeIndex, NodeIndex, EdgeKind), EdgeData>,
+    macros: &HashMap<NodeIndex, u8>,
+    arms: &MacroSites,
+) {
+    /// One call in a macro's body: the callee, the kind, the arm it is in (0: any) and, for a
+    /// macro it invokes, the arm that runs (0: not known).
+    type Entry = (NodeIndex, EdgeKind, u8, u8);
+    let mut body: HashMap<NodeIndex, Vec<Entry>> = HashMap::default();
     let mut invocations = Vec::new();
-    for &(a, b, k) in edges.keys() {
+    for (&(a, b, k), d) in edges.iter() {
         if k == EdgeKind::Reference {
             continue;
         }
         if macros.contains_key(&a) {
-            body.entry(a).or_default().push((b, k));
+            let entries = body.entry(a).or_default();
+            for s in &d.sites {
+                let pick = if macros.contains_key(&b) { arms.pick(s, b) } else { 0 };
+                entries.push((b, k, arms.in_arm(s), pick));
+            }
         }
         if macros.contains_key(&b) && !macros.contains_key(&a) && k == EdgeKind::Call {
             invocations.push((a, b));
@@ -1470,56 +1511,89 @@ fn expand_macros(edges: &mut HashMap<(NodeIndex, NodeIndex, EdgeKind), EdgeData>
     if invocations.is_empty() || body.is_empty() {
         return;
     }
-    // What each macro runs, through the macros it invokes (each macro once), and the most
-    // arms met on the way (1: every macro on the way has one).
-    let mut runs: HashMap<NodeIndex, (Vec<(NodeIndex, NodeIndex, EdgeKind)>, u8)> = HashMap::default();
-    for &m in body.keys() {
+    for entries in body.values_mut() {
+        entries.sort_unstable();
+        entries.dedup();
+    }
+    // What macro `m` runs as its arm `arm` (0: not known), through the macros it invokes
+    // (each macro and arm once): (the macro whose body calls, the callee, the kind, the most
+    // arms of a macro on the way whose arm was not known; 0: every arm on the way known).
+    let run = |m: NodeIndex, arm: u8| -> Vec<(NodeIndex, NodeIndex, EdgeKind, u8)> {
         let mut out = Vec::new();
-        let mut arms = 1u8;
-        let mut seen: HashSet<NodeIndex> = HashSet::default();
-        let mut stack = vec![m];
-        while let Some(x) = stack.pop() {
-            if !seen.insert(x) {
+        let mut seen: HashSet<(NodeIndex, u8)> = HashSet::default();
+        let mut stack = vec![(m, arm, 0u8)];
+        while let Some((x, ax, guess)) = stack.pop() {
+            if !seen.insert((x, ax)) {
                 continue;
             }
             // (A signature cut short: several arms, as far as anyone can tell.)
-            arms = arms.max(match macros[&x] {
-                0 => 2,
-                n => n,
-            });
-            for &(t, k) in body.get(&x).into_iter().flatten() {
+            let guess = match (ax, macros[&x]) {
+                (0, 0) => guess.max(2),
+                (0, n) if n > 1 => guess.max(n),
+                _ => guess,
+            };
+            for &(t, k, in_arm, pick) in body.get(&x).into_iter().flatten() {
+                if ax != 0 && in_arm != 0 && in_arm != ax {
+                    continue;
+                }
                 if macros.contains_key(&t) {
-                    stack.push(t);
+                    stack.push((t, pick, guess));
                 } else {
-                    out.push((x, t, k));
+                    out.push((x, t, k, guess));
                 }
             }
         }
-        runs.insert(m, (out, arms));
-    }
+        out.sort_unstable();
+        out.dedup();
+        out
+    };
     invocations.sort_unstable();
+    let mut derived: BTreeMap<(NodeIndex, NodeIndex, EdgeKind), EdgeData> = BTreeMap::new();
     for (f, m) in invocations {
-        let Some((run, arms)) = runs.get(&m) else { continue };
-        let inv = edges[&(f, m, EdgeKind::Call)].clone();
-        for &(x, t, k) in run {
-            if edges.contains_key(&(f, t, k)) {
-                continue;
+        if !body.contains_key(&m) {
+            continue;
+        }
+        let inv = &edges[&(f, m, EdgeKind::Call)];
+        let mut by_pick: BTreeMap<u8, Vec<Site>> = BTreeMap::new();
+        for s in &inv.sites {
+            by_pick.entry(arms.pick(s, m)).or_default().push(s.clone());
+        }
+        for (pick, sites) in by_pick {
+            for (x, t, k, arms) in run(m, pick) {
+                if edges.contains_key(&(f, t, k)) {
+                    continue;
+                }
+                let d = &edges[&(x, t, k)];
+                let guess = arms > 1 && !d.ambiguous;
+                let e = EdgeData {
+                    sites: sites.iter().cloned().collect(),
+                    confidence: if guess {
+                        Rung::Ambiguous.confidence(arms as usize)
+                    } else {
+                        d.confidence.min(inv.confidence)
+                    },
+                    ambiguous: d.ambiguous || inv.ambiguous || guess,
+                    rung: if guess { Rung::Ambiguous } else { d.rung },
+                    kind: k,
+                    candidates: if guess { arms } else { d.candidates },
+                };
+                match derived.entry((f, t, k)) {
+                    std::collections::btree_map::Entry::Vacant(v) => {
+                        v.insert(e);
+                    }
+                    std::collections::btree_map::Entry::Occupied(mut o) => {
+                        // Several invocations: the surest says how sure; every site is kept.
+                        let o = o.get_mut();
+                        let mut sites = std::mem::take(&mut o.sites);
+                        sites.extend(e.sites.iter().cloned());
+                        if (!e.ambiguous, e.confidence) > (!o.ambiguous, o.confidence) {
+                            *o = e;
+                        }
+                        o.sites = sites;
+                    }
+                }
             }
-            let d = &edges[&(x, t, k)];
-            let guess = *arms > 1 && !d.ambiguous;
-            let derived = EdgeData {
-                sites: inv.sites.clone(),
-                confidence: if guess {
-                    Rung::Ambiguous.confidence(*arms as usize)
-                } else {
-                    d.confidence.min(inv.confidence)
-                },
-                ambiguous: d.ambiguous || inv.ambiguous || guess,
-                rung: if guess { Rung::Ambiguous } else { d.rung },
-                kind: k,
-                candidates: if guess { *arms } else { d.candidates },
-            };
-            edges.insert((f, t, k), derived);
         }
     }
+    edges.extend(derived);
 }

@@ -36,6 +36,7 @@
 
 pub(crate) mod deps;
 mod flow;
+pub(crate) mod macros;
 
 pub(crate) use deps::FileDeps;
 use deps::Kind;
@@ -211,6 +212,9 @@ pub struct Target {
     pub kind: EdgeKind,
     /// One of several candidates (a guess, not a fact): the site's call may mean it.
     pub possible: bool,
+    /// A Rust macro invoked: the arm (1-based) its tokens match ([`macros::pick`]); 0 when
+    /// not known or not a macro.
+    pub arm: u8,
 }
 
 /// What one reference resolved to.
@@ -2321,6 +2325,16 @@ impl<'a> Tables<'a> {
                 }
             }
         }
+        // Rust: the arm of a `macro_rules!` the invocation's tokens match.
+        if let Some(tokens) = r.arg_types().filter(|_| r.kind == RefKind::Call && self.lang_of(file) == Lang::Rust) {
+            for t in &mut res.targets {
+                let Some(&i) = self.by_id.get(&t.id) else { continue };
+                let s = &self.syms[i as usize];
+                if s.kind == SymbolKind::Macro {
+                    t.arm = macros::pick(s.signature, tokens);
+                }
+            }
+        }
         res
     }
 
@@ -2345,7 +2359,7 @@ impl<'a> Tables<'a> {
                                 .and_then(|p| self.by_id.get(&p))
                                 .is_some_and(|&p| self.constructor(p) == Some(i));
                         let kind = if ctor { EdgeKind::Constructor } else { EdgeKind::Call };
-                        out.push(Target { id: t.id, kind, possible: t.possible });
+                        out.push(Target { id: t.id, kind, possible: t.possible, arm: 0 });
                     }
                 }
                 return out;
@@ -2418,7 +2432,7 @@ impl<'a> Tables<'a> {
                     let possible = subs.len() > 1;
                     let targets = subs
                         .iter()
-                        .map(|&m| Target { id: self.syms[m as usize].id, kind: EdgeKind::Inherited, possible })
+                        .map(|&m| Target { id: self.syms[m as usize].id, kind: EdgeKind::Inherited, possible, arm: 0 })
                         .collect();
                     let rung = if possible { Rung::Ambiguous } else { Rung::Receiver };
                     return Resolution { targets, rung, external: None };
@@ -2470,7 +2484,7 @@ impl<'a> Tables<'a> {
         let mut out: smallvec::SmallVec<[Target; 1]> = smallvec::SmallVec::with_capacity(targets.len());
         for t in targets {
             let s = &self.syms[t as usize];
-            let target = |id: SymbolId, kind: EdgeKind| Target { id, kind, possible: false };
+            let target = |id: SymbolId, kind: EdgeKind| Target { id, kind, possible: false, arm: 0 };
             if value {
                 // `Item::new` (Java: named by the class), `::Item` (Kotlin) passed as a
                 // function: the constructor.
@@ -2501,6 +2515,7 @@ impl<'a> Tables<'a> {
                     id: self.syms[i as usize].id,
                     kind: EdgeKind::Inherited,
                     possible: several && only != Some(i),
+                    arm: 0,
                 }));
             } else if virtual_call(lang, receiver)
                 // (Python's `Base.method(self)` names the class: no dispatch.)
@@ -2529,6 +2544,7 @@ impl<'a> Tables<'a> {
                     id: self.syms[i as usize].id,
                     kind: EdgeKind::Inherited,
                     possible: only != Some(i),
+                    arm: 0,
                 }));
             }
         }
@@ -2559,6 +2575,7 @@ impl<'a> Tables<'a> {
                 id: self.syms[d as usize].id,
                 kind: EdgeKind::Call,
                 possible,
+                arm: 0,
             }));
             out.sort_unstable();
             out.dedup();
@@ -2590,7 +2607,7 @@ impl<'a> Tables<'a> {
                     let possible = found_rung == Rung::Ambiguous || classes.len() > 1;
                     for c in classes {
                         let t = self.constructor(c).unwrap_or(c);
-                        out.push(Target { id: self.syms[t as usize].id, kind: EdgeKind::Raise, possible });
+                        out.push(Target { id: self.syms[t as usize].id, kind: EdgeKind::Raise, possible, arm: 0 });
                     }
                 } else if flows(self.lang_of(file)) {
                     // `raise err` of a variable: the classes the flow says it holds (each a
@@ -2598,7 +2615,12 @@ impl<'a> Tables<'a> {
                     for c in self.flow_targets(file, r) {
                         if self.syms[c as usize].kind.is_type_like() {
                             let t = self.constructor(c).unwrap_or(c);
-                            out.push(Target { id: self.syms[t as usize].id, kind: EdgeKind::Raise, possible: false });
+                            out.push(Target {
+                                id: self.syms[t as usize].id,
+                                kind: EdgeKind::Raise,
+                                possible: false,
+                                arm: 0,
+                            });
                         }
                     }
                 }
@@ -2620,7 +2642,7 @@ impl<'a> Tables<'a> {
                         if let Some(m) =
                             self.member(c, n, true).into_iter().find(|&m| self.syms[m as usize].kind.is_callable())
                         {
-                            out.push(Target { id: self.syms[m as usize].id, kind, possible });
+                            out.push(Target { id: self.syms[m as usize].id, kind, possible, arm: 0 });
                         }
                     }
                 }

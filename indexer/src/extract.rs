@@ -64,7 +64,8 @@ struct RawRef {
     arg: Option<(std::ops::Range<usize>, Slot)>,
     /// For a call: how many arguments it passes, when its node shows them.
     args: Option<usize>,
-    /// Java, for a call: what its arguments are ([`Reference::arg_types`]).
+    /// Java, for a call: what its arguments are; Rust, for a macro invocation: its tokens
+    /// ([`Reference::arg_types`]).
     arg_types: Option<CompactString>,
 }
 
@@ -290,10 +291,10 @@ impl Extractor {
                         alias,
                         arg,
                         args: if kind == RefKind::Call { arg_count(lang, node) } else { None },
-                        arg_types: if kind == RefKind::Call && lang == Lang::Java {
-                            java_arg_types(node, source)
-                        } else {
-                            None
+                        arg_types: match (kind, lang) {
+                            (RefKind::Call, Lang::Java) => java_arg_types(node, source),
+                            (RefKind::Call, Lang::Rust) => rust_macro_tokens(node, name_node, source),
+                            _ => None,
                         },
                     };
                     let i = match slot {
@@ -311,7 +312,6 @@ impl Extractor {
                 _ => {}
             }
         }
-
         // Nesting: sort outermost-first, then sweep with a stack of open definitions.
         // Equal ranges: a scope before the definition it qualifies.
         defs.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(b.is_scope.cmp(&a.is_scope)));
@@ -477,17 +477,18 @@ impl Extractor {
                 stack.pop();
             }
             // Local labels (`.L1:`) are symbols but not callers: their function is.
-            let enclosing = stack
-                .iter()
-                .rev()
-                .filter(|&&t| defs[t].end > r.start && kinds[t] != SymbolKind::Label && Some(t) != named_def[k])
-                .find_map(|&t| owner[t]);
+            let around = stack.iter().rev().copied().find(|&t| {
+                defs[t].end > r.start && kinds[t] != SymbolKind::Label && Some(t) != named_def[k] && owner[t].is_some()
+            });
+            let enclosing = around.and_then(|t| owner[t]);
+            let arm = around.filter(|_| lang == Lang::Rust).map_or(0, |t| macro_arm_at(defs[t].node, r.start));
             let arg = r.arg.and_then(|(of, slot)| Some(Arg { call: *calls.get(&of)?, slot }));
             out.references.push(
                 Reference::new(r.name, r.kind, r.span, enclosing, r.receiver, r.module, r.alias)
                     .with_arg(arg)
                     .with_arg_count(r.args)
-                    .with_arg_types(r.arg_types),
+                    .with_arg_types(r.arg_types)
+                    .with_macro_arm(arm),
             );
         }
         out
@@ -563,6 +564,66 @@ fn arg_count(lang: Lang, call: Node<'_>) -> Option<usize> {
 
 /// Java: what the arguments of the call `call` are, as [`Reference::arg_types`] writes them;
 /// `None` without arguments or when none says anything.
+/// Rust: a macro invocation's tokens inside its delimiters, whitespace collapsed
+/// ([`Reference::arg_types`]); `node` is the invocation (`m!(…)`, `a::m!{…}`) or, for one
+/// written in a token tree (another macro's arguments or body), that token tree. `None`: no
+/// macro invoked, one of the standard library's (which none of a repository's arms decide),
+/// or tokens past [`Reference::MAX_MACRO_TOKENS`].
+fn rust_macro_tokens(node: Node<'_>, name: Node<'_>, source: &[u8]) -> Option<CompactString> {
+    const STD: &[&str] = &[
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "debug_assert",
+        "debug_assert_eq",
+        "debug_assert_ne",
+        "eprint",
+        "eprintln",
+        "format",
+        "format_args",
+        "matches",
+        "panic",
+        "print",
+        "println",
+        "todo",
+        "unimplemented",
+        "unreachable",
+        "vec",
+        "write",
+        "writeln",
+    ];
+    let tree = match node.kind() {
+        "macro_invocation" => node.named_child(u32::try_from(node.named_child_count()).ok()?.checked_sub(1)?)?,
+        "token_tree" => {
+            let bang = name.next_sibling().filter(|b| b.kind() == "!")?;
+            bang.next_sibling()?
+        }
+        _ => return None,
+    };
+    if tree.kind() != "token_tree"
+        || tree.byte_range().len() > Reference::MAX_MACRO_TOKENS + 2
+        || STD.contains(&&*node_text(name, source))
+    {
+        return None;
+    }
+    let inner = source.get(tree.start_byte() + 1..tree.end_byte().saturating_sub(1))?;
+    Some(collapse_ws(&String::from_utf8_lossy(inner)).trim().into())
+}
+
+/// Rust: the arm (1-based) of the `macro_rules!` definition `def` that holds byte `at`, when
+/// it has several arms; 0 otherwise (not a macro, one arm, past 255).
+fn macro_arm_at(def: Node<'_>, at: usize) -> u8 {
+    if def.kind() != "macro_definition" {
+        return 0;
+    }
+    let mut cursor = def.walk();
+    let rules: Vec<Node<'_>> = def.named_children(&mut cursor).filter(|c| c.kind() == "macro_rule").collect();
+    if rules.len() < 2 {
+        return 0;
+    }
+    rules.iter().position(|r| r.byte_range().contains(&at)).and_then(|i| u8::try_from(i + 1).ok()).unwrap_or(0)
+}
+
 fn java_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
     let list = call.child_by_field_name("arguments")?;
     let mut cursor = list.walk();

@@ -219,9 +219,12 @@ impl Slot {
 struct Bound {
     module: Option<CompactString>,
     alias: Option<CompactString>,
-    /// Java: what a call's arguments are, as far as the call's text says (see
-    /// [`Reference::arg_types`]).
+    /// Java: what a call's arguments are, as far as the call's text says; Rust: a macro
+    /// invocation's tokens (see [`Reference::arg_types`]).
     arg_types: Option<CompactString>,
+    /// Rust: the arm of a `macro_rules!` of several arms this reference is written in
+    /// (1-based; 0: none, see [`Reference::macro_arm`]).
+    arm: u8,
 }
 
 impl Reference {
@@ -234,7 +237,8 @@ impl Reference {
         module: Option<CompactString>,
         alias: Option<CompactString>,
     ) -> Reference {
-        let bound = (module.is_some() || alias.is_some()).then(|| Box::new(Bound { module, alias, arg_types: None }));
+        let bound =
+            (module.is_some() || alias.is_some()).then(|| Box::new(Bound { module, alias, arg_types: None, arm: 0 }));
         Reference {
             name,
             kind,
@@ -285,7 +289,7 @@ impl Reference {
         if let Some(t) = types {
             match &mut self.bound {
                 Some(b) => b.arg_types = Some(t),
-                None => self.bound = Some(Box::new(Bound { module: None, alias: None, arg_types: Some(t) })),
+                None => self.bound = Some(Box::new(Bound { module: None, alias: None, arg_types: Some(t), arm: 0 })),
             }
         }
         self
@@ -296,8 +300,32 @@ impl Reference {
     /// `this`, the class a `new` makes or a cast names, `=name` for a variable, `?` otherwise
     /// (`t.error(this, "x", n)` is `this,String,=n`). Overloads of one arity are told apart
     /// by it.
+    ///
+    /// Rust, for a macro invocation: its tokens inside the delimiters, whitespace collapsed
+    /// (`buf_get_impl!(le => self, u64, n)` is `le => self, u64, n`; none past
+    /// [`Reference::MAX_MACRO_TOKENS`] bytes). Which arm of the macro runs is told by it.
     pub fn arg_types(&self) -> Option<&str> {
         self.bound.as_ref()?.arg_types.as_deref()
+    }
+
+    /// The longest macro invocation whose tokens are kept, in bytes.
+    pub const MAX_MACRO_TOKENS: usize = 512;
+
+    /// This reference written in arm `arm` (1-based) of a `macro_rules!` of several arms.
+    pub fn with_macro_arm(mut self, arm: u8) -> Reference {
+        if arm != 0 {
+            match &mut self.bound {
+                Some(b) => b.arm = arm,
+                None => self.bound = Some(Box::new(Bound { module: None, alias: None, arg_types: None, arm })),
+            }
+        }
+        self
+    }
+
+    /// Rust: the arm (1-based) of the `macro_rules!` around this reference, when that macro
+    /// has several (what the reference does happens only where an invocation matches it).
+    pub fn macro_arm(&self) -> Option<u8> {
+        self.bound.as_ref().map(|b| b.arm).filter(|&a| a != 0)
     }
 
     /// For imports: the module imported from, as written (quotes removed).
@@ -310,7 +338,7 @@ impl Reference {
     pub fn set_module(&mut self, module: CompactString) {
         match &mut self.bound {
             Some(b) => b.module = Some(module),
-            None => self.bound = Some(Box::new(Bound { module: Some(module), alias: None, arg_types: None })),
+            None => self.bound = Some(Box::new(Bound { module: Some(module), alias: None, arg_types: None, arm: 0 })),
         }
     }
 
@@ -319,7 +347,7 @@ impl Reference {
     pub fn set_alias(&mut self, alias: CompactString) {
         match &mut self.bound {
             Some(b) => b.alias = Some(alias),
-            None => self.bound = Some(Box::new(Bound { module: None, alias: Some(alias), arg_types: None })),
+            None => self.bound = Some(Box::new(Bound { module: None, alias: Some(alias), arg_types: None, arm: 0 })),
         }
     }
 
@@ -348,6 +376,8 @@ struct RefWire<N, S> {
     args: u8,
     /// [`Reference::arg_types`].
     arg_types: Option<S>,
+    /// [`Reference::macro_arm`], 0 for none.
+    arm: u8,
 }
 
 impl Serialize for Reference {
@@ -363,6 +393,7 @@ impl Serialize for Reference {
             arg: (self.arg_call != u32::MAX).then_some((self.arg_call, self.arg_slot)),
             args: self.args,
             arg_types: self.arg_types(),
+            arm: self.macro_arm().unwrap_or(0),
         }
         .serialize(z)
     }
@@ -372,7 +403,8 @@ impl<'de> Deserialize<'de> for Reference {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Reference, D::Error> {
         let w = RefWire::<CompactString, CompactString>::deserialize(d)?;
         let mut r = Reference::new(w.name, w.kind, w.span, w.enclosing, w.receiver, w.module, w.alias)
-            .with_arg_types(w.arg_types);
+            .with_arg_types(w.arg_types)
+            .with_macro_arm(w.arm);
         if let Some((call, slot)) = w.arg {
             (r.arg_call, r.arg_slot) = (call, slot);
         }
@@ -436,6 +468,7 @@ mod tests {
         arg: Option<(u32, u16)>,
         args: u8,
         arg_types: Option<CompactString>,
+        arm: u8,
     }
 
     #[test]
@@ -463,6 +496,7 @@ mod tests {
                 arg: None,
                 args: Reference::ARGS_UNKNOWN,
                 arg_types: None,
+                arm: 0,
             };
             let bytes = postcard::to_allocvec(&r).unwrap();
             assert_eq!(bytes, postcard::to_allocvec(&flat).unwrap());
@@ -511,6 +545,20 @@ mod tests {
             assert_eq!(plain.clone().with_arg_types(None), plain);
             let r = plain.with_arg_types(Some("this,String,=n".into()));
             assert_eq!((r.arg_types(), r.alias()), (Some("this,String,=n"), alias));
+            let back: Reference = postcard::from_bytes(&postcard::to_allocvec(&r).unwrap()).unwrap();
+            assert_eq!(back, r);
+        }
+    }
+
+    #[test]
+    fn a_macro_arm_round_trips_with_or_without_other_bound_fields() {
+        let span = Span { start_line: 1, start_col: 1, end_line: 1, end_col: 2 };
+        for alias in [None, Some("c")] {
+            let plain = Reference::new("f".into(), RefKind::Call, span, None, None, None, alias.map(Into::into));
+            assert_eq!(plain.macro_arm(), None);
+            assert_eq!(plain.clone().with_macro_arm(0), plain);
+            let r = plain.with_macro_arm(3).with_arg_types(Some("le => x".into()));
+            assert_eq!((r.macro_arm(), r.arg_types(), r.alias()), (Some(3), Some("le => x"), alias));
             let back: Reference = postcard::from_bytes(&postcard::to_allocvec(&r).unwrap()).unwrap();
             assert_eq!(back, r);
         }

@@ -83,7 +83,7 @@ use crate::walk::SkipReason;
 /// `this`, `new X(…)`, casts, variables), so overloads of one arity are told apart.
 /// 20: Java variables of a primitive type are bindings too (`char c`); a `new` or cast
 /// argument keeps its qualifier (`new Token.EOF()`).
-pub const FORMAT_VERSION: u32 = 20;
+pub const FORMAT_VERSION: u32 = 21;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
