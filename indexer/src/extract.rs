@@ -312,6 +312,12 @@ impl Extractor {
                 _ => {}
             }
         }
+        // C and C++: what a macro's body calls (the preprocessor's text, which the grammar
+        // leaves unparsed), parsed apart.
+        if matches!(lang, Lang::C | Lang::Cpp) && defs.iter().any(|d| d.kind == SymbolKind::Macro) {
+            refs.extend(macro_body_calls(&mut self.parser, &mut self.cursor, query, roles, lang, &defs, source));
+        }
+
         // Nesting: sort outermost-first, then sweep with a stack of open definitions.
         // Equal ranges: a scope before the definition it qualifies.
         defs.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(b.is_scope.cmp(&a.is_scope)));
@@ -564,6 +570,108 @@ fn arg_count(lang: Lang, call: Node<'_>) -> Option<usize> {
 
 /// Java: what the arguments of the call `call` are, as [`Reference::arg_types`] writes them;
 /// `None` without arguments or when none says anything.
+/// C and C++: the calls written in the bodies of the `#define`s among `defs` (`#define
+/// check(L, c) ((c) || argerror(L))` calls `argerror`), found by parsing each body as a
+/// statement of a function of its own (the preprocessor's text is one token to the grammar),
+/// at their places in `source`. A call of one of a function-like macro's parameters is not
+/// a call of a function of that name. Bodies without a `(` are skipped.
+fn macro_body_calls(
+    parser: &mut Parser,
+    cursor: &mut QueryCursor,
+    query: &tree_sitter::Query,
+    roles: &[Role],
+    lang: Lang,
+    defs: &[RawDef<'_>],
+    source: &[u8],
+) -> Vec<RawRef> {
+    // The bodies, each in `void __cc_macro(void) { BODY\n; }`: (where in the text it is, where
+    // in the source, its length, its macro's parameters).
+    let mut text = Vec::new();
+    let mut bodies: Vec<(usize, usize, usize, Vec<String>)> = Vec::new();
+    for d in defs.iter().filter(|d| d.kind == SymbolKind::Macro) {
+        let Some(value) = d.node.child_by_field_name("value") else { continue };
+        let body = &source[value.byte_range()];
+        if !body.contains(&b'(') {
+            continue;
+        }
+        let params = d.node.child_by_field_name("parameters").map_or_else(Vec::new, |p| {
+            let mut c = p.walk();
+            p.named_children(&mut c).map(|x| node_text(x, source).into_owned()).collect()
+        });
+        text.extend_from_slice(b"void __cc_macro(void) { ");
+        bodies.push((text.len(), value.start_byte(), body.len(), params));
+        // (A line continuation becomes spaces: the same length, so offsets carry over.)
+        let mut i = 0;
+        while i < body.len() {
+            match body[i..] {
+                [b'\\', b'\n', ..] => text.extend_from_slice(b"  "),
+                [b'\\', b'\r', b'\n', ..] => text.extend_from_slice(b"   "),
+                _ => {
+                    text.push(body[i]);
+                    i += 1;
+                    continue;
+                }
+            }
+            i += if body[i + 1] == b'\r' { 3 } else { 2 };
+        }
+        text.extend_from_slice(b"\n; }\n");
+    }
+    if bodies.is_empty() {
+        return Vec::new();
+    }
+    let Some(tree) = parser.parse(&text, None) else { return Vec::new() };
+    // Lines of `source`, for the places of what is found.
+    let line_starts: Vec<usize> =
+        std::iter::once(0).chain(source.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i + 1)).collect();
+    let place = |at: usize| {
+        let line = line_starts.partition_point(|&s| s <= at);
+        (line as u32, (at - line_starts[line - 1]) as u32 + 1)
+    };
+    let mut out = Vec::new();
+    let mut matches = cursor.matches(query, tree.root_node(), text.as_slice());
+    while let Some(m) = matches.next() {
+        let (mut call, mut name, mut receiver) = (None, None, None);
+        for c in m.captures {
+            match roles[c.index as usize] {
+                Role::Reference(RefKind::Call) => call = call.or(Some(c.node)),
+                Role::Name => name = name.or(Some(c.node)),
+                Role::Receiver => receiver = receiver.or(Some(c.node)),
+                _ => {}
+            }
+        }
+        let (Some(call), Some(name)) = (call, name) else { continue };
+        let at = name.start_byte();
+        let Some((from, to, _, params)) =
+            bodies.iter().rev().find(|b| b.0 <= at).filter(|b| name.end_byte() <= b.0 + b.2)
+        else {
+            continue;
+        };
+        let called = clean_name(&node_text(name, &text)).to_string();
+        if receiver.is_none() && params.contains(&called) {
+            continue;
+        }
+        let start = to + (at - from);
+        let end = start + name.byte_range().len();
+        let ((start_line, start_col), (end_line, end_col)) = (place(start), place(end));
+        out.push(RawRef {
+            start,
+            range: start..end,
+            name: called.into(),
+            kind: RefKind::Call,
+            span: Span { start_line, start_col, end_line, end_col },
+            receiver: receiver.map(|n| truncate(collapse_ws(&node_text(n, &text)), MAX_RECEIVER).into()),
+            module: None,
+            alias: None,
+            arg: None,
+            args: arg_count(lang, call),
+            arg_types: None,
+        });
+    }
+    out.sort_by_key(|r| r.start);
+    out.dedup_by_key(|r| r.start);
+    out
+}
+
 /// Rust: a macro invocation's tokens inside its delimiters, whitespace collapsed
 /// ([`Reference::arg_types`]); `node` is the invocation (`m!(…)`, `a::m!{…}`) or, for one
 /// written in a token tree (another macro's arguments or body), that token tree. `None`: no
