@@ -355,6 +355,12 @@ enum Implementations {
     Many,
 }
 
+/// C and C++: whether `path` is a header (included into source files, not compiled alone).
+fn c_header(path: &str) -> bool {
+    const HEADERS: &[&str] = &[".h", ".hh", ".hpp", ".hxx", ".inc", ".inl", ".ipp", ".tcc"];
+    HEADERS.iter().any(|h| path.ends_with(h))
+}
+
 /// Whether values of `s` are typed by it: a type-like symbol, or a Go defined type (`type Key
 /// []string`), which has methods as a struct does and whose call is a conversion to it.
 fn types_values(s: &Sym<'_>) -> bool {
@@ -2070,6 +2076,36 @@ impl<'a> Tables<'a> {
         false
     }
 
+    /// C and C++: whether `s` is a macro that renames (`#define adler32 z_adler32`, `#define
+    /// gzopen gzopen64`: the new name holds the old one) a name some function of a source
+    /// file has. (`#define zmemcpy memcpy` puts another function in a function's place, where
+    /// the function is not compiled: the macro stands.)
+    fn renames_a_function(&self, s: &Sym<'_>) -> bool {
+        s.kind == SymbolKind::Macro
+            && s.signature
+                .strip_prefix('#')
+                .and_then(|d| d.trim_start().strip_prefix("define"))
+                .map(str::trim)
+                .and_then(|rest| rest.strip_prefix(s.name))
+                .map(str::trim)
+                .is_some_and(|body| is_ident(body) && body != s.name && body.contains(s.name))
+            && self.by_name(s.name).into_iter().flatten().any(|&i| {
+                let f = &self.syms[i as usize];
+                f.kind == SymbolKind::Function
+                    && compatible(f.lang, s.lang)
+                    && !c_header(&self.files[f.file as usize].path)
+            })
+    }
+
+    /// C and C++: whether `s` is a `static` function defined in a source file (not a header)
+    /// other than `file`, where nothing of `file` can call it.
+    fn static_elsewhere(&self, s: &Sym<'_>, file: u32) -> bool {
+        s.file != file
+            && s.kind == SymbolKind::Function
+            && s.signature.split(s.name).next().is_some_and(|head| head.split_whitespace().any(|w| w == "static"))
+            && !c_header(&self.files[s.file as usize].path)
+    }
+
     /// Resolves a bare name seen in `file` inside `enclosing` (rungs 2–6).
     fn lookup_name(
         &self,
@@ -2082,7 +2118,15 @@ impl<'a> Tables<'a> {
         let ok_any = &ok as &dyn Fn(&Sym<'_>) -> bool;
         // Past the enclosing class, a bare name cannot mean a method (`area()` in Python
         // never calls `Shape.area`): methods are reached through a receiver or `this`.
-        let not_method = |s: &Sym<'_>| s.kind != SymbolKind::Method && ok_any(s);
+        // C and C++: `#define adler32 z_adler32` renames a function where it is in force, the
+        // function's definition included, so a call of the name reaches the function.
+        let c_like = matches!(lang, Lang::C | Lang::Cpp);
+        // A `static` function of another source file is not seen from this one.
+        let not_method = |s: &Sym<'_>| {
+            s.kind != SymbolKind::Method
+                && ok_any(s)
+                && !(c_like && (self.renames_a_function(s) || self.static_elsewhere(s, file)))
+        };
         let ok = &not_method as &dyn Fn(&Sym<'_>) -> bool;
         let same_lang = |s: &Sym<'_>| compatible(s.lang, lang) && ok(s);
         // Enclosing scope: children of the enclosing symbol and its ancestors (of a class,

@@ -1,6 +1,7 @@
-//! Overloads told apart by a call's argument count. The suite names edges by qualified
-//! name, which overloads share: here each callee is named by its signature, so that the
-//! overload a call means, and the ones it does not, are seen.
+//! Callees that share a qualified name: overloads told apart by a call's arguments, a C
+//! function and the macro or the `static` twin of the same name. The suite names edges by
+//! qualified name, which these share: here each callee is named by its signature, so that the
+//! one a call means, and the ones it does not, are seen.
 
 use std::collections::BTreeSet;
 
@@ -399,4 +400,38 @@ public:
         "{cpp:#?}"
     );
     assert_eq!(callers(&cpp, "void write(const char* msg, int level, int a, int b)"), Vec::<&str>::new());
+}
+
+/// C: a macro that renames a function (`#define compress z_compress`, where some `#if` puts
+/// it in force) renames its definition too, so a call of the name reaches the function, not
+/// the macro; a `static` function is seen only in its own source file.
+#[test]
+fn c_a_call_reaches_the_function_a_macro_renames_and_no_static_of_another_file() {
+    let e = edges(
+        r#"
+//- /src/zconf.h
+#ifdef Z_PREFIX
+#  define compress z_compress
+#endif
+//- /src/compress.c
+#include "zconf.h"
+int compress(int n) { return n; }
+//- /src/minigzip.c
+#include "zconf.h"
+static int gzread(int f) { return f; }
+int gz_uncompress(int f) { return gzread(f) + compress(f); }
+//- /src/gzread.c
+int gzread(int f) { return f + 1; }
+//- /src/example.c
+#include "zconf.h"
+int test(void) { return compress(1) + gzread(2); }
+"#,
+    );
+    let want = [
+        "gz_uncompress -> int compress(int n)",
+        "gz_uncompress -> static int gzread(int f)",
+        "test -> int compress(int n)",
+        "test -> int gzread(int f)",
+    ];
+    assert_eq!(e.iter().map(String::as_str).collect::<Vec<_>>(), want);
 }
