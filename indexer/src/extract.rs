@@ -184,7 +184,10 @@ impl Extractor {
                 Role::Definition(_) | Role::Scope => {
                     // A function without a name node is anonymous: keyed by its own node.
                     let anonymous = name.is_none() && role == Role::Definition(SymbolKind::Function);
-                    let Some(name_node) = name.or(anonymous.then_some(node)) else { continue };
+                    let Some(mut name_node) = name.or(anonymous.then_some(node)) else { continue };
+                    if matches!(lang, Lang::C | Lang::Cpp) {
+                        name_node = c_name_after_a_macro(name_node).unwrap_or(name_node);
+                    }
                     let text =
                         if anonymous { String::new() } else { clean_name(&node_text(name_node, source)).to_string() };
                     if text.is_empty() && !anonymous {
@@ -570,6 +573,15 @@ fn arg_count(lang: Lang, call: Node<'_>) -> Option<usize> {
 
 /// Java: what the arguments of the call `call` are, as [`Reference::arg_types`] writes them;
 /// `None` without arguments or when none says anything.
+/// C and C++: the name of a function declared after an unknown macro (`LUA_API lua_Unsigned
+/// lua_rawlen (lua_State *L)`), which the grammar reads as a declarator `lua_Unsigned` followed
+/// by an error holding the name, just before the parameters.
+fn c_name_after_a_macro(name: Node<'_>) -> Option<Node<'_>> {
+    let error = name.next_sibling().filter(|e| e.kind() == "ERROR" && e.named_child_count() == 1)?;
+    error.next_sibling().filter(|p| p.kind() == "parameter_list")?;
+    error.named_child(0).filter(|i| i.kind() == "identifier")
+}
+
 /// C and C++: the calls written in the bodies of the `#define`s among `defs` (`#define
 /// check(L, c) ((c) || argerror(L))` calls `argerror`), found by parsing each body as a
 /// statement of a function of its own (the preprocessor's text is one token to the grammar),
@@ -1603,6 +1615,29 @@ mod tests {
                 ],
                 "{lang:?}"
             );
+        }
+    }
+
+    /// `LUA_API lua_Unsigned lua_rawlen (…)`: the grammar reads the type as the declarator and
+    /// the name as an error; the function is named by its own name, and its calls are its.
+    #[test]
+    fn a_c_function_declared_after_an_unknown_macro_is_named_by_its_own_name() {
+        let src = "#define LUA_API extern\ntypedef unsigned long lua_Unsigned;\n\nLUA_API lua_Unsigned lua_rawlen (int L, int idx) {\n  return index2value(L, idx);\n}\n\nLUA_API int lua_gettop (int L) {\n  return 0;\n}\n";
+        for lang in [Lang::C, Lang::Cpp] {
+            let out = Extractor::new().extract(lang, "lapi.c", src.as_bytes());
+            let names: Vec<(&str, SymbolKind)> = out.symbols.iter().map(|s| (s.name.as_str(), s.kind)).collect();
+            assert_eq!(
+                names,
+                [
+                    ("LUA_API", SymbolKind::Macro),
+                    ("lua_Unsigned", SymbolKind::Type),
+                    ("lua_rawlen", SymbolKind::Function),
+                    ("lua_gettop", SymbolKind::Function)
+                ],
+                "{lang:?}"
+            );
+            let call = out.references.iter().find(|r| r.name == "index2value").expect("the call");
+            assert_eq!(call.enclosing, Some(out.symbols[2].id), "{lang:?}");
         }
     }
 
