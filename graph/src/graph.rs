@@ -1488,9 +1488,10 @@ fn expand_macros(
     macros: &HashMap<NodeIndex, u8>,
     arms: &MacroSites,
 ) {
-    /// One call in a macro's body: the callee, the kind, the arm it is in (0: any) and, for a
-    /// macro it invokes, the arm that runs (0: not known).
-    type Entry = (NodeIndex, EdgeKind, u8, u8);
+    /// One call in a macro's body: the callee, the kind, the arm it is in (0: any), for a
+    /// macro it invokes the arm that runs (0: not known), and its candidates when it is a
+    /// guess (0: a fact).
+    type Entry = (NodeIndex, EdgeKind, u8, u8, u8);
     let mut body: HashMap<NodeIndex, Vec<Entry>> = HashMap::default();
     let mut invocations = Vec::new();
     for (&(a, b, k), d) in edges.iter() {
@@ -1499,9 +1500,10 @@ fn expand_macros(
         }
         if macros.contains_key(&a) {
             let entries = body.entry(a).or_default();
+            let guess = if d.ambiguous { d.candidates.max(2) } else { 0 };
             for s in &d.sites {
                 let pick = if macros.contains_key(&b) { arms.pick(s, b) } else { 0 };
-                entries.push((b, k, arms.in_arm(s), pick));
+                entries.push((b, k, arms.in_arm(s), pick, guess));
             }
         }
         if macros.contains_key(&b) && !macros.contains_key(&a) && k == EdgeKind::Call {
@@ -1520,10 +1522,10 @@ fn expand_macros(
     // arms of a macro on the way whose arm was not known; 0: every arm on the way known).
     let run = |m: NodeIndex, arm: u8| -> Vec<(NodeIndex, NodeIndex, EdgeKind, u8)> {
         let mut out = Vec::new();
-        let mut seen: HashSet<(NodeIndex, u8)> = HashSet::default();
+        let mut seen: HashSet<(NodeIndex, u8, u8)> = HashSet::default();
         let mut stack = vec![(m, arm, 0u8)];
         while let Some((x, ax, guess)) = stack.pop() {
-            if !seen.insert((x, ax)) {
+            if !seen.insert((x, ax, guess)) {
                 continue;
             }
             // (A signature cut short: several arms, as far as anyone can tell.)
@@ -1532,12 +1534,14 @@ fn expand_macros(
                 (0, n) if n > 1 => guess.max(n),
                 _ => guess,
             };
-            for &(t, k, in_arm, pick) in body.get(&x).into_iter().flatten() {
+            for &(t, k, in_arm, pick, candidates) in body.get(&x).into_iter().flatten() {
                 if ax != 0 && in_arm != 0 && in_arm != ax {
                     continue;
                 }
                 if macros.contains_key(&t) {
-                    stack.push((t, pick, guess));
+                    // (A macro that is one of several the body's invocation may mean: what it
+                    // runs is a guess too.)
+                    stack.push((t, pick, guess.max(candidates)));
                 } else {
                     out.push((x, t, k, guess));
                 }
