@@ -111,10 +111,27 @@ impl Extractor {
             }
         };
         // (Node ranges are the source's; texts are read from it.)
-        let Some(tree) = self.parser.parse(lang.parse_source(source).as_ref(), None) else {
+        let Some(mut tree) = self.parser.parse(lang.parse_source(source).as_ref(), None) else {
             out.diagnostics.push(diag(path, None, "the parser gave up on this file".into()));
             return out;
         };
+        // C and C++: where `#if` branches split a statement (`x =\n#ifdef A\n a :\n#endif\n b;`,
+        // two `if (…) {` heads under `#ifdef`/`#else`), the grammar cannot parse the function
+        // around them. The file is read again as the preprocessor would with every condition's
+        // first branch taken (`#if 0`: its `#else`), the others blanked; that reading is kept
+        // when it parses with fewer errors.
+        let first_branches;
+        let mut source = source;
+        if matches!(lang, Lang::C | Lang::Cpp) && tree.root_node().has_error() {
+            first_branches = c_first_branches(source);
+            if let Some(masked) = first_branches.as_deref() {
+                if let Some(t) = self.parser.parse(masked, None) {
+                    if error_count(t.root_node()) < error_count(tree.root_node()) {
+                        (tree, source) = (t, masked);
+                    }
+                }
+            }
+        }
         let root = tree.root_node();
         if root.has_error() {
             let line = first_error(root).map(|n| n.start_position().row as u32 + 1);
@@ -573,6 +590,81 @@ fn arg_count(lang: Lang, call: Node<'_>) -> Option<usize> {
 
 /// Java: what the arguments of the call `call` are, as [`Reference::arg_types`] writes them;
 /// `None` without arguments or when none says anything.
+/// C and C++: `source` with every preprocessor condition's first branch taken (`#if 0`: the
+/// `#else`) and the conditions' lines and the other branches blanked, offsets and lines kept;
+/// `None` when it has no `#else` or `#elif` (nothing to take apart) or no `#if` at all.
+fn c_first_branches(source: &[u8]) -> Option<Vec<u8>> {
+    struct Frame {
+        /// This branch is blanked.
+        skip: bool,
+        /// A branch of this condition was taken.
+        taken: bool,
+    }
+    let mut out = source.to_vec();
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut alternatives = false;
+    let mut continued = false;
+    let mut at = 0;
+    for line in source.split_inclusive(|&b| b == b'\n') {
+        let text = std::str::from_utf8(line).unwrap_or("");
+        let directive = text.trim_start().strip_prefix('#').map(|d| {
+            let d = d.trim_start();
+            let word_end = d.find(|c: char| !c.is_ascii_alphanumeric() && c != '_').unwrap_or(d.len());
+            (&d[..word_end], d[word_end..].trim())
+        });
+        let condition = matches!(directive, Some(("if" | "ifdef" | "ifndef" | "elif" | "else" | "endif", _)));
+        let blank = if continued {
+            true
+        } else {
+            match directive {
+                Some(("if" | "ifdef" | "ifndef", cond)) => {
+                    let zero = cond == "0";
+                    frames.push(Frame { skip: zero, taken: !zero });
+                    true
+                }
+                Some(("elif" | "else", _)) => {
+                    alternatives = true;
+                    if let Some(f) = frames.last_mut() {
+                        f.skip = f.taken;
+                        f.taken = true;
+                    }
+                    true
+                }
+                Some(("endif", _)) => {
+                    frames.pop();
+                    true
+                }
+                _ => frames.iter().any(|f| f.skip),
+            }
+        };
+        // (A condition's line continued is part of it.)
+        continued = (continued || condition) && text.trim_end().ends_with('\\');
+        if blank {
+            for b in &mut out[at..at + line.len()] {
+                if !matches!(*b, b'\n' | b'\r') {
+                    *b = b' ';
+                }
+            }
+        }
+        at += line.len();
+    }
+    alternatives.then_some(out)
+}
+
+/// The error and missing nodes under `node` (subtrees without any skipped).
+fn error_count(node: Node<'_>) -> usize {
+    let mut n = 0;
+    let mut stack = vec![node];
+    while let Some(x) = stack.pop() {
+        if x.has_error() {
+            n += usize::from(x.is_error() || x.is_missing());
+            let mut cursor = x.walk();
+            stack.extend(x.children(&mut cursor));
+        }
+    }
+    n
+}
+
 /// C and C++: the name of a function declared after an unknown macro (`LUA_API lua_Unsigned
 /// lua_rawlen (lua_State *L)`), which the grammar reads as a declarator `lua_Unsigned` followed
 /// by an error holding the name, just before the parameters.
@@ -1616,6 +1708,17 @@ mod tests {
                 "{lang:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_c_files_first_branches_keep_offsets_and_lines() {
+        let src = "#define A(x) \\\n  f(x)\n#if defined(X) && \\\n  defined(Y)\nint a;\n#else\nint b;\n#endif\n#if 0\nint c;\n#elif Z\nint d;\n#else\nint e;\n#endif\n";
+        let out = String::from_utf8(c_first_branches(src.as_bytes()).unwrap()).unwrap();
+        assert_eq!(out.len(), src.len());
+        let kept: Vec<&str> = out.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        assert_eq!(kept, ["#define A(x) \\", "f(x)", "int a;", "int d;"]);
+        assert_eq!(out.lines().count(), src.lines().count());
+        assert_eq!(c_first_branches(b"#ifdef A\nint a;\n#endif\n"), None, "no alternative: nothing to take apart");
     }
 
     /// `LUA_API lua_Unsigned lua_rawlen (…)`: the grammar reads the type as the declarator and
