@@ -2884,6 +2884,23 @@ impl<'a> Tables<'a> {
         if chosen.is_empty() {
             return v;
         }
+        // Java's first phase: the overloads that take the arguments without boxing or unboxing
+        // (`m(int)` over `m(Integer)` for an `int`), when there are some.
+        if chosen.len() > 1 {
+            let prim = |t: &str| JAVA_PRIMITIVES.contains(&t);
+            let strict: Vec<usize> = chosen
+                .iter()
+                .copied()
+                .filter(|&k| {
+                    params[k].as_ref().is_some_and(|ps| {
+                        args.iter().zip(ps).all(|(a, p)| !matches!(a, ArgTy::Named(n) if prim(n) != prim(p)))
+                    })
+                })
+                .collect();
+            if !strict.is_empty() {
+                chosen = strict;
+            }
+        }
         // The most specific: one whose every parameter is at least as specific as the others'.
         if chosen.len() > 1 {
             let at_least = |a: usize, b: usize| -> bool {

@@ -312,6 +312,9 @@ impl Extractor {
                         arg,
                         args: if kind == RefKind::Call { arg_count(lang, node) } else { None },
                         arg_types: match (kind, lang) {
+                            (RefKind::Call, Lang::Java) if node.kind() == "string_literal" => {
+                                java_method_type(node, source)
+                            }
                             (RefKind::Call, Lang::Java) => java_arg_types(node, source),
                             (RefKind::Call, Lang::Rust) => rust_macro_tokens(node, name_node, source),
                             _ => None,
@@ -874,6 +877,61 @@ fn java_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
         out.push_str(&hint);
     }
     known.then(|| out.into())
+}
+
+/// Java: a method looked up by its name `name` with a `MethodType`
+/// (`lookup.findStatic(C.class, "m", MethodType.methodType(void.class, int.class))`, the
+/// type also from a variable initialised so in the method around): its parameter types as
+/// [`java_arg_types`] gives arguments' (`int`, `MyObject`), so that the overload it names is
+/// told apart from the others.
+fn java_method_type(name: Node<'_>, source: &[u8]) -> Option<CompactString> {
+    let list = name.parent().filter(|p| p.kind() == "argument_list")?;
+    let mut cursor = list.walk();
+    let args: Vec<Node<'_>> = list.named_children(&mut cursor).filter(|x| !is_comment(x)).collect();
+    let at = args.iter().position(|a| a.id() == name.id())?;
+    let mut descriptor = *args.get(at + 1)?;
+    if descriptor.kind() == "identifier" {
+        let var = node_text(descriptor, source);
+        let mut body = list;
+        while !matches!(body.kind(), "method_declaration" | "constructor_declaration" | "lambda_expression") {
+            body = body.parent()?;
+        }
+        // The variable's declaration in it, written before the lookup.
+        let mut stack = vec![body];
+        let mut value = None;
+        while let Some(n) = stack.pop() {
+            if n.start_byte() >= list.start_byte() {
+                continue;
+            }
+            if n.kind() == "variable_declarator"
+                && n.child_by_field_name("name").is_some_and(|v| node_text(v, source) == var)
+                && value.is_none_or(|(at, _)| at < n.start_byte())
+            {
+                value = n.child_by_field_name("value").map(|v| (n.start_byte(), v));
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        descriptor = value?.1;
+    }
+    if descriptor.kind() != "method_invocation"
+        || descriptor.child_by_field_name("name").is_none_or(|n| node_text(n, source) != "methodType")
+    {
+        return None;
+    }
+    let list = descriptor.child_by_field_name("arguments")?;
+    let mut cursor = list.walk();
+    let types: Option<Vec<String>> = list
+        .named_children(&mut cursor)
+        .filter(|x| !is_comment(x))
+        .skip(1)
+        .map(|a| {
+            let t = a.named_child(0).filter(|_| a.kind() == "class_literal")?;
+            Some(node_text(t, source).split_whitespace().collect())
+        })
+        .collect();
+    let types = types?;
+    (!types.is_empty()).then(|| types.join(",").into())
 }
 
 /// A keyword argument's keyword.

@@ -435,3 +435,66 @@ int test(void) { return compress(1) + gzread(2); }
     ];
     assert_eq!(e.iter().map(String::as_str).collect::<Vec<_>>(), want);
 }
+
+/// Java: a method handle looked up by name with a `MethodType` (inline or from a variable)
+/// means the overload whose parameters the type lists (widening and boxing as a call's).
+#[test]
+fn java_a_method_handle_means_the_overload_its_method_type_names() {
+    let e = edges(
+        r#"
+//- /src/spm/Handles.java
+package spm;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
+class Handles {
+    public static void method(int i) {}
+
+    public static void method(byte b) {}
+
+    public static void boxed(int i) {}
+
+    public static void boxed(Integer i) {}
+
+    public static void other(MyObject o) {}
+
+    public static void other(MyString s) {}
+
+    public static void byVariable() throws Throwable {
+        MethodType descriptor = MethodType.methodType(void.class, int.class);
+        MethodHandle mh = MethodHandles.lookup().findStatic(Handles.class, "method", descriptor);
+        mh.invoke((byte) 42);
+    }
+
+    public static void unboxed() throws Throwable {
+        MethodType descriptor = MethodType.methodType(void.class, int.class);
+        MethodHandles.lookup().findStatic(Handles.class, "boxed", descriptor).invoke(Integer.valueOf(1));
+    }
+
+    public static void inline() throws Throwable {
+        MethodHandle mh = MethodHandles.lookup().findStatic(Handles.class, "other", MethodType.methodType(void.class, MyObject.class));
+        mh.invoke(new MyString());
+    }
+}
+
+class MyObject {}
+
+final class MyString extends MyObject {}
+"#,
+    );
+    let picked: Vec<&str> = e
+        .iter()
+        .filter(|x| ["void method(", "void other(", "void boxed("].iter().any(|m| x.contains(m)))
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        picked,
+        [
+            "spm.Handles.byVariable -> public static void method(int i)",
+            "spm.Handles.inline -> public static void other(MyObject o)",
+            "spm.Handles.unboxed -> public static void boxed(int i)"
+        ]
+    );
+}
