@@ -25,7 +25,7 @@ def cell(c):
 
 
 scores = {}
-for name, lang, repo, commit, folder in rows:
+for name, lang, repo, commit, folder, *_ in rows:
     s = {}
     for side in ("before", "after"):
         p = os.path.join(out_dir, name, f"score-{side}.json")

@@ -17,7 +17,8 @@ if [ ${#names[@]} -eq 0 ]; then
   mapfile -t names < <(grep -v '^#' "$HERE/repos.tsv" | cut -f1)
 fi
 for name in "${names[@]}"; do
-  IFS=$'\t' read -r _ lang repo commit folder < <(grep -P "^$name\t" "$HERE/repos.tsv")
+  IFS=$'\t' read -r _ lang repo commit folder refopts < <(grep -P "^$name\t" "$HERE/repos.tsv")
+  read -ra refargs <<< "${refopts:-}"  # the reference's own options (C, C++), not globbed
   src=$ACC_WORK/src/$name out=$ACC_WORK/out/$name
   mkdir -p "$out"
   if [ ! -d "$src" ]; then
@@ -34,7 +35,7 @@ for name in "${names[@]}"; do
       typescript) node "$HERE/ref_ts.js" "$src" > "$out/ref.json" ;;
       java) "$HERE/ref_java.sh" "$src" > "$out/ref.json" ;;
       go) (cd "$HERE/ref_go" && go run . "$src") > "$out/ref.json" ;;
-      c) python3 "$HERE/ref_c.py" "$src" > "$out/ref.json" ;;
+      c|cpp) python3 "$HERE/ref_c.py" --lang=$lang "$src" "${refargs[@]}" > "$out/ref.json" ;;
       rust)  # rustc needs the whole repository (a workspace member's manifest names its root)
         crate=$ACC_WORK/crate/$name
         [ -d "$crate" ] || { mkdir -p "$crate"; git --git-dir="$ACC_MIRROR/${repo/\//+}/repo" archive "$commit" | tar -x -C "$crate"; }
