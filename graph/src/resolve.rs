@@ -372,6 +372,12 @@ fn strict(lang: Lang) -> bool {
     matches!(lang, Lang::Python | Lang::TypeScript | Lang::Tsx | Lang::Go | Lang::Java | Lang::Rust)
 }
 
+/// Languages whose variables' types the resolver reads ([`Binding`]): the strict ones, and
+/// C++ (a local, a parameter or a member of a declared class type).
+fn binds(lang: Lang) -> bool {
+    strict(lang) || lang == Lang::Cpp
+}
+
 /// Languages whose repository-wide value flow ([`flow`]) is solved: names bound to
 /// functions, classes and instances followed through assignments, containers, arguments
 /// and returns.
@@ -1259,7 +1265,7 @@ impl<'a> Tables<'a> {
                 let bindings = f
                     .references
                     .iter()
-                    .filter(|r| matches!(r.kind, RefKind::Type | RefKind::Call | RefKind::Iteration) && strict(f.lang))
+                    .filter(|r| matches!(r.kind, RefKind::Type | RefKind::Call | RefKind::Iteration) && binds(f.lang))
                     .filter(|r| {
                         imported.is_empty()
                             || r.kind != RefKind::Call
@@ -3650,8 +3656,10 @@ impl<'a> Tables<'a> {
             self.element_type(file, enclosing, head, line, depth + 1)?
         } else if self_word(lang, head) {
             vec![enclosing.and_then(|e| self.class_of(e))?]
-        } else if let Some(b) = self.binding(file, enclosing, head, line, lang == Lang::Java) {
+        } else if let Some(b) = self.binding(file, enclosing, head, line, matches!(lang, Lang::Java | Lang::Cpp)) {
             self.type_from_binding(file, b, depth + 1)?
+        } else if let Some((f, b)) = self.member_elsewhere(file, enclosing, head) {
+            self.type_from_binding(f, b, depth + 1)?
         } else if lang == Lang::Go && !self.shadowed(file, enclosing, head) {
             // A package-level variable that another file of the package declares
             // (`var CommandLine = NewFlagSet(…)` in flag.go, `CommandLine.VarP(…)` here).
@@ -3670,6 +3678,22 @@ impl<'a> Tables<'a> {
             };
         }
         Some(cur)
+    }
+
+    /// C++: the member `name` of the class of a method defined out of line in `file`, where the
+    /// class is declared in another file (`Plan* plan_;` in build.h, `plan_->Finish()` in
+    /// `Builder::Build` of build.cc): that file and the member's binding.
+    fn member_elsewhere(&self, file: u32, enclosing: Option<u32>, name: &str) -> Option<(u32, &Binding<'a>)> {
+        if self.lang_of(file) != Lang::Cpp {
+            return None;
+        }
+        let c = enclosing.and_then(|e| self.class_of(e))?;
+        let cf = self.syms[c as usize].file;
+        if cf == file {
+            return None;
+        }
+        deps::note_str(Kind::File, &self.files[cf as usize].path);
+        Some((cf, self.binding(cf, Some(c), name, u32::MAX, true)?))
     }
 
     /// Rust: the absolute module path (`crate::a::b`) a path written in `file` means,
@@ -3818,7 +3842,7 @@ impl<'a> Tables<'a> {
         }
         // A receiver whose type the code states: a typed variable, a field, `new C()`,
         // a call whose target declares its result.
-        if strict(lang) {
+        if binds(lang) {
             if let Some(classes) = self.receiver_type(file, enclosing, rcv_written, line, depth + 1) {
                 let mut found = Vec::new();
                 for c in classes {

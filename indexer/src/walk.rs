@@ -189,8 +189,51 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Walk {
         });
     let mut w = out.into_inner().expect("walk lock");
     w.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    settle_headers(&mut w.files);
     w.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
     w
+}
+
+/// Settles the language of `.h` headers, C by their name: one is C++ when the nearest folder
+/// on its way up (its own first) that holds C or C++ files holds more C++ ones (`.cc`,
+/// `.cpp`, `.hpp`, …) than C sources (`.c`); with none on the way, when the repository does.
+/// (lua's and zlib's `.h` are C; ninja's `src/*.h` beside `src/*.cc` and one `getopt.c`, and
+/// leveldb's `include/leveldb/*.h` in a repository of `.cc` files, are C++.)
+pub fn settle_headers(files: &mut [WalkedFile]) {
+    let header = |f: &WalkedFile| f.lang == Lang::C && f.rel.ends_with(".h");
+    if !files.iter().any(header) {
+        return;
+    }
+    let dir = |rel: &str| rel.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+    // Per folder, and in all: (C sources, C++ files).
+    let mut by_dir: rustc_hash::FxHashMap<String, (u32, u32)> = rustc_hash::FxHashMap::default();
+    let mut all = (0u32, 0u32);
+    for f in files.iter().filter(|f| !header(f)) {
+        let (c, cpp) = match f.lang {
+            Lang::C => (1, 0),
+            Lang::Cpp => (0, 1),
+            _ => continue,
+        };
+        let e = by_dir.entry(dir(&f.rel)).or_default();
+        *e = (e.0 + c, e.1 + cpp);
+        all = (all.0 + c, all.1 + cpp);
+    }
+    let cpp_when = |(c, cpp): (u32, u32)| cpp > c;
+    for f in files.iter_mut().filter(|f| header(f)) {
+        let mut d = dir(&f.rel);
+        let counts = loop {
+            if let Some(&n) = by_dir.get(&d).filter(|n| n.0 + n.1 > 0) {
+                break n;
+            }
+            if d.is_empty() {
+                break all;
+            }
+            d = dir(&d);
+        };
+        if cpp_when(counts) {
+            f.lang = Lang::Cpp;
+        }
+    }
 }
 
 /// Whether [`walk`] would visit the file `parts` (the normal components of a
@@ -306,4 +349,65 @@ pub fn classify_content(rel: &str, bytes: &[u8]) -> Option<SkipReason> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn walked(paths: &[&str]) -> Vec<WalkedFile> {
+        paths
+            .iter()
+            .map(|p| WalkedFile {
+                rel: p.to_string(),
+                abs: PathBuf::from(p),
+                lang: cc_grammars::detect_by_name(Path::new(p)).unwrap(),
+                size: 0,
+                mtime_ns: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_h_header_is_cpp_where_the_sources_around_it_are() {
+        let mut files = walked(&[
+            "include/db/db.h",
+            "src/build.cc",
+            "src/build.h",
+            "src/c/api.c",
+            "src/c/api.h",
+            "src/mixed/a.c",
+            "src/mixed/b.cpp",
+            "src/mixed/m.h",
+            "src/most/a.cc",
+            "src/most/b.cc",
+            "src/most/getopt.c",
+            "src/most/m.h",
+            "src/only/x.h",
+        ]);
+        settle_headers(&mut files);
+        let langs: Vec<(&str, Lang)> = files.iter().map(|f| (f.rel.as_str(), f.lang)).collect();
+        assert_eq!(
+            langs,
+            [
+                // (No sources on the way up to the root; the repository has more C++ files.)
+                ("include/db/db.h", Lang::Cpp),
+                ("src/build.cc", Lang::Cpp),
+                ("src/build.h", Lang::Cpp),
+                ("src/c/api.c", Lang::C),
+                ("src/c/api.h", Lang::C),
+                ("src/mixed/a.c", Lang::C),
+                ("src/mixed/b.cpp", Lang::Cpp),
+                ("src/mixed/m.h", Lang::C),
+                ("src/most/a.cc", Lang::Cpp),
+                ("src/most/b.cc", Lang::Cpp),
+                ("src/most/getopt.c", Lang::C),
+                ("src/most/m.h", Lang::Cpp),
+                ("src/only/x.h", Lang::Cpp),
+            ]
+        );
+        let mut cpp_only = walked(&["include/leveldb/db.h", "db/db_impl.cc", "db/db_impl.h"]);
+        settle_headers(&mut cpp_only);
+        assert!(cpp_only.iter().all(|f| f.lang == Lang::Cpp));
+    }
 }

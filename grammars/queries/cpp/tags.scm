@@ -367,6 +367,61 @@
   [(namespace_identifier) (nested_namespace_specifier)] @name @import.module) @reference.import
 
 ; ---------------------------------------------------------------------------
+; Bindings: a type reference whose @import.alias is the variable it types (a local, a
+; parameter, a member; through a pointer or a reference), so that calls on the variable
+; find the type: `Plan* plan_; … plan_->Finish()`, `const Node& n`, `ns::Builder b(…)`.
+; ---------------------------------------------------------------------------
+
+(declaration
+  type: [
+    (type_identifier) @name
+    (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)
+  ]
+  declarator: [
+    (identifier) @import.alias
+    (pointer_declarator declarator: (identifier) @import.alias)
+    (reference_declarator (identifier) @import.alias)
+    (init_declarator declarator: [
+      (identifier) @import.alias
+      (pointer_declarator declarator: (identifier) @import.alias)
+      (reference_declarator (identifier) @import.alias)
+    ])
+  ]) @reference.type
+
+(parameter_declaration
+  type: [
+    (type_identifier) @name
+    (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)
+  ]
+  declarator: [
+    (identifier) @import.alias
+    (pointer_declarator declarator: (identifier) @import.alias)
+    (reference_declarator (identifier) @import.alias)
+  ]) @reference.type
+
+(optional_parameter_declaration
+  type: [
+    (type_identifier) @name
+    (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)
+  ]
+  declarator: [
+    (identifier) @import.alias
+    (pointer_declarator declarator: (identifier) @import.alias)
+    (reference_declarator (identifier) @import.alias)
+  ]) @reference.type
+
+(field_declaration
+  type: [
+    (type_identifier) @name
+    (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)
+  ]
+  declarator: [
+    (field_identifier) @import.alias
+    (pointer_declarator declarator: (field_identifier) @import.alias)
+    (reference_declarator (field_identifier) @import.alias)
+  ]) @reference.type
+
+; ---------------------------------------------------------------------------
 ; Type references: base classes
 ; ---------------------------------------------------------------------------
 

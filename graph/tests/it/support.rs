@@ -35,12 +35,16 @@ pub fn records(fixture: &str) -> Vec<FileRecord> {
             }
         }
     }
+    // (`.h` headers are C or C++ by the files around them, as the walk settles them.)
+    cc_indexer::walk::settle_headers(&mut walked);
+    let langs: std::collections::HashMap<String, cc_indexer::Lang> =
+        walked.iter().map(|w| (w.rel.clone(), w.lang)).collect();
     let imports = cc_indexer::imports::ImportMap::build(tmp.path(), &walked);
     let mut files: Vec<FileRecord> = parsed
         .into_iter()
-        .filter(|(path, text)| detect(path, text).is_some())
+        .filter(|(path, _)| langs.contains_key(path))
         .map(|(path, text)| {
-            let lang = detect(&path, &text).unwrap();
+            let lang = langs[&path];
             let mut out = ex.extract(lang, &path, text.as_bytes());
             imports.apply(lang, &path, &mut out.references);
             assert!(out.diagnostics.is_empty(), "{path}: {:?}", out.diagnostics);
