@@ -1885,21 +1885,30 @@ impl<'a> Tables<'a> {
             if s.kind.is_type_like() {
                 return Some(c);
             }
-            // Members of a scope that is not a symbol (a Rust impl block): by qualified name.
-            if s.parent.is_none() {
-                if let Some(&c) = self.impl_of(&c) {
-                    return Some(c);
+            // Members of a scope that is not a symbol here (a Rust impl block; C++'s
+            // `void Db::Get() {…}` in `namespace leveldb {…}`, whose parent is the namespace):
+            // by qualified name.
+            let parent = s.parent.and_then(|p| self.by_id.get(&p).copied());
+            let sep = s.lang.spec().qualifier;
+            let container = s.qualified.rsplit_once(sep).map(|(c, _)| c);
+            if s.parent.is_none() || parent.is_some_and(|p| Some(self.syms[p as usize].qualified) != container) {
+                if s.parent.is_none() {
+                    if let Some(&c) = self.impl_of(&c) {
+                        return Some(c);
+                    }
                 }
-                let sep = s.lang.spec().qualifier;
-                let container = s.qualified.rsplit_once(sep).map(|(c, _)| c)?;
-                return self
-                    .by_qualified(container)
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .find(|&i| self.syms[i as usize].kind.is_type_like());
+                let found = container.and_then(|container| {
+                    self.by_qualified(container)
+                        .into_iter()
+                        .flatten()
+                        .copied()
+                        .find(|&i| self.syms[i as usize].kind.is_type_like())
+                });
+                if found.is_some() || s.parent.is_none() {
+                    return found;
+                }
             }
-            cur = s.parent.and_then(|p| self.by_id.get(&p).copied());
+            cur = parent;
         }
         None
     }
