@@ -640,6 +640,16 @@ fn return_type(lang: Lang, sig: &str, name: &str) -> Option<(Option<String>, Str
             let before = strip_generics(sig[..at].trim());
             before.rsplit(char::is_whitespace).next()?
         }
+        // `Version* current() const`, `virtual Status Get(…)`, `Status DBImpl::Get(…)` (out of
+        // line: the class before the name is not the type), `const Slice& key() const`.
+        Lang::Cpp => {
+            let at = sig.find(&format!("{name}("))?;
+            let mut before = sig[..at].trim_end();
+            if let Some(q) = before.strip_suffix("::") {
+                before = q.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_' || c == ':').trim_end();
+            }
+            strip_generics(before).trim_end_matches(['*', '&', ' ']).rsplit(char::is_whitespace).next()?
+        }
         _ => return None,
     };
     type_text(lang, ret)
@@ -3570,7 +3580,13 @@ impl<'a> Tables<'a> {
             return None;
         }
         let lang = self.lang_of(file);
+        // (C++: `p->f()->g()` is read as `p.f().g()`.)
+        let arrows;
         let mut rcv = rcv.trim();
+        if lang == Lang::Cpp && rcv.contains("->") {
+            arrows = rcv.replace("->", ".");
+            rcv = &arrows;
+        }
         loop {
             let before = rcv;
             rcv = rcv.trim_end_matches(['?', '!']).trim();
