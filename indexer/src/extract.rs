@@ -591,8 +591,6 @@ fn arg_count(lang: Lang, call: Node<'_>) -> Option<usize> {
     Some(n)
 }
 
-/// Java: what the arguments of the call `call` are, as [`Reference::arg_types`] writes them;
-/// `None` without arguments or when none says anything.
 /// C and C++: `source` with every preprocessor condition's first branch taken (`#if 0`: the
 /// `#else`) and the conditions' lines and the other branches blanked, offsets and lines kept;
 /// `None` when it has no `#else` or `#elif` (nothing to take apart) or no `#if` at all.
@@ -839,6 +837,8 @@ fn macro_arm_at(def: Node<'_>, at: usize) -> u8 {
     rules.iter().position(|r| r.byte_range().contains(&at)).and_then(|i| u8::try_from(i + 1).ok()).unwrap_or(0)
 }
 
+/// Java: what the arguments of the call `call` are, as [`Reference::arg_types`] writes them;
+/// `None` without arguments or when none says anything.
 fn java_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
     let list = call.child_by_field_name("arguments")?;
     let mut cursor = list.walk();
