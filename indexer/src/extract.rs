@@ -9,6 +9,8 @@ use rustc_hash::FxHashMap as HashMap;
 use cc_grammars::captures::{self, Role};
 use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator};
 
+mod c_text;
+
 use crate::record::{
     Arg, CompactString, Diagnostic, Lang, RefKind, Reference, Slot, Span, Symbol, SymbolId, SymbolKind,
 };
@@ -120,11 +122,26 @@ impl Extractor {
         // around them. The file is read again as the preprocessor would with every condition's
         // first branch taken (`#if 0`: its `#else`), the others blanked; that reading is kept
         // when it parses with fewer errors.
+        //
+        // Then macros that stand for attributes (`class LEVELDB_EXPORT Status {`, `void Lock()
+        // EXCLUSIVE_LOCK_FUNCTION() {`, `int n_ GUARDED_BY(mu_);`) are blanked, where a name
+        // cannot be, and that reading is kept when it parses with fewer errors.
         let first_branches;
+        let attributes_blanked;
         let mut source = source;
         if matches!(lang, Lang::C | Lang::Cpp) && tree.root_node().has_error() {
-            first_branches = c_first_branches(source);
+            first_branches = c_text::first_branches(source);
             if let Some(masked) = first_branches.as_deref() {
+                if let Some(t) = self.parser.parse(masked, None) {
+                    if error_count(t.root_node()) < error_count(tree.root_node()) {
+                        (tree, source) = (t, masked);
+                    }
+                }
+            }
+        }
+        if matches!(lang, Lang::C | Lang::Cpp) && tree.root_node().has_error() {
+            attributes_blanked = c_text::blank_attribute_macros(source);
+            if let Some(masked) = attributes_blanked.as_deref() {
                 if let Some(t) = self.parser.parse(masked, None) {
                     if error_count(t.root_node()) < error_count(tree.root_node()) {
                         (tree, source) = (t, masked);
@@ -589,67 +606,6 @@ fn arg_count(lang: Lang, call: Node<'_>) -> Option<usize> {
         n += 1;
     }
     Some(n)
-}
-
-/// C and C++: `source` with every preprocessor condition's first branch taken (`#if 0`: the
-/// `#else`) and the conditions' lines and the other branches blanked, offsets and lines kept;
-/// `None` when it has no `#else` or `#elif` (nothing to take apart) or no `#if` at all.
-fn c_first_branches(source: &[u8]) -> Option<Vec<u8>> {
-    struct Frame {
-        /// This branch is blanked.
-        skip: bool,
-        /// A branch of this condition was taken.
-        taken: bool,
-    }
-    let mut out = source.to_vec();
-    let mut frames: Vec<Frame> = Vec::new();
-    let mut alternatives = false;
-    let mut continued = false;
-    let mut at = 0;
-    for line in source.split_inclusive(|&b| b == b'\n') {
-        let text = std::str::from_utf8(line).unwrap_or("");
-        let directive = text.trim_start().strip_prefix('#').map(|d| {
-            let d = d.trim_start();
-            let word_end = d.find(|c: char| !c.is_ascii_alphanumeric() && c != '_').unwrap_or(d.len());
-            (&d[..word_end], d[word_end..].trim())
-        });
-        let condition = matches!(directive, Some(("if" | "ifdef" | "ifndef" | "elif" | "else" | "endif", _)));
-        let blank = if continued {
-            true
-        } else {
-            match directive {
-                Some(("if" | "ifdef" | "ifndef", cond)) => {
-                    let zero = cond == "0";
-                    frames.push(Frame { skip: zero, taken: !zero });
-                    true
-                }
-                Some(("elif" | "else", _)) => {
-                    alternatives = true;
-                    if let Some(f) = frames.last_mut() {
-                        f.skip = f.taken;
-                        f.taken = true;
-                    }
-                    true
-                }
-                Some(("endif", _)) => {
-                    frames.pop();
-                    true
-                }
-                _ => frames.iter().any(|f| f.skip),
-            }
-        };
-        // (A condition's line continued is part of it.)
-        continued = (continued || condition) && text.trim_end().ends_with('\\');
-        if blank {
-            for b in &mut out[at..at + line.len()] {
-                if !matches!(*b, b'\n' | b'\r') {
-                    *b = b' ';
-                }
-            }
-        }
-        at += line.len();
-    }
-    alternatives.then_some(out)
 }
 
 /// The error and missing nodes under `node` (subtrees without any skipped).
@@ -1768,15 +1724,26 @@ mod tests {
         }
     }
 
+    /// `class LEVELDB_EXPORT Status {`, `void Lock() EXCLUSIVE_LOCK_FUNCTION() {`: read as
+    /// written, the class is a function named `Status` and the method one named after the
+    /// macro; with the macros blanked they are what the compiler sees.
     #[test]
-    fn a_c_files_first_branches_keep_offsets_and_lines() {
-        let src = "#define A(x) \\\n  f(x)\n#if defined(X) && \\\n  defined(Y)\nint a;\n#else\nint b;\n#endif\n#if 0\nint c;\n#elif Z\nint d;\n#else\nint e;\n#endif\n";
-        let out = String::from_utf8(c_first_branches(src.as_bytes()).unwrap()).unwrap();
-        assert_eq!(out.len(), src.len());
-        let kept: Vec<&str> = out.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-        assert_eq!(kept, ["#define A(x) \\", "f(x)", "int a;", "int d;"]);
-        assert_eq!(out.lines().count(), src.lines().count());
-        assert_eq!(c_first_branches(b"#ifdef A\nint a;\n#endif\n"), None, "no alternative: nothing to take apart");
+    fn cpp_attribute_macros_leave_classes_and_methods_whole() {
+        let src = "class LEVELDB_EXPORT Status {\n public:\n  static Status OK() { return Status(); }\n};\nclass LOCKABLE Mutex {\n public:\n  void Lock() EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }\n private:\n  int n_ GUARDED_BY(mu_);\n};\n";
+        let out = Extractor::new().extract(Lang::Cpp, "port.h", src.as_bytes());
+        let names: Vec<(&str, SymbolKind)> = out.symbols.iter().map(|s| (s.qualified_name.as_str(), s.kind)).collect();
+        assert_eq!(
+            names,
+            [
+                ("Status", SymbolKind::Class),
+                ("Status::OK", SymbolKind::Method),
+                ("Mutex", SymbolKind::Class),
+                ("Mutex::Lock", SymbolKind::Method),
+            ]
+        );
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        let lock = out.references.iter().find(|r| r.name == "lock").expect("the call");
+        assert_eq!(lock.span.start_line, 7);
     }
 
     /// `LUA_API lua_Unsigned lua_rawlen (…)`: the grammar reads the type as the declarator and
