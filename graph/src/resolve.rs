@@ -3685,6 +3685,10 @@ impl<'a> Tables<'a> {
             self.type_from_binding(file, b, depth + 1)?
         } else if let Some((f, b)) = self.member_elsewhere(file, enclosing, head) {
             self.type_from_binding(f, b, depth + 1)?
+        } else if let Some(t) = self.inherited_member(lang, enclosing, head, depth) {
+            // A member of a base class, named without `this` (`lexer_.ReadPath(…)` in a method
+            // of `DyndepParser : public Parser`, whose `Lexer lexer_;` it is).
+            t
         } else if lang == Lang::Go && !self.shadowed(file, enclosing, head) {
             // A package-level variable that another file of the package declares
             // (`var CommandLine = NewFlagSet(…)` in flag.go, `CommandLine.VarP(…)` here).
@@ -3719,6 +3723,16 @@ impl<'a> Tables<'a> {
         }
         deps::note_str(Kind::File, &self.files[cf as usize].path);
         Some((cf, self.binding(cf, Some(c), name, u32::MAX, true)?))
+    }
+
+    /// C++ and Java: the type of `name`, a member of a base class of the class of the method
+    /// `enclosing`, named without `this`.
+    fn inherited_member(&self, lang: Lang, enclosing: Option<u32>, name: &str, depth: u8) -> Option<Vec<u32>> {
+        if !matches!(lang, Lang::Cpp | Lang::Java) {
+            return None;
+        }
+        let c = enclosing.and_then(|e| self.class_of(e))?;
+        self.bases(&c)?.iter().find_map(|&b| self.field_type(b, name, depth + 1))
     }
 
     /// Rust: the absolute module path (`crate::a::b`) a path written in `file` means,

@@ -410,6 +410,18 @@
     (reference_declarator (identifier) @import.alias)
   ]) @reference.type
 
+; `for (const Node* input : edge->inputs_)`
+(for_range_loop
+  type: [
+    (type_identifier) @name
+    (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)
+  ]
+  declarator: [
+    (identifier) @import.alias
+    (pointer_declarator declarator: (identifier) @import.alias)
+    (reference_declarator (identifier) @import.alias)
+  ]) @reference.type
+
 (field_declaration
   type: [
     (type_identifier) @name
