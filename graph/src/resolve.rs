@@ -361,6 +361,13 @@ fn c_header(path: &str) -> bool {
     HEADERS.iter().any(|h| path.ends_with(h))
 }
 
+/// Whether `path` is a generator's input named after what it makes (`lexer.in.cc`, whose
+/// output is `lexer.cc`).
+fn generator_input(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').is_some_and(|(stem, _)| stem.ends_with(".in"))
+}
+
 /// Whether values of `s` are typed by it: a type-like symbol, or a Go defined type (`type Key
 /// []string`), which has methods as a struct does and whose call is a conversion to it.
 fn types_values(s: &Sym<'_>) -> bool {
@@ -2519,6 +2526,23 @@ impl<'a> Tables<'a> {
                     bodied(i)
                         || !targets.iter().any(|&j| {
                             j != i && bodied(j) && self.syms[j as usize].qualified == self.syms[i as usize].qualified
+                        })
+                })
+                .collect()
+        } else {
+            targets
+        };
+        // C and C++: a function defined both in a generator's input (`lexer.in.cc`, re2c's) and
+        // in the source made from it (`lexer.cc`) is the made one's: the build compiles that.
+        let targets: Vec<u32> = if matches!(lang, Lang::C | Lang::Cpp) && targets.len() > 1 {
+            let input = |i: u32| generator_input(&self.files[self.syms[i as usize].file as usize].path);
+            targets
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    !input(i)
+                        || !targets.iter().any(|&j| {
+                            j != i && !input(j) && self.syms[j as usize].qualified == self.syms[i as usize].qualified
                         })
                 })
                 .collect()

@@ -436,6 +436,34 @@ int test(void) { return compress(1) + gzread(2); }
     assert_eq!(e.iter().map(String::as_str).collect::<Vec<_>>(), want);
 }
 
+/// C++: a method defined both in a generator's input (`lexer.in.cc`, re2c's) and in the
+/// source made from it (`lexer.cc`) is the made one's; alone, the input's is still found.
+#[test]
+fn cpp_a_generator_input_gives_way_to_what_it_makes() {
+    let e = edges(
+        r#"
+//- /src/lexer.h
+class Lexer {
+public:
+    bool Error(const char* message);
+    bool Peek();
+};
+//- /src/lexer.in.cc
+#include "lexer.h"
+bool Lexer::Error(const char* message) { return false; }
+bool Lexer::Peek() { return true; }
+//- /src/lexer.cc
+#include "lexer.h"
+bool Lexer::Error(const char* m) { return false; }
+//- /src/parser.cc
+#include "lexer.h"
+bool parse(Lexer& lexer) { return lexer.Error("x") && lexer.Peek(); }
+"#,
+    );
+    let want = ["parse -> bool Lexer::Error(const char* m)", "parse -> bool Lexer::Peek()"];
+    assert_eq!(e.iter().filter(|x| x.starts_with("parse ")).map(String::as_str).collect::<Vec<_>>(), want);
+}
+
 /// Java: a method handle looked up by name with a `MethodType` (inline or from a variable)
 /// means the overload whose parameters the type lists (widening and boxing as a call's).
 #[test]
