@@ -50,6 +50,10 @@ use serde::{Deserialize, Serialize};
 /// More candidates than this and a name is left external (`get`, `run`, …).
 pub const MAX_CANDIDATES: usize = 8;
 
+/// C and C++: at most this many files are followed through `#include`s (see
+/// `Tables::included_ones`).
+const MAX_INCLUDED: usize = 4096;
+
 /// Which rung resolved a reference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Rung {
@@ -3488,6 +3492,10 @@ impl<'a> Tables<'a> {
         match qualifier {
             None => {
                 if let Some((rung, v)) = self.lookup_name(file, enclosing, name, is_type) {
+                    if v.len() > 1 {
+                        let v = self.included_ones(file, v);
+                        return (v.len() == 1).then_some(v);
+                    }
                     return (rung != Rung::Ambiguous && v.len() == 1).then_some(v);
                 }
                 // A type parameter: its bound (`T: Shape`, `T extends Shape`).
@@ -3506,14 +3514,56 @@ impl<'a> Tables<'a> {
                     .copied()
                     .filter(|&i| is_type(&self.syms[i as usize]))
                     .collect();
+                let v = self.included_ones(file, v);
                 if v.len() == 1 {
                     return Some(v);
+                }
+                // C++: inside `namespace leveldb`, `port::Mutex` may be `leveldb::port::Mutex`
+                // (the namespaces around, innermost first).
+                if lang == Lang::Cpp {
+                    let mut scope = enclosing.map_or("", |e| self.syms[e as usize].qualified);
+                    while !scope.is_empty() {
+                        let v: Vec<u32> = self
+                            .qualified_member(&format!("{scope}{sep}{q}"), sep, name)
+                            .iter()
+                            .copied()
+                            .filter(|&i| is_type(&self.syms[i as usize]))
+                            .collect();
+                        if !v.is_empty() {
+                            let v = self.included_ones(file, v);
+                            return (v.len() == 1).then_some(v);
+                        }
+                        scope = scope.rsplit_once(sep).map_or("", |(outer, _)| outer);
+                    }
                 }
                 match self.resolve_with_receiver(file, enclosing, q, name, &is_type, line, depth + 1) {
                     Some((rung, v)) if rung != Rung::Ambiguous && v.len() == 1 => Some(v),
                     _ => None,
                 }
             }
+        }
+    }
+
+    /// C and C++: of several symbols `v` (a type's definitions), the ones `file` includes
+    /// (itself, its `#include`s and theirs), where there are any: `port::Mutex` is
+    /// port_stdcxx.h's, which port.h includes, not port_example.h's, which nothing does.
+    fn included_ones(&self, file: u32, v: Vec<u32>) -> Vec<u32> {
+        if v.len() < 2 || !matches!(self.lang_of(file), Lang::C | Lang::Cpp) {
+            return v;
+        }
+        let mut seen: HashSet<u32> = HashSet::default();
+        let mut stack = vec![file];
+        while let Some(f) = stack.pop() {
+            if seen.len() >= MAX_INCLUDED || !seen.insert(f) {
+                continue;
+            }
+            stack.extend(self.imports_of(f).iter().flat_map(Import::used));
+        }
+        let kept: Vec<u32> = v.iter().copied().filter(|&i| seen.contains(&self.syms[i as usize].file)).collect();
+        if kept.is_empty() {
+            v
+        } else {
+            kept
         }
     }
 
