@@ -46,7 +46,8 @@ a non-static name defined in several TUs, none of them the caller's ("ambiguous"
 programs of one repository: Lua's test modules `testes/libs/lib2.c` and `lib22.c`).
 
 What GCC does not compile cannot be resolved, and is said so too (unresolved entries by
-line, for each line of code with a `name(` on it, with no caller): the lines of a
+line, for each line of code with a `name(` on it, or in C++ a variable declared without an
+initialiser, `Status s;`, with no caller): the lines of a
 preprocessor branch that no compiled TU takes ("in a preprocessor branch the build leaves
 out": `#ifdef _WIN32`, `#else` of a feature test; found with `gcc -E -dD` of each TU: a
 branch none of whose lines reaches the preprocessed output), and every line of a C or C++
@@ -112,6 +113,9 @@ UNITY = re.compile(r'^\s*#\s*include\s*[<"][^>"]+\.c[>"]', re.M)
 LINEMARK = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"')
 DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
 CALLISH = re.compile(r"[A-Za-z_]\w*\s*\(")
+# C++: a variable declared of a class type without an initialiser (`Status s;`, `InternalKey
+# a, b;`), where the class's default constructor runs.
+DECLARED = re.compile(r"[A-Za-z_][\w:>]*\s+[*&]*[A-Za-z_]\w*\s*[,;]")
 FLAGS = ["-O0", "-c", "-fcallgraph-info", "-fkeep-inline-functions", "-fkeep-static-functions", "-w"]
 # what differs between the two languages
 LANGS = {
@@ -853,7 +857,8 @@ def main():
             lines, why = range(1, len(code) + 1), "in a file the build does not compile"
             unread += 1
         for ln in sorted(lines):
-            if CALLISH.search(code[ln - 1]) and not DIRECTIVE.match(code[ln - 1]):
+            line = code[ln - 1]
+            if (CALLISH.search(line) or (cpp and DECLARED.search(line))) and not DIRECTIVE.match(line):
                 unresolved.append({"caller": None, "site": f"{f}:{ln}:0", "why": why})
     print(f"ref_c: {len(defs)} defs, {len(edges)} edges, {len(unresolved)} unresolved; "
           f"{unread} source files no TU reads", file=sys.stderr)

@@ -51,7 +51,9 @@ use std::borrow::Cow;
 /// Ruby), bases included: `class StartTag extends Tag` in `Token` is `Token.Tag`.
 /// 17: `Outer.this` is the enclosing instance of an inner class.
 /// 18: Java overloads of one arity are told apart by the arguments' types.
-pub const GRAPH_FORMAT_VERSION: u32 = 20;
+/// 21: C++: members of base classes, types named inside namespaces, the definitions a file
+/// includes, generators' inputs and declared variables' constructors (resolution changed).
+pub const GRAPH_FORMAT_VERSION: u32 = 21;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

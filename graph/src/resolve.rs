@@ -2502,6 +2502,12 @@ impl<'a> Tables<'a> {
             };
             Resolution { targets: smallvec::SmallVec::new(), rung: Rung::External, external: Some(full) }
         };
+        // C++ `Status s;` runs no constructor the repository holds: no edge, not even to an
+        // external name.
+        let nothing = || Resolution { targets: smallvec::SmallVec::new(), rung: Rung::External, external: None };
+        if found.is_none() && r.is_declared() {
+            return nothing();
+        }
         let Some((rung, targets)) = found else {
             // `self.step()` in a class that has no `step`, its subclasses do: it runs theirs.
             if let Some(c) =
@@ -2592,6 +2598,17 @@ impl<'a> Tables<'a> {
                 }
                 continue;
             }
+            // C++ `Status s;`: the constructor the class declares for no arguments runs, one
+            // with a body (`Status() = default;` and a class without one: the compiler's, which
+            // the source does not hold).
+            if r.is_declared() {
+                if s.kind.is_type_like() {
+                    if let Some(c) = self.default_constructor(t) {
+                        out.push(target(self.syms[c as usize].id, EdgeKind::Constructor));
+                    }
+                }
+                continue;
+            }
             // (An interface or trait has no constructor of its own to run.)
             if s.kind.is_type_like() && !(strict(lang) && matches!(s.kind, SymbolKind::Interface | SymbolKind::Trait)) {
                 let c = self.constructor_for(t, args).unwrap_or(t);
@@ -2648,7 +2665,7 @@ impl<'a> Tables<'a> {
         out.sort_unstable();
         out.dedup();
         if out.is_empty() {
-            return external();
+            return if r.is_declared() { nothing() } else { external() };
         }
         // Several symbols the site itself could mean by their names: candidates, not
         // facts. (What the value flow says a variable holds is each a fact: the code stores
@@ -2839,6 +2856,20 @@ impl<'a> Tables<'a> {
             return Some(first);
         }
         None
+    }
+
+    /// C++: the constructor of `class` that takes no arguments and that the source defines
+    /// (not `= default` or `= delete`).
+    fn default_constructor(&self, class: u32) -> Option<u32> {
+        let cs = &self.syms[class as usize];
+        self.own_member(class, cs.name).into_iter().find(|&m| {
+            let s = &self.syms[m as usize];
+            let defined = !s.signature.split(')').next_back().is_some_and(|tail| {
+                let tail = tail.trim_end().trim_end_matches(';').trim_end();
+                tail.ends_with("= default") || tail.ends_with("= delete") || tail.ends_with("=default")
+            });
+            s.kind.is_callable() && defined && self.arity_of(m).is_some_and(|a| a.admits(0))
+        })
     }
 
     /// What a symbol's signature says about the arguments it takes (a Kotlin class: its

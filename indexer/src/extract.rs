@@ -66,6 +66,8 @@ struct RawRef {
     arg: Option<(std::ops::Range<usize>, Slot)>,
     /// For a call: how many arguments it passes, when its node shows them.
     args: Option<usize>,
+    /// C++, for a call: a variable declared without an initialiser (`Status s;`).
+    declared: bool,
     /// Java, for a call: what its arguments are; Rust, for a macro invocation: its tokens
     /// ([`Reference::arg_types`]).
     arg_types: Option<CompactString>,
@@ -275,7 +277,7 @@ impl Extractor {
                     } else {
                         CompactString::from(clean_name(&raw))
                     };
-                    if text.is_empty() {
+                    if text.is_empty() || (kind == RefKind::Call && lang == Lang::Cpp && extern_declaration(node)) {
                         continue;
                     }
                     let key = (name_node.byte_range(), kind);
@@ -328,6 +330,7 @@ impl Extractor {
                         alias,
                         arg,
                         args: if kind == RefKind::Call { arg_count(lang, node) } else { None },
+                        declared: kind == RefKind::Call && lang == Lang::Cpp && declared_without_initialiser(node),
                         arg_types: match (kind, lang) {
                             (RefKind::Call, Lang::Java) if node.kind() == "string_literal" => {
                                 java_method_type(node, source)
@@ -529,13 +532,12 @@ impl Extractor {
             let enclosing = around.and_then(|t| owner[t]);
             let arm = around.filter(|_| lang == Lang::Rust).map_or(0, |t| macro_arm_at(defs[t].node, r.start));
             let arg = r.arg.and_then(|(of, slot)| Some(Arg { call: *calls.get(&of)?, slot }));
-            out.references.push(
-                Reference::new(r.name, r.kind, r.span, enclosing, r.receiver, r.module, r.alias)
-                    .with_arg(arg)
-                    .with_arg_count(r.args)
-                    .with_arg_types(r.arg_types)
-                    .with_macro_arm(arm),
-            );
+            let reference = Reference::new(r.name, r.kind, r.span, enclosing, r.receiver, r.module, r.alias)
+                .with_arg(arg)
+                .with_arg_count(r.args)
+                .with_arg_types(r.arg_types)
+                .with_macro_arm(arm);
+            out.references.push(if r.declared { reference.declared() } else { reference });
         }
         out
     }
@@ -606,6 +608,27 @@ fn arg_count(lang: Lang, call: Node<'_>) -> Option<usize> {
         n += 1;
     }
     Some(n)
+}
+
+/// C++: whether `node` is a declaration of variables without an initialiser (`Status s;`,
+/// `InternalKey smallest, largest;`): each runs its class's default constructor.
+fn declared_without_initialiser(node: Node<'_>) -> bool {
+    if node.kind() != "declaration" {
+        return false;
+    }
+    let mut cursor = node.walk();
+    let mut declarators = node.children_by_field_name("declarator", &mut cursor).peekable();
+    declarators.peek().is_some() && declarators.all(|d| d.kind() == "identifier")
+}
+
+/// C and C++: whether `node` is an `extern` declaration (`extern Status last;`: a variable
+/// defined elsewhere, nothing constructed here).
+fn extern_declaration(node: Node<'_>) -> bool {
+    let mut cursor = node.walk();
+    node.kind() == "declaration"
+        && node
+            .children(&mut cursor)
+            .any(|c| c.kind() == "storage_class_specifier" && c.child(0).is_some_and(|k| k.kind() == "extern"))
 }
 
 /// The error and missing nodes under `node` (subtrees without any skipped).
@@ -725,6 +748,7 @@ fn macro_body_calls(
             alias: None,
             arg: None,
             args: arg_count(lang, call),
+            declared: false,
             arg_types: None,
         });
     }

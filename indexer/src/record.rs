@@ -255,19 +255,39 @@ impl Reference {
     /// The stored argument count of a call whose count is not known (or is this or more).
     pub const ARGS_UNKNOWN: u8 = u8::MAX;
 
+    /// The stored argument count of a C++ variable declared without an initialiser (`Status
+    /// s;`): no arguments, and only a constructor its class declares runs.
+    const ARGS_DECLARED: u8 = u8::MAX - 1;
+
     /// This call passing `n` arguments (`None`: not known).
     pub fn with_arg_count(mut self, n: Option<usize>) -> Reference {
         self.args = match n {
-            Some(n) if n < Self::ARGS_UNKNOWN as usize => n as u8,
+            Some(n) if n < Self::ARGS_DECLARED as usize => n as u8,
             _ => Self::ARGS_UNKNOWN,
         };
         self
     }
 
+    /// This call a C++ variable declared without an initialiser (`Status s;`).
+    pub fn declared(mut self) -> Reference {
+        self.args = Self::ARGS_DECLARED;
+        self
+    }
+
+    /// Whether this call is a C++ variable declared without an initialiser (see
+    /// [`Reference::declared`]).
+    pub fn is_declared(&self) -> bool {
+        self.args == Self::ARGS_DECLARED
+    }
+
     /// For a call: how many arguments it passes, when the extractor saw its argument list
     /// (a Kotlin or Swift trailing lambda is one of them; `*args`, `...xs` each count one).
     pub fn arg_count(&self) -> Option<usize> {
-        (self.args != Self::ARGS_UNKNOWN).then_some(self.args as usize)
+        match self.args {
+            Self::ARGS_UNKNOWN => None,
+            Self::ARGS_DECLARED => Some(0),
+            n => Some(n as usize),
+        }
     }
 
     /// This reference as an argument of the call `arg.call`.
@@ -526,7 +546,7 @@ mod tests {
         let plain = Reference::new("f".into(), RefKind::Call, span, None, None, None, None);
         assert_eq!(plain.arg_count(), None);
         for (n, want) in
-            [(Some(0), Some(0)), (Some(3), Some(3)), (Some(254), Some(254)), (Some(255), None), (None, None)]
+            [(Some(0), Some(0)), (Some(3), Some(3)), (Some(253), Some(253)), (Some(254), None), (None, None)]
         {
             let r = plain.clone().with_arg_count(n);
             assert_eq!(r.arg_count(), want, "{n:?}");

@@ -515,6 +515,22 @@
   declarator: (init_declarator
     value: [(argument_list) (initializer_list)])) @reference.call
 
+; `Status s;`, `InternalKey smallest, largest;`: the default constructor the class declares,
+; if any, runs (the extractor marks the call "declared").
+(declaration
+  type: [
+    (type_identifier) @name
+    (template_type name: (type_identifier) @name)
+    (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)
+    (qualified_identifier scope: (_) @receiver name: (template_type name: (type_identifier) @name))
+    (qualified_identifier
+      name: (qualified_identifier scope: (_) @receiver name: [
+        (type_identifier) @name
+        (template_type name: (type_identifier) @name)
+      ]))
+  ]
+  declarator: (identifier)) @reference.call
+
 (compound_literal_expression
   type: [
     (type_identifier) @name

@@ -464,6 +464,32 @@ bool parse(Lexer& lexer) { return lexer.Error("x") && lexer.Peek(); }
     assert_eq!(e.iter().filter(|x| x.starts_with("parse ")).map(String::as_str).collect::<Vec<_>>(), want);
 }
 
+/// C++: `Status s;` runs the constructor for no arguments, of the class's several.
+#[test]
+fn cpp_a_declared_variable_runs_the_constructor_for_no_arguments() {
+    let e = edges(
+        r#"
+//- /src/status.h
+class Status {
+public:
+    explicit Status(int code) : code_(code) {}
+    Status() : code_(0) {}
+private:
+    int code_;
+};
+//- /src/db.cc
+#include "status.h"
+int Write() {
+    Status s;
+    Status t(2);
+    return 0;
+}
+"#,
+    );
+    let want = ["Write -> Status() : code_(0)", "Write -> explicit Status(int code) : code_(code)"];
+    assert_eq!(e.iter().filter(|x| x.starts_with("Write ")).map(String::as_str).collect::<Vec<_>>(), want);
+}
+
 /// Java: a method handle looked up by name with a `MethodType` (inline or from a variable)
 /// means the overload whose parameters the type lists (widening and boxing as a call's).
 #[test]
