@@ -3485,7 +3485,16 @@ impl<'a> Tables<'a> {
         if !is_ident(e) {
             return None;
         }
-        let b = self.binding(file, enclosing, e, line, self.lang_of(file) == Lang::Java)?;
+        let lang = self.lang_of(file);
+        let Some(b) = self.binding(file, enclosing, e, line, matches!(lang, Lang::Java | Lang::Cpp)) else {
+            // C++: a member of the method's class named without `this`, declared in a header
+            // or in a base class (`nodes_[id]` in `DepsLog::Recompact`).
+            if lang == Lang::Cpp {
+                let class = enclosing.and_then(|x| self.class_of(x))?;
+                return self.field_elements(class, e, depth + 1);
+            }
+            return None;
+        };
         if !b.elements {
             return None;
         }
@@ -3493,17 +3502,33 @@ impl<'a> Tables<'a> {
     }
 
     /// The type of the elements of `class`'s field `field`, declared a container (a slice,
-    /// an array, a map's values, a `Vec`).
+    /// an array, a map's values, a `Vec`), in `class` or else in its bases.
     fn field_elements(&self, class: u32, field: &str, depth: u8) -> Option<Vec<u32>> {
-        let cf = self.syms[class as usize].file;
-        let (bindings, index) = self.bindings_of(cf);
-        let b = index
-            .get(field)
-            .into_iter()
-            .flatten()
-            .map(|&i| &bindings[i])
-            .find(|b| b.elements && b.enclosing == Some(class))?;
-        self.type_named(cf, b.enclosing, b.receiver, b.name, b.line, depth + 1)
+        let mut queue = std::collections::VecDeque::from([class]);
+        let mut seen: HashSet<u32> = HashSet::default();
+        while let Some(c) = queue.pop_front() {
+            if !seen.insert(c) || seen.len() > 64 {
+                continue;
+            }
+            let cf = self.syms[c as usize].file;
+            let (bindings, index) = self.bindings_of(cf);
+            let here: Vec<&Binding<'a>> = index
+                .get(field)
+                .into_iter()
+                .flatten()
+                .map(|&i| &bindings[i])
+                .filter(|b| b.enclosing == Some(c))
+                .collect();
+            if let Some(b) = here.iter().find(|b| b.elements) {
+                return self.type_named(cf, b.enclosing, b.receiver, b.name, b.line, depth + 1);
+            }
+            // (A field of another type, in this class, hides the bases' of that name.)
+            if !here.is_empty() {
+                return None;
+            }
+            queue.extend(self.bases(&c).into_iter().flatten().copied());
+        }
+        None
     }
 
     /// The type-like symbol `qualifier.name` means in `file` (one, or none).
@@ -3692,9 +3717,11 @@ impl<'a> Tables<'a> {
             arrows = rcv.replace("->", ".");
             rcv = &arrows;
         }
+        let mut deref = false;
         loop {
             let before = rcv;
             rcv = rcv.trim_end_matches(['?', '!']).trim();
+            deref |= rcv.starts_with('*');
             for p in ["&mut ", "&", "*", "await "] {
                 rcv = rcv.strip_prefix(p).unwrap_or(rcv).trim_start();
             }
@@ -3703,6 +3730,12 @@ impl<'a> Tables<'a> {
             }
             if rcv == before {
                 break;
+            }
+        }
+        // C++: `(*it)->path()`, an iterator's element.
+        if lang == Lang::Cpp && deref && is_ident(rcv) {
+            if let Some(t) = self.element_type(file, enclosing, rcv, line, depth + 1) {
+                return Some(t);
             }
         }
         if let Some(rest) = rcv.strip_prefix("new ") {

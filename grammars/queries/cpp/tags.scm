@@ -386,7 +386,8 @@
       (pointer_declarator declarator: (identifier) @import.alias)
       (reference_declarator (identifier) @import.alias)
     ])
-  ]) @reference.type
+  ]
+  (#not-match? @name "^(const_)?(reverse_)?iterator$")) @reference.type
 
 (parameter_declaration
   type: [
@@ -432,6 +433,229 @@
     (pointer_declarator declarator: (field_identifier) @import.alias)
     (reference_declarator (field_identifier) @import.alias)
   ]) @reference.type
+
+; Containers: a variable, parameter or member of a standard sequence or set type, or an
+; iterator of one, is a container binding of its element type (`@binding.elements`: the alias
+; gets `[]`): `std::vector<Node*> nodes; nodes[i]->path()`, `for (vector<Edge*>::iterator e =
+; …) (*e)->Dump()`. A map's elements are its values (`rules_["x"]->name()`).
+
+(declaration
+  type: [
+    (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+    (qualified_identifier name: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)]))))
+    (qualified_identifier
+      scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+      name: (type_identifier) @_iterator)
+    (qualified_identifier
+      name: (qualified_identifier
+        scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+        name: (type_identifier) @_iterator))
+  ] @binding.elements
+  declarator: [
+    (identifier) @import.alias
+    (reference_declarator (identifier) @import.alias)
+    (init_declarator declarator: [
+      (identifier) @import.alias
+      (reference_declarator (identifier) @import.alias)
+    ])
+  ]
+  (#match? @_container "^(vector|list|deque|forward_list|set|multiset|unordered_set|unordered_multiset|array|span|initializer_list|queue|priority_queue|stack)$")
+  (#match? @_iterator "^(const_)?(reverse_)?iterator$")) @reference.type
+
+(parameter_declaration
+  type: [
+    (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+    (qualified_identifier name: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)]))))
+    (qualified_identifier
+      scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+      name: (type_identifier) @_iterator)
+    (qualified_identifier
+      name: (qualified_identifier
+        scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+        name: (type_identifier) @_iterator))
+  ] @binding.elements
+  declarator: [
+    (identifier) @import.alias
+    (reference_declarator (identifier) @import.alias)
+  ]
+  (#match? @_container "^(vector|list|deque|forward_list|set|multiset|unordered_set|unordered_multiset|array|span|initializer_list|queue|priority_queue|stack)$")
+  (#match? @_iterator "^(const_)?(reverse_)?iterator$")) @reference.type
+
+(optional_parameter_declaration
+  type: [
+    (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+    (qualified_identifier name: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)]))))
+    (qualified_identifier
+      scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+      name: (type_identifier) @_iterator)
+    (qualified_identifier
+      name: (qualified_identifier
+        scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+        name: (type_identifier) @_iterator))
+  ] @binding.elements
+  declarator: [
+    (identifier) @import.alias
+    (reference_declarator (identifier) @import.alias)
+  ]
+  (#match? @_container "^(vector|list|deque|forward_list|set|multiset|unordered_set|unordered_multiset|array|span|initializer_list|queue|priority_queue|stack)$")
+  (#match? @_iterator "^(const_)?(reverse_)?iterator$")) @reference.type
+
+(field_declaration
+  type: [
+    (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+    (qualified_identifier name: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)]))))
+    (qualified_identifier
+      scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+      name: (type_identifier) @_iterator)
+    (qualified_identifier
+      name: (qualified_identifier
+        scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+        name: (type_identifier) @_iterator))
+  ] @binding.elements
+  declarator: (field_identifier) @import.alias
+  (#match? @_container "^(vector|list|deque|forward_list|set|multiset|unordered_set|unordered_multiset|array|span|initializer_list|queue|priority_queue|stack)$")
+  (#match? @_iterator "^(const_)?(reverse_)?iterator$")) @reference.type
+
+(declaration
+  type: [
+    (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+    (qualified_identifier name: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)]))))
+    (qualified_identifier
+      scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+      name: (type_identifier) @_iterator)
+    (qualified_identifier
+      name: (qualified_identifier
+        scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+        name: (type_identifier) @_iterator))
+  ] @binding.elements
+  declarator: [
+    (identifier) @import.alias
+    (reference_declarator (identifier) @import.alias)
+    (init_declarator declarator: [
+      (identifier) @import.alias
+      (reference_declarator (identifier) @import.alias)
+    ])
+  ]
+  (#match? @_container "^(map|multimap|unordered_map|unordered_multimap)$")
+  (#match? @_iterator "^(const_)?(reverse_)?iterator$")) @reference.type
+
+(parameter_declaration
+  type: [
+    (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+    (qualified_identifier name: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)]))))
+    (qualified_identifier
+      scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+      name: (type_identifier) @_iterator)
+    (qualified_identifier
+      name: (qualified_identifier
+        scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+        name: (type_identifier) @_iterator))
+  ] @binding.elements
+  declarator: [
+    (identifier) @import.alias
+    (reference_declarator (identifier) @import.alias)
+  ]
+  (#match? @_container "^(map|multimap|unordered_map|unordered_multimap)$")
+  (#match? @_iterator "^(const_)?(reverse_)?iterator$")) @reference.type
+
+(optional_parameter_declaration
+  type: [
+    (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+    (qualified_identifier name: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)]))))
+    (qualified_identifier
+      scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+      name: (type_identifier) @_iterator)
+    (qualified_identifier
+      name: (qualified_identifier
+        scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+        name: (type_identifier) @_iterator))
+  ] @binding.elements
+  declarator: [
+    (identifier) @import.alias
+    (reference_declarator (identifier) @import.alias)
+  ]
+  (#match? @_container "^(map|multimap|unordered_map|unordered_multimap)$")
+  (#match? @_iterator "^(const_)?(reverse_)?iterator$")) @reference.type
+
+(field_declaration
+  type: [
+    (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+    (qualified_identifier name: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)]))))
+    (qualified_identifier
+      scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+      name: (type_identifier) @_iterator)
+    (qualified_identifier
+      name: (qualified_identifier
+        scope: (template_type name: (type_identifier) @_container arguments: (template_argument_list . (type_descriptor) . (type_descriptor type: [
+        (type_identifier) @name
+        (qualified_identifier scope: (_) @receiver name: (type_identifier) @name)])))
+        name: (type_identifier) @_iterator))
+  ] @binding.elements
+  declarator: (field_identifier) @import.alias
+  (#match? @_container "^(map|multimap|unordered_map|unordered_multimap)$")
+  (#match? @_iterator "^(const_)?(reverse_)?iterator$")) @reference.type
 
 ; ---------------------------------------------------------------------------
 ; Type references: base classes
