@@ -384,9 +384,10 @@ fn strict(lang: Lang) -> bool {
 }
 
 /// Languages whose variables' types the resolver reads ([`Binding`]): the strict ones, and
-/// C++ (a local, a parameter or a member of a declared class type).
+/// C++, C#, Kotlin, Swift and Dart (a local, a parameter or a member of a declared class type,
+/// or one initialised by a call).
 fn binds(lang: Lang) -> bool {
-    strict(lang) || lang == Lang::Cpp
+    strict(lang) || matches!(lang, Lang::Cpp | Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart)
 }
 
 /// Languages whose repository-wide value flow ([`flow`]) is solved: names bound to
@@ -3486,7 +3487,7 @@ impl<'a> Tables<'a> {
             return None;
         }
         let lang = self.lang_of(file);
-        let Some(b) = self.binding(file, enclosing, e, line, matches!(lang, Lang::Java | Lang::Cpp)) else {
+        let Some(b) = self.binding(file, enclosing, e, line, implicit_this(lang)) else {
             // C++: a member of the method's class named without `this`, declared in a header
             // or in a base class (`nodes_[id]` in `DepsLog::Recompact`).
             if lang == Lang::Cpp {
@@ -3819,7 +3820,7 @@ impl<'a> Tables<'a> {
             self.element_type(file, enclosing, head, line, depth + 1)?
         } else if self_word(lang, head) {
             vec![enclosing.and_then(|e| self.class_of(e))?]
-        } else if let Some(b) = self.binding(file, enclosing, head, line, matches!(lang, Lang::Java | Lang::Cpp)) {
+        } else if let Some(b) = self.binding(file, enclosing, head, line, implicit_this(lang)) {
             self.type_from_binding(file, b, depth + 1)?
         } else if let Some((f, b)) = self.member_elsewhere(file, enclosing, head) {
             self.type_from_binding(f, b, depth + 1)?

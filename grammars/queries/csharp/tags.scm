@@ -133,6 +133,25 @@
 ; Calls
 ; ---------------------------------------------------------------------------
 
+; var c = new Circle(): the call's @import.alias is the variable that holds its result (the
+; resolver types calls on it). Same names and receivers as the generic pattern below, which
+; it precedes.
+(variable_declaration
+  type: (implicit_type)
+  (variable_declarator
+    name: (identifier) @import.alias
+    (object_creation_expression
+      type: [
+        (identifier) @name
+        (generic_name (identifier) @name)
+        (qualified_name
+          qualifier: (_) @receiver
+          name: [
+            (identifier) @name
+            (generic_name (identifier) @name)
+          ])
+      ]) @reference.call))
+
 ; obj.M(), this.M(), base.M(), Type.M(), A.B.M(), obj.M<T>()
 (invocation_expression
   function: (member_access_expression
@@ -255,3 +274,36 @@
           ])
       ])
   ]) @reference.type
+
+; ---------------------------------------------------------------------------
+; Bindings: a type reference whose @import.alias is the variable it types (a parameter, a
+; local, a field, a `foreach` variable), so that calls on the variable find the type:
+; `Order order = …; order.Save()`, `void Persist(User user)`.
+; ---------------------------------------------------------------------------
+
+(parameter
+  type: [
+    (identifier) @name
+    (generic_name (identifier) @name)
+    (qualified_name qualifier: (_) @receiver name: [(identifier) @name (generic_name (identifier) @name)])
+    (nullable_type type: [(identifier) @name (generic_name (identifier) @name)])
+  ]
+  name: (identifier) @import.alias) @reference.type
+
+(variable_declaration
+  type: [
+    (identifier) @name
+    (generic_name (identifier) @name)
+    (qualified_name qualifier: (_) @receiver name: [(identifier) @name (generic_name (identifier) @name)])
+    (nullable_type type: [(identifier) @name (generic_name (identifier) @name)])
+  ]
+  (variable_declarator name: (identifier) @import.alias)) @reference.type
+
+(foreach_statement
+  type: [
+    (identifier) @name
+    (generic_name (identifier) @name)
+    (qualified_name qualifier: (_) @receiver name: [(identifier) @name (generic_name (identifier) @name)])
+    (nullable_type type: [(identifier) @name (generic_name (identifier) @name)])
+  ]
+  left: (identifier) @import.alias) @reference.type

@@ -172,6 +172,20 @@
       property: (identifier) @name)
   ]) @reference.call
 
+; var p = Order(), final r = repo.find(): the call's @import.alias is the variable that holds
+; its result (the resolver types calls on it). Same names and receivers as the generic
+; patterns, which they precede.
+(initialized_variable_declaration
+  name: (identifier) @import.alias
+  value: [
+    (call_expression
+      function: (identifier) @name) @reference.call
+    (call_expression
+      function: (member_expression
+        object: _ @receiver
+        property: (identifier) @name)) @reference.call
+  ])
+
 ; f(), Foo()
 (call_expression
   function: (identifier) @name) @reference.call
@@ -356,3 +370,25 @@
     (type (type_identifier) @name .)
     (type (type_identifier) @name . (type_arguments) .)
   ] @reference.type)
+
+; ---------------------------------------------------------------------------
+; Bindings: a type reference whose @import.alias is the variable it types (a parameter, a
+; local, a field, a `for` variable): `int persist(User user)`, `Order o = …; o.total()`.
+; ---------------------------------------------------------------------------
+
+(formal_parameter
+  (type . (type_identifier) @name)
+  name: (identifier) @import.alias) @reference.type
+
+(initialized_variable_declaration
+  (type . (type_identifier) @name)
+  name: (identifier) @import.alias) @reference.type
+
+(declaration
+  (type . (type_identifier) @name)
+  (initialized_identifier_list
+    (initialized_identifier name: (identifier) @import.alias))) @reference.type
+
+(for_statement
+  (type . (type_identifier) @name)
+  name: (identifier) @import.alias) @reference.type

@@ -118,6 +118,25 @@
 ; Calls (constructor calls `Foo()` are plain calls)
 ; ---------------------------------------------------------------------------
 
+; val p = Order(), val p = repo.find(): the call's @import.alias is the variable that holds
+; its result (the resolver types calls on it). Same names and receivers as the generic
+; patterns below, which they precede.
+(property_declaration
+  (variable_declaration . (identifier) @import.alias .)
+  [
+    (call_expression
+      .
+      (navigation_expression
+        (_) @receiver
+        .
+        ["." "?."]
+        .
+        (identifier) @name .)) @reference.call
+    (call_expression
+      .
+      (identifier) @name) @reference.call
+  ])
+
 ; obj.m(), obj?.m(), this.m(), super.m(), Type.m(), a.b.m(), with or without a trailing lambda
 (call_expression
   .
@@ -213,4 +232,40 @@
       (user_type (identifier) @name . (type_arguments)? .))
     (explicit_delegation
       (user_type (identifier) @name . (type_arguments)? .))
+  ]) @reference.type
+
+; ---------------------------------------------------------------------------
+; Bindings: a type reference whose @import.alias is the variable it types (a parameter, a
+; constructor's `val`, a property or local, a `for` variable): `fun persist(user: User)`,
+; `val o: Order = …; o.total()`.
+; ---------------------------------------------------------------------------
+
+(parameter
+  (identifier) @import.alias
+  .
+  [
+    (user_type . (identifier) @name .)
+    (user_type . (identifier) @name . (type_arguments) .)
+    (nullable_type (user_type . (identifier) @name .))
+    (nullable_type (user_type . (identifier) @name . (type_arguments) .))
+  ]) @reference.type
+
+(class_parameter
+  (identifier) @import.alias
+  .
+  [
+    (user_type . (identifier) @name .)
+    (user_type . (identifier) @name . (type_arguments) .)
+    (nullable_type (user_type . (identifier) @name .))
+    (nullable_type (user_type . (identifier) @name . (type_arguments) .))
+  ]) @reference.type
+
+(variable_declaration
+  (identifier) @import.alias
+  .
+  [
+    (user_type . (identifier) @name .)
+    (user_type . (identifier) @name . (type_arguments) .)
+    (nullable_type (user_type . (identifier) @name .))
+    (nullable_type (user_type . (identifier) @name . (type_arguments) .))
   ]) @reference.type

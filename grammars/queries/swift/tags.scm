@@ -178,6 +178,25 @@
 ; call_expression too, with `[...]` arguments, and is not a call.
 ; ---------------------------------------------------------------------------
 
+; let p = Order(), var r = repo.find(): the call's @import.alias is the variable that holds
+; its result (the resolver types calls on it). Same names and receivers as the generic
+; patterns below, which they precede.
+(property_declaration
+  name: (pattern bound_identifier: (simple_identifier) @import.alias)
+  value: [
+    (call_expression
+      (navigation_expression
+        target: _ @receiver
+        suffix: (navigation_suffix
+          suffix: (simple_identifier) @name))
+      (call_suffix
+        [(value_arguments "(") (lambda_literal)])) @reference.call
+    (call_expression
+      (simple_identifier) @name
+      (call_suffix
+        [(value_arguments "(") (lambda_literal)])) @reference.call
+  ])
+
 ; obj.m(), self.m(), super.m(), super.init(), Type.m(), a.b.m()
 (call_expression
   (navigation_expression
@@ -280,3 +299,30 @@
     (user_type (type_identifier) @name .)
     (user_type (type_identifier) @name . (type_arguments) .)
   ]) @reference.type
+
+; ---------------------------------------------------------------------------
+; Bindings: a type reference whose @import.alias is the variable it types (a parameter, a
+; property or local, a `for` variable): `func persist(user: User)`, `let o: Order = …`.
+; ---------------------------------------------------------------------------
+
+(parameter
+  (simple_identifier) @import.alias
+  .
+  [
+    (user_type . (type_identifier) @name .)
+    (user_type . (type_identifier) @name . (type_arguments) .)
+  ]) @reference.type
+
+(property_declaration
+  name: (pattern bound_identifier: (simple_identifier) @import.alias)
+  (type_annotation [
+    (user_type . (type_identifier) @name .)
+    (user_type . (type_identifier) @name . (type_arguments) .)
+  ])) @reference.type
+
+(for_statement
+  item: (pattern bound_identifier: (simple_identifier) @import.alias)
+  (type_annotation [
+    (user_type . (type_identifier) @name .)
+    (user_type . (type_identifier) @name . (type_arguments) .)
+  ])) @reference.type
