@@ -52,7 +52,8 @@ use std::borrow::Cow;
 /// 17: `Outer.this` is the enclosing instance of an inner class.
 /// 18: Java overloads of one arity are told apart by the arguments' types.
 /// 21: C++: members of base classes, types named inside namespaces, the definitions a file
-/// includes, generators' inputs and declared variables' constructors (resolution changed).
+/// includes, generators' inputs and declared variables' constructors; C#, Kotlin, Swift and
+/// Dart read their variables' types (resolution changed).
 pub const GRAPH_FORMAT_VERSION: u32 = 21;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):

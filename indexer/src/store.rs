@@ -86,7 +86,8 @@ use crate::walk::SkipReason;
 /// 22: C and C++ files that parse with errors are read again with the macros that stand for
 /// attributes blanked (`class LEVELDB_EXPORT Status {`); C++ range-for variables are
 /// bindings; a C++ variable declared without an initialiser (`Status s;`) is a call of its
-/// class's default constructor, marked declared; `extern` declarations call nothing.
+/// class's default constructor, marked declared; `extern` declarations call nothing; C++
+/// containers, and C#, Kotlin, Swift and Dart variables, are bindings.
 pub const FORMAT_VERSION: u32 = 22;
 
 /// The records of a repository's index folder.
