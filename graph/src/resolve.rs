@@ -1397,7 +1397,10 @@ impl<'a> Tables<'a> {
                         Some(q) => t
                             .type_named(fi as u32, around, Some(q), &r.name, r.span.start_line, 0)
                             .map(|v| (Rung::Import, v)),
-                        None => t.lookup_name(fi as u32, around, &r.name, |s| s.kind.is_type_like()),
+                        // (Ruby: a module `include`d is a base too, a mixin.)
+                        None => t.lookup_name(fi as u32, around, &r.name, |s| {
+                            s.kind.is_type_like() || (f.lang == Lang::Ruby && s.kind == SymbolKind::Module)
+                        }),
                     });
                 base_deps.entry(ci).or_default().extend(keys);
                 headers[fi].push((ci, &r.name));
@@ -2466,6 +2469,16 @@ impl<'a> Tables<'a> {
         let local = flows(lang) && receiver.is_none() && self.flow_local(enclosing, &r.name);
         // A call's argument count picks among overloads (`log(s)` / `log(s, level)`).
         let args = if r.kind == RefKind::Call { r.arg_count() } else { None };
+        // Ruby: a bare name (no receiver, no arguments) that a parameter of the method around
+        // has is the parameter, not a call of a method of that name.
+        if lang == Lang::Ruby
+            && r.kind == RefKind::Call
+            && receiver.is_none()
+            && args.is_none()
+            && self.shadowed(file, enclosing, &r.name)
+        {
+            return Resolution { targets: smallvec::SmallVec::new(), rung: Rung::External, external: None };
+        }
         let found = match receiver {
             _ if local => None,
             Some(rcv) => self.resolve_with_receiver(file, enclosing, rcv, &r.name, &callable, line, 0),
@@ -2787,6 +2800,14 @@ impl<'a> Tables<'a> {
         let ctor = |c: u32| self.constructor_for(c, args).unwrap_or(c);
         match (lang, name) {
             (Lang::Python, "cls") => Some(class().map(|c| (Rung::Receiver, vec![ctor(c)]))),
+            // Ruby: `new(…)` in a class method makes an instance of the class (`initialize`);
+            // `super`, `super(…)` call the method of the enclosing one's name in the bases.
+            (Lang::Ruby, "new") => Some(class().map(|c| (Rung::Receiver, vec![ctor(c)]))),
+            (Lang::Ruby, "super") => {
+                let (Some(e), Some(c)) = (enclosing, class()) else { return Some(None) };
+                let v = self.member(c, self.syms[e as usize].name, false);
+                Some((!v.is_empty()).then_some((Rung::Receiver, v)))
+            }
             (Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Java, "super")
             | (Lang::CSharp, "base")
             | (Lang::Kotlin, "super") => {
