@@ -2288,6 +2288,31 @@ impl<'a> Tables<'a> {
             if !found.is_empty() {
                 return Some((Rung::Import, found));
             }
+            // (PHP's `use function App\Text\normalize as clean`, Kotlin's `import a.b.f as g`:
+            // the member by its qualified name, where the namespace is no path.)
+            if let Some(m) = imp.member.filter(|m| *m != "*" && !strict(lang) && !imp.module.is_empty()) {
+                let sep = lang.spec().qualifier;
+                // (Kotlin's module is the whole path, the member its last segment.)
+                let whole = imp.module.strip_suffix(m).is_some_and(|head| head.is_empty() || head.ends_with(sep));
+                let by_name = if whole {
+                    self.by_qualified(&imp.module).map_or(&[][..], Vec::as_slice)
+                } else {
+                    self.qualified_member(&imp.module, sep, m)
+                };
+                let found: Vec<u32> = by_name.iter().copied().filter(|&i| same_lang(&self.syms[i as usize])).collect();
+                if !found.is_empty() {
+                    return Some((Rung::Import, found));
+                }
+                // Kotlin and PHP: a name imported from a package the repository does not
+                // declare (`import kotlin.math.max`, `use function Illuminate\Support\str`) is
+                // that package's, never a same-named function found further down.
+                let package =
+                    if whole { imp.module.strip_suffix(m).unwrap_or("").trim_end_matches(sep) } else { &imp.module };
+                imported_from_outside |= matches!(lang, Lang::Kotlin | Lang::Php)
+                    && imp.files.is_empty()
+                    && !package.is_empty()
+                    && self.by_qualified(package).is_none_or(|v| v.is_empty());
+            }
             if strict(lang) || lang == Lang::JavaScript {
                 // `import X from "./m"`: the module's default export.
                 let default: Vec<u32> = imp
