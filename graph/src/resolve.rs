@@ -2347,6 +2347,14 @@ impl<'a> Tables<'a> {
         if imported_from_outside {
             return None;
         }
+        // C#: a type of the namespaces around or of a `using`'s namespace, a member of a `using
+        // static`'s class.
+        if lang == Lang::CSharp {
+            let found = self.csharp_scoped(file, enclosing, name, &|s| compatible(s.lang, lang) && ok_any(s));
+            if !found.is_empty() {
+                return Some((Rung::Import, found));
+            }
+        }
         // Whole-module imports that bring names into scope: `from m import *`,
         // `use m::*`, Go's `import . "m"`, Java's `import a.b.*`; (other languages) any.
         let star: Vec<u32> = self.imports[file as usize]
@@ -3910,6 +3918,58 @@ impl<'a> Tables<'a> {
         Some((cf, self.binding(cf, Some(c), name, u32::MAX, true)?))
     }
 
+    /// C#: the symbols `dotted` (`Parser`, `Str.Normalize`, `Acme.Csv.Parser`) names in `file`
+    /// inside `enclosing`, as C# looks names up: through a `using` alias (`using Str =
+    /// Acme.Text.Strings;`), in the namespaces around (`Parser` in `namespace Acme` may be
+    /// `Acme.Parser`), then in the `using`s (`using Acme.Json;` brings `Acme.Json.Parser`; `using
+    /// static Acme.Text.Strings;` the class's members). Empty when none is found.
+    fn csharp_scoped(
+        &self,
+        file: u32,
+        enclosing: Option<u32>,
+        dotted: &str,
+        ok: &dyn Fn(&Sym<'_>) -> bool,
+    ) -> Vec<u32> {
+        let qualified = |q: &str| -> Vec<u32> {
+            self.by_qualified(q).into_iter().flatten().copied().filter(|&i| ok(&self.syms[i as usize])).collect()
+        };
+        let (head, rest) = dotted.split_once('.').map_or((dotted, None), |(h, r)| (h, Some(r)));
+        let last = |m: &str| m.rsplit('.').next().unwrap_or(m).to_string();
+        for imp in self.imports_of(file) {
+            if imp.member.is_none() && imp.binding == head && imp.binding != last(&imp.module) {
+                imp.used();
+                let v = qualified(&match rest {
+                    Some(r) => format!("{}.{r}", imp.module),
+                    None => imp.module.clone(),
+                });
+                if !v.is_empty() {
+                    return v;
+                }
+            }
+        }
+        let mut scope = enclosing.map_or("", |e| self.syms[e as usize].qualified);
+        loop {
+            let v = qualified(&if scope.is_empty() { dotted.to_string() } else { format!("{scope}.{dotted}") });
+            if !v.is_empty() || scope.is_empty() {
+                if !v.is_empty() {
+                    return v;
+                }
+                break;
+            }
+            scope = scope.rsplit_once('.').map_or("", |(outer, _)| outer);
+        }
+        let mut found: Vec<u32> = Vec::new();
+        for imp in self.imports_of(file) {
+            if imp.member.is_none() && imp.binding == last(&imp.module) {
+                imp.used();
+                found.extend(qualified(&format!("{}.{dotted}", imp.module)));
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
     /// C++ and Java: the type of `name`, a member of a base class of the class of the method
     /// `enclosing`, named without `this`.
     fn inherited_member(&self, lang: Lang, enclosing: Option<u32>, name: &str, depth: u8) -> Option<Vec<u32>> {
@@ -4076,6 +4136,14 @@ impl<'a> Tables<'a> {
                 found.dedup();
                 // A known type without that member (a library base class): external.
                 return (!found.is_empty()).then_some((Rung::Receiver, found));
+            }
+        }
+        // C#: a type named through the namespaces around, the `using`s and their aliases.
+        if lang == Lang::CSharp && rcv.split('.').all(is_ident) {
+            let classes = self.csharp_scoped(file, enclosing, rcv, &|s: &Sym<'_>| s.kind.is_type_like());
+            if classes.len() == 1 {
+                let found = filter(self.member(classes[0], name, true));
+                return (!found.is_empty()).then_some((Rung::Import, found));
             }
         }
         let segs = split_segments(rcv);
