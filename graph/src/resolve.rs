@@ -2843,7 +2843,7 @@ impl<'a> Tables<'a> {
             }
             (Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Java, "super")
             | (Lang::CSharp, "base")
-            | (Lang::Kotlin, "super") => {
+            | (Lang::Kotlin | Lang::Dart, "super") => {
                 let c = class()?;
                 let v: Vec<u32> = self
                     .bases(&c)
@@ -2855,8 +2855,9 @@ impl<'a> Tables<'a> {
                 Some((!v.is_empty()).then_some((Rung::Receiver, v)))
             }
             // Another constructor of the class (C#: `: this(…)`; Kotlin: `: this(…)`, which
-            // may be the primary constructor, the class's own parameter list).
-            (Lang::Java | Lang::CSharp | Lang::Kotlin, "this") => {
+            // may be the primary constructor, the class's own parameter list; Dart: a
+            // redirecting constructor's `: this(…)`, the unnamed one).
+            (Lang::Java | Lang::CSharp | Lang::Kotlin | Lang::Dart, "this") => {
                 let c = class()?;
                 let cs = &self.syms[c as usize];
                 let ctor_name = if lang == Lang::Kotlin { "constructor" } else { cs.name };
