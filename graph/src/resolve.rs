@@ -2377,6 +2377,34 @@ impl<'a> Tables<'a> {
                 return Some((Rung::Import, found));
             }
         }
+        // Ada: `use Strings;` makes the package's declarations visible by their own names.
+        if lang == Lang::Ada {
+            let mut found: Vec<u32> = Vec::new();
+            for imp in &self.imports[file as usize] {
+                if imp.member.is_none() {
+                    imp.used();
+                    found.extend(
+                        self.qualified_member(&imp.module, ".", name)
+                            .iter()
+                            .copied()
+                            .filter(|&i| same_lang(&self.syms[i as usize])),
+                    );
+                }
+            }
+            found.sort_unstable();
+            found.dedup();
+            if !found.is_empty() {
+                return Some((Rung::Import, found));
+            }
+            // A name a `use`d package from outside the repository (`use Ada.Text_IO;`) may
+            // hold is that package's, never a same-named subprogram found further down.
+            let outside = self.imports[file as usize].iter().any(|i| {
+                i.member.is_none() && i.files.is_empty() && self.by_qualified(&i.module).is_none_or(|v| v.is_empty())
+            });
+            if outside {
+                return None;
+            }
+        }
         // Same package (directory), MATLAB functions by file name. Python, TypeScript and
         // Rust modules see nothing of their siblings without an import.
         if !matches!(lang, Lang::Python | Lang::TypeScript | Lang::Tsx | Lang::Rust) {
@@ -2573,9 +2601,16 @@ impl<'a> Tables<'a> {
             }
             return external();
         };
-        // TypeScript overloads: the implementation stands for its signatures.
-        let targets: Vec<u32> = if matches!(lang, Lang::TypeScript | Lang::Tsx) && targets.len() > 1 {
-            let bodied = |i: u32| !self.syms[i as usize].signature.trim_end().ends_with(';');
+        // TypeScript overloads: the implementation stands for its signatures. Ada: a
+        // subprogram's body (in the `.adb`) stands for its declaration in the spec (`.ads`).
+        let targets: Vec<u32> = if matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::Ada) && targets.len() > 1 {
+            let bodied = |i: u32| {
+                let s = &self.syms[i as usize];
+                match lang {
+                    Lang::Ada => !self.files[s.file as usize].path.ends_with(".ads"),
+                    _ => !s.signature.trim_end().ends_with(';'),
+                }
+            };
             targets
                 .iter()
                 .copied()
@@ -4147,6 +4182,19 @@ impl<'a> Tables<'a> {
                 return (!found.is_empty()).then_some((Rung::Import, found));
             }
         }
+        // Ada: `with Geometry.Circles;` then `Geometry.Circles.Area (…)`: the package the
+        // receiver names in full, by its qualified name.
+        if lang == Lang::Ada {
+            if let Some(imp) =
+                self.imports_of(file).iter().find(|i| i.member.is_none() && i.module.eq_ignore_ascii_case(rcv))
+            {
+                imp.used();
+                let found = filter(self.qualified_member(&imp.module, ".", name).to_vec());
+                if !found.is_empty() {
+                    return Some((Rung::Import, found));
+                }
+            }
+        }
         let segs = split_segments(rcv);
         let head = *segs.first()?;
         // A parameter or local variable of unknown type: not a module or a class.
@@ -4192,6 +4240,19 @@ impl<'a> Tables<'a> {
                             if !found.is_empty() {
                                 return Some((Rung::Import, found));
                             }
+                        }
+                    }
+                    // Ada: `with Strings;` then `Strings.Normalize (…)`, a member of the package by
+                    // its qualified name (the package's subprograms are its children).
+                    if lang == Lang::Ada {
+                        let mut q = imp.module.clone();
+                        for s in &segs[1..] {
+                            q.push('.');
+                            q.push_str(s);
+                        }
+                        let found = filter(self.qualified_member(&q, ".", name).to_vec());
+                        if !found.is_empty() {
+                            return Some((Rung::Import, found));
                         }
                     }
                     return None;
