@@ -2871,6 +2871,8 @@ impl<'a> Tables<'a> {
             // Ruby: `new(…)` in a class method makes an instance of the class (`initialize`);
             // `super`, `super(…)` call the method of the enclosing one's name in the bases.
             (Lang::Ruby, "new") => Some(class().map(|c| (Rung::Receiver, vec![ctor(c)]))),
+            // PHP: `new self(…)`, `new static(…)` make an instance of the class around.
+            (Lang::Php, "self" | "static") => Some(class().map(|c| (Rung::Receiver, vec![ctor(c)]))),
             (Lang::Ruby, "super") => {
                 let (Some(e), Some(c)) = (enclosing, class()) else { return Some(None) };
                 let v = self.member(c, self.syms[e as usize].name, false);

@@ -507,6 +507,54 @@
   consequence: (_) @binding.scope) @reference.type
 
 ; (c: Circle), (private repo: Repo), (s?: Shape)
+; repos: Repo[], repos: Array<Repo> (also readonly, a Set): a container of Repos, so that
+; `for (const r of repos)` and `repos[i]` give a Repo (`@binding.elements`: the alias gets `[]`)
+(required_parameter
+  pattern: (identifier) @import.alias
+  type: (type_annotation [
+    (array_type (type_identifier) @name)
+    (generic_type
+      name: (type_identifier) @_array
+      type_arguments: (type_arguments . (type_identifier) @name .))
+  ] @binding.elements)
+  (#match? @_array "^(Array|ReadonlyArray|Set|ReadonlySet)$")) @reference.type
+
+(optional_parameter
+  pattern: (identifier) @import.alias
+  type: (type_annotation [
+    (array_type (type_identifier) @name)
+    (generic_type
+      name: (type_identifier) @_array
+      type_arguments: (type_arguments . (type_identifier) @name .))
+  ] @binding.elements)
+  (#match? @_array "^(Array|ReadonlyArray|Set|ReadonlySet)$")) @reference.type
+
+(variable_declarator
+  name: (identifier) @import.alias
+  type: (type_annotation [
+    (array_type (type_identifier) @name)
+    (generic_type
+      name: (type_identifier) @_array
+      type_arguments: (type_arguments . (type_identifier) @name .))
+  ] @binding.elements)
+  (#match? @_array "^(Array|ReadonlyArray|Set|ReadonlySet)$")) @reference.type
+
+(public_field_definition
+  name: (property_identifier) @import.alias
+  type: (type_annotation [
+    (array_type (type_identifier) @name)
+    (generic_type
+      name: (type_identifier) @_array
+      type_arguments: (type_arguments . (type_identifier) @name .))
+  ] @binding.elements)
+  (#match? @_array "^(Array|ReadonlyArray|Set|ReadonlySet)$")) @reference.type
+
+; for (const r of repos): `r` is an element of what is iterated
+(for_in_statement
+  left: (identifier) @import.alias
+  "of"
+  right: (_) @name) @reference.iteration
+
 (required_parameter
   pattern: (identifier) @import.alias
   type: (type_annotation [
