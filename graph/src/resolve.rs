@@ -1771,6 +1771,53 @@ impl<'a> Tables<'a> {
             m = rest.split_once('/').map_or(rest, |(_, p)| p);
         }
         let mut base: Vec<&str> = dir_of(from_path).split('/').filter(|s| !s.is_empty()).collect();
+        // C and C++: `#include "log.h"` is the file of that name beside the including one,
+        // else one whose path ends with it (an include folder), and the sources of its stem
+        // beside it (`log.c`, which defines what it declares); never another folder's `log.*`.
+        if matches!(self.lang_of(from), Lang::C | Lang::Cpp) && m.contains('.') {
+            let mut parts = base.clone();
+            for part in m.split('/') {
+                match part {
+                    "." | "" => {}
+                    ".." => {
+                        parts.pop();
+                    }
+                    p => parts.push(p),
+                }
+            }
+            let name = m.rsplit('/').next().unwrap_or(m);
+            let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+            let mut headers: Vec<u32> = match self.file_of_path.get(parts.join("/").as_str()) {
+                Some(&f) => vec![f],
+                None => {
+                    let tail = format!("/{}", m.trim_start_matches("./"));
+                    self.module_keys
+                        .get(stem)
+                        .into_iter()
+                        .flatten()
+                        .map(|(_, f)| *f)
+                        .filter(|&f| {
+                            let p = &self.files[f as usize].path;
+                            p.ends_with(&tail) || p == m
+                        })
+                        .collect()
+                }
+            };
+            let sources: Vec<u32> = headers
+                .iter()
+                .flat_map(|&h| self.dir_files.get(dir_of(&self.files[h as usize].path)).into_iter().flatten())
+                .copied()
+                .filter(|&f| {
+                    let p = &self.files[f as usize].path;
+                    let file_name = p.rsplit('/').next().unwrap_or(p);
+                    file_name.rsplit_once('.').is_some_and(|(s, _)| s == stem) && !c_header(p)
+                })
+                .collect();
+            headers.extend(sources);
+            headers.sort_unstable();
+            headers.dedup();
+            return headers;
+        }
         let relative = m.starts_with('.');
         // Go: a path the import map rewrote (a module of the repository holds it) is exactly
         // the folder it names, relative to the importing file's.
@@ -2346,6 +2393,29 @@ impl<'a> Tables<'a> {
         }
         if imported_from_outside {
             return None;
+        }
+        // C++: `using namespace xml;` makes `xml::parse` visible as `parse`, `using
+        // mylib::text::trim;` that one name (the import's module is the innermost namespace
+        // written: a candidate's qualified name ends with it).
+        if lang == Lang::Cpp {
+            let mut found: Vec<u32> = Vec::new();
+            for imp in &self.imports[file as usize] {
+                if imp.module.contains(['/', '.', '"', '<']) || imp.member.is_some_and(|m| m != name) {
+                    continue;
+                }
+                imp.used();
+                let tail = format!("{}::{name}", imp.module);
+                found.extend(self.by_name(name).into_iter().flatten().copied().filter(|&i| {
+                    let q = self.syms[i as usize].qualified;
+                    same_lang(&self.syms[i as usize])
+                        && q.strip_suffix(tail.as_str()).is_some_and(|head| head.is_empty() || head.ends_with("::"))
+                }));
+            }
+            found.sort_unstable();
+            found.dedup();
+            if !found.is_empty() {
+                return Some((Rung::Import, found));
+            }
         }
         // C#: a type of the namespaces around or of a `using`'s namespace, a member of a `using
         // static`'s class.
@@ -4209,7 +4279,15 @@ impl<'a> Tables<'a> {
             imp.used();
             match imp.member {
                 None => {
-                    let mut files = imp.files.clone();
+                    // (Python's `import pkg.tools.fmt` binds `pkg`: the name is the package, and
+                    // `pkg.tools.fmt.render()` names `render` of `pkg.tools.fmt`.)
+                    let base: &str =
+                        if lang == Lang::Python && imp.module.split('.').next() == Some(imp.binding.as_str()) {
+                            &imp.binding
+                        } else {
+                            &imp.module
+                        };
+                    let mut files = if base == imp.module { imp.files.clone() } else { self.module_files(file, base) };
                     // `m.sub.f()` names `f` of the module `m.sub`; `m.Class.f()` (no such
                     // module) a member of `Class`, never a top-level `f` of `m`
                     // (`ast::FlagsItemKind::Flag(…)` is not the enum `ast::Flag`).
@@ -4219,7 +4297,7 @@ impl<'a> Tables<'a> {
                             let sub = format!("{}::{}", imp.module, segs[1..].join("::"));
                             self.rust_mod_files.get(sub.as_str()).cloned().unwrap_or_default()
                         } else {
-                            self.module_files(file, &format!("{}.{}", imp.module, segs[1..].join(".")))
+                            self.module_files(file, &format!("{base}.{}", segs[1..].join(".")))
                         };
                         if !deeper.is_empty() {
                             files = deeper;
@@ -4245,14 +4323,16 @@ impl<'a> Tables<'a> {
                         }
                     }
                     // Ada: `with Strings;` then `Strings.Normalize (…)`, a member of the package by
-                    // its qualified name (the package's subprograms are its children).
-                    if lang == Lang::Ada {
+                    // its qualified name (the package's subprograms are its children); C++:
+                    // `namespace txt = mylib::text;` then `txt::upper(…)`.
+                    if matches!(lang, Lang::Ada | Lang::Cpp) {
+                        let sep = lang.spec().qualifier;
                         let mut q = imp.module.clone();
                         for s in &segs[1..] {
-                            q.push('.');
+                            q.push_str(sep);
                             q.push_str(s);
                         }
-                        let found = filter(self.qualified_member(&q, ".", name).to_vec());
+                        let found = filter(self.qualified_member(&q, sep, name).to_vec());
                         if !found.is_empty() {
                             return Some((Rung::Import, found));
                         }
