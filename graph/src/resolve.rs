@@ -2498,6 +2498,9 @@ impl<'a> Tables<'a> {
             .copied()
             .filter(|&i| same_lang(&self.syms[i as usize]))
             .filter(|&i| !strict(lang) || (lang == Lang::Rust && self.syms[i as usize].kind == SymbolKind::Macro))
+            // Swift: another module of the package (`Sources/FancyMath/`) is seen only where
+            // the file imports it.
+            .filter(|&i| lang != Lang::Swift || self.swift_module_visible(file, self.syms[i as usize].file))
             .collect();
         // Rust: a macro only when no function has that name (the reference does not say
         // whether it was `name!(…)` or `name(…)`).
@@ -4078,6 +4081,82 @@ impl<'a> Tables<'a> {
         found
     }
 
+    /// Swift: whether the code of `other` is visible in `file`: the same module (SwiftPM's
+    /// `Sources/<Module>/`, `Tests/<Module>/`), or one `file` imports, or either outside such
+    /// a layout.
+    fn swift_module_visible(&self, file: u32, other: u32) -> bool {
+        fn module(path: &str) -> Option<&str> {
+            let mut parts = path.split('/');
+            while let Some(p) = parts.next() {
+                if p == "Sources" || p == "Tests" {
+                    return parts.next();
+                }
+            }
+            None
+        }
+        let (Some(mine), Some(theirs)) =
+            (module(&self.files[file as usize].path), module(&self.files[other as usize].path))
+        else {
+            return true;
+        };
+        mine == theirs || self.imports_of(file).iter().any(|i| i.module == theirs || i.binding == theirs)
+    }
+
+    /// The name of the type of the receiver `rcv`, where it is a type the repository does not
+    /// define: a string literal, or a concatenation with one (`("hello " + name)`), or a
+    /// variable declared of such a type (`name: String`). `None` otherwise.
+    fn outside_type(&self, file: u32, enclosing: Option<u32>, rcv: &str, line: u32) -> Option<String> {
+        let mut t = rcv.trim();
+        while t.starts_with('(') && call_open(t) == Some(0) {
+            t = t[1..t.len() - 1].trim();
+        }
+        if t.starts_with(['"', '\'']) || t.ends_with(['"', '\'']) {
+            return Some("String".to_string());
+        }
+        if !is_ident(t) {
+            return None;
+        }
+        let b = self.binding(file, enclosing, t, line, true)?;
+        if b.call || b.elements || b.element_of || b.receiver.is_some() {
+            return None;
+        }
+        let ty = b.name.trim_end_matches('?');
+        let repository = self.by_name(ty).into_iter().flatten().any(|&i| self.syms[i as usize].kind.is_type_like());
+        (!repository).then(|| ty.to_string())
+    }
+
+    /// The repository's extension members named `name` of the type `ty` (any case: C#'s
+    /// `string` is `String`): Kotlin `fun String.shout()`, C# `Shout(this string s)`, Swift
+    /// `extension String { func shout() }`, Dart `extension StringX on String { shout() }`.
+    fn extensions_of(&self, lang: Lang, ty: &str, name: &str) -> Vec<u32> {
+        let ty_lower = ty.to_ascii_lowercase();
+        let extends = |sig: &str, pattern: &str| sig.to_ascii_lowercase().contains(pattern);
+        self.by_name(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&i| {
+                let s = &self.syms[i as usize];
+                if !s.kind.is_callable() || !compatible(s.lang, lang) {
+                    return false;
+                }
+                let parent = s.parent.and_then(|p| self.by_id.get(&p)).map(|&p| &self.syms[p as usize]);
+                match lang {
+                    Lang::Kotlin => extends(s.signature, &format!("{ty_lower}.{}", name.to_ascii_lowercase())),
+                    Lang::CSharp => extends(s.signature, &format!("(this {ty_lower} ")),
+                    Lang::Swift => parent.is_some_and(|p| {
+                        p.signature.trim_start().starts_with("extension") && p.name.eq_ignore_ascii_case(ty)
+                    }),
+                    Lang::Dart => parent.is_some_and(|p| {
+                        p.signature.trim_start().starts_with("extension")
+                            && extends(p.signature, &format!(" on {ty_lower}"))
+                    }),
+                    _ => false,
+                }
+            })
+            .collect()
+    }
+
     /// C++ and Java: the type of `name`, a member of a base class of the class of the method
     /// `enclosing`, named without `this`.
     fn inherited_member(&self, lang: Lang, enclosing: Option<u32>, name: &str, depth: u8) -> Option<Vec<u32>> {
@@ -4243,6 +4322,16 @@ impl<'a> Tables<'a> {
                 found.sort_unstable();
                 found.dedup();
                 // A known type without that member (a library base class): external.
+                return (!found.is_empty()).then_some((Rung::Receiver, found));
+            }
+        }
+        // C#, Kotlin, Swift, Dart: a receiver of a type from outside the repository (a
+        // string, `name: String`) has the members the repository's extensions give that type
+        // (`fun String.shout()`, `static string Shout(this string s)`, `extension String {…}`,
+        // `extension StringX on String {…}`), and no others.
+        if matches!(lang, Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart) {
+            if let Some(ty) = self.outside_type(file, enclosing, rcv_written, line) {
+                let found = filter(self.extensions_of(lang, &ty, name));
                 return (!found.is_empty()).then_some((Rung::Receiver, found));
             }
         }
