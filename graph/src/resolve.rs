@@ -375,7 +375,15 @@ fn generator_input(path: &str) -> bool {
 /// Whether values of `s` are typed by it: a type-like symbol, or a Go defined type (`type Key
 /// []string`), which has methods as a struct does and whose call is a conversion to it.
 fn types_values(s: &Sym<'_>) -> bool {
-    s.kind.is_type_like() || (s.kind == SymbolKind::Type && s.lang == Lang::Go)
+    s.kind.is_type_like() || (s.kind == SymbolKind::Type && s.lang == Lang::Go) || zig_type_function(s)
+}
+
+/// Zig: a function that returns a type (`pub fn Stack(comptime T: type) type { return struct
+/// {…}; }`), a generic type whose methods are its children.
+fn zig_type_function(s: &Sym<'_>) -> bool {
+    s.lang == Lang::Zig
+        && s.kind == SymbolKind::Function
+        && s.signature.trim_end().trim_end_matches('{').trim_end().ends_with(") type")
 }
 
 /// Languages whose scoping rules the resolver follows closely (see the module doc).
@@ -384,10 +392,10 @@ fn strict(lang: Lang) -> bool {
 }
 
 /// Languages whose variables' types the resolver reads ([`Binding`]): the strict ones, and
-/// C++, C#, Kotlin, Swift and Dart (a local, a parameter or a member of a declared class type,
-/// or one initialised by a call).
+/// C++, C#, Kotlin, Swift, Dart and Zig (a local, a parameter or a member of a declared class
+/// type, or one initialised by a call).
 fn binds(lang: Lang) -> bool {
-    strict(lang) || matches!(lang, Lang::Cpp | Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart)
+    strict(lang) || matches!(lang, Lang::Cpp | Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart | Lang::Zig)
 }
 
 /// Languages whose repository-wide value flow ([`flow`]) is solved: names bound to
@@ -1954,7 +1962,7 @@ impl<'a> Tables<'a> {
         let mut cur = Some(sym);
         while let Some(c) = cur {
             let s = &self.syms[c as usize];
-            if s.kind.is_type_like() {
+            if s.kind.is_type_like() || (c != sym && zig_type_function(s)) {
                 return Some(c);
             }
             // Members of a scope that is not a symbol here (a Rust impl block; C++'s
@@ -3713,6 +3721,10 @@ impl<'a> Tables<'a> {
         let is_type = types_values;
         match qualifier {
             None => {
+                // Zig: `Self` (`const Self = @This();`) is the struct around.
+                if name == "Self" && self.lang_of(file) == Lang::Zig {
+                    return enclosing.and_then(|e| self.class_of(e)).map(|c| vec![c]);
+                }
                 if let Some((rung, v)) = self.lookup_name(file, enclosing, name, is_type) {
                     if v.len() > 1 {
                         let v = self.included_ones(file, v);

@@ -166,6 +166,35 @@
     .) @reference.import)
 
 ;; ---------------------------------------------------------------------------
+;; Bindings: a type reference whose @import.alias is the variable it types, so that calls
+;; on it find the type: `var c: Counter = …`, `self: *Self`, `var c = Self{ … }`.
+;; ---------------------------------------------------------------------------
+
+(variable_declaration
+  (identifier) @import.alias
+  type: [
+    (identifier) @name
+    (pointer_type (identifier) @name)
+  ]) @reference.type
+
+(parameter
+  name: (identifier) @import.alias
+  type: [
+    (identifier) @name
+    (pointer_type (identifier) @name)
+  ]) @reference.type
+
+(variable_declaration
+  (identifier) @import.alias
+  !type
+  (struct_initializer
+    [
+      (identifier) @name
+      (field_expression object: (_) @receiver member: (identifier) @name)
+      (call_expression function: (identifier) @name)
+    ])) @reference.type
+
+;; ---------------------------------------------------------------------------
 ;; Type references: struct literals `Circle{ .r = 1 }`
 ;; ---------------------------------------------------------------------------
 
