@@ -378,6 +378,11 @@ fn types_values(s: &Sym<'_>) -> bool {
     s.kind.is_type_like() || (s.kind == SymbolKind::Type && s.lang == Lang::Go) || zig_type_function(s)
 }
 
+/// MATLAB: whether `path` is in a package folder (`+stats/max.m`).
+fn matlab_in_package(path: &str) -> bool {
+    path.starts_with('+') || path.contains("/+")
+}
+
 /// Zig: a function that returns a type (`pub fn Stack(comptime T: type) type { return struct
 /// {…}; }`), a generic type whose methods are its children.
 fn zig_type_function(s: &Sym<'_>) -> bool {
@@ -2425,6 +2430,45 @@ impl<'a> Tables<'a> {
                 return Some((Rung::Import, found));
             }
         }
+        // MATLAB: in a classdef method, `step(obj)` is the class's method of that name (not a
+        // constructor: `obj@Animal(name)` constructs the superclass, below).
+        if lang == Lang::Matlab {
+            if let Some(c) = enclosing.and_then(|e| self.class_of(e)).filter(|&c| Some(c) != enclosing) {
+                let found: Vec<u32> = self
+                    .member(c, name, true)
+                    .into_iter()
+                    .filter(|&i| {
+                        ok_any(&self.syms[i as usize])
+                            && self.class_of(i).is_none_or(|k| self.syms[k as usize].name != name)
+                    })
+                    .collect();
+                if !found.is_empty() {
+                    return Some((Rung::Receiver, found));
+                }
+            }
+        }
+        // MATLAB: `import geo.*` makes the package's functions callable by their names,
+        // `import geo.circle_area` that one.
+        if lang == Lang::Matlab {
+            let mut found: Vec<u32> = Vec::new();
+            for imp in &self.imports[file as usize] {
+                let m = imp.module.trim();
+                let pkg = match m.strip_suffix(".*") {
+                    Some(p) => p,
+                    None => match m.rsplit_once('.') {
+                        Some((p, f)) if f == name => p,
+                        _ => continue,
+                    },
+                };
+                imp.used();
+                found.extend(self.matlab_package_function(pkg, name));
+            }
+            found.sort_unstable();
+            found.dedup();
+            if !found.is_empty() {
+                return Some((Rung::Import, found));
+            }
+        }
         // C#: a type of the namespaces around or of a `using`'s namespace, a member of a `using
         // static`'s class.
         if lang == Lang::CSharp {
@@ -2488,8 +2532,14 @@ impl<'a> Tables<'a> {
         if !matches!(lang, Lang::Python | Lang::TypeScript | Lang::Tsx | Lang::Rust) {
             let path = &self.files[file as usize].path;
             let dir = self.dir_files.get(dir_of(path)).cloned().unwrap_or_default();
-            let found: Vec<u32> =
-                self.top_level_in(&dir, name, &same_lang).into_iter().filter(|&i| top_level(i)).collect();
+            let found: Vec<u32> = self
+                .top_level_in(&dir, name, &same_lang)
+                .into_iter()
+                .filter(|&i| top_level(i))
+                .filter(|&i| {
+                    lang != Lang::Matlab || !matlab_in_package(&self.files[self.syms[i as usize].file as usize].path)
+                })
+                .collect();
             if !found.is_empty() {
                 return Some((Rung::Package, found));
             }
@@ -2509,6 +2559,11 @@ impl<'a> Tables<'a> {
             // Swift: another module of the package (`Sources/FancyMath/`) is seen only where
             // the file imports it.
             .filter(|&i| lang != Lang::Swift || self.swift_module_visible(file, self.syms[i as usize].file))
+            // MATLAB: a package function (`+stats/max.m`) is called by its package's name or
+            // through an import, never by its own name alone.
+            .filter(|&i| {
+                lang != Lang::Matlab || !matlab_in_package(&self.files[self.syms[i as usize].file as usize].path)
+            })
             .collect();
         // Rust: a macro only when no function has that name (the reference does not say
         // whether it was `name!(…)` or `name(…)`).
@@ -4093,6 +4148,40 @@ impl<'a> Tables<'a> {
         found
     }
 
+    /// MATLAB: whether `var` is the object in the classdef method `enclosing`: its first
+    /// parameter, or a constructor's result.
+    fn matlab_object(&self, enclosing: Option<u32>, var: &str) -> bool {
+        let Some(e) = enclosing else { return false };
+        let s = &self.syms[e as usize];
+        if self.class_of(e).is_none_or(|c| c == e) {
+            return false;
+        }
+        let head = s.signature.trim_start().strip_prefix("function").unwrap_or("").trim_start();
+        let result = head.split_once('=').map(|(r, _)| r.trim()).filter(|r| is_ident(r));
+        let first = head.split_once('(').and_then(|(_, rest)| rest.split([',', ')']).next()).map(str::trim);
+        result == Some(var) || first == Some(var)
+    }
+
+    /// MATLAB: the function `name` of the package `pkg` (`geo`, `a.b`): the file
+    /// `+geo/name.m` (`+a/+b/name.m`), whose first function it is.
+    fn matlab_package_function(&self, pkg: &str, name: &str) -> Vec<u32> {
+        let folder: String = pkg.split('.').map(|p| format!("+{p}")).collect::<Vec<_>>().join("/");
+        let file_name = format!("{name}.m");
+        self.by_name(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&i| {
+                let s = &self.syms[i as usize];
+                let path = &self.files[s.file as usize].path;
+                s.lang == Lang::Matlab
+                    && s.kind.is_callable()
+                    && s.parent.is_none()
+                    && (path == &format!("{folder}/{file_name}") || path.ends_with(&format!("/{folder}/{file_name}")))
+            })
+            .collect()
+    }
+
     /// Swift: whether the code of `other` is visible in `file`: the same module (SwiftPM's
     /// `Sources/<Module>/`, `Tests/<Module>/`), or one `file` imports, or either outside such
     /// a layout.
@@ -4345,6 +4434,20 @@ impl<'a> Tables<'a> {
             if let Some(ty) = self.outside_type(file, enclosing, rcv_written, line) {
                 let found = filter(self.extensions_of(lang, &ty, name));
                 return (!found.is_empty()).then_some((Rung::Receiver, found));
+            }
+        }
+        // MATLAB: in a classdef method, the object (`obj.reset()`) is its first parameter, or
+        // a constructor's result (`function obj = Counter(start)`).
+        if lang == Lang::Matlab && is_ident(rcv) && self.matlab_object(enclosing, rcv) {
+            let c = enclosing.and_then(|e| self.class_of(e))?;
+            let found = filter(self.member(c, name, true));
+            return (!found.is_empty()).then_some((Rung::Receiver, found));
+        }
+        // MATLAB: `geo.circle_area(r)`, a function of the package folder `+geo`.
+        if lang == Lang::Matlab && rcv.split('.').all(is_ident) {
+            let found = filter(self.matlab_package_function(rcv, name));
+            if !found.is_empty() {
+                return Some((Rung::Import, found));
             }
         }
         // C#: a type named through the namespaces around, the `using`s and their aliases.
