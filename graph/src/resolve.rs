@@ -2431,8 +2431,9 @@ impl<'a> Tables<'a> {
             }
         }
         // MATLAB: in a classdef method, `step(obj)` is the class's method of that name (not a
-        // constructor: `obj@Animal(name)` constructs the superclass, below).
-        if lang == Lang::Matlab {
+        // constructor: `obj@Animal(name)` constructs the superclass, below). R: a reference
+        // class's method calls its class's methods by their names (`log_change(x)`).
+        if matches!(lang, Lang::Matlab | Lang::R) {
             if let Some(c) = enclosing.and_then(|e| self.class_of(e)).filter(|&c| Some(c) != enclosing) {
                 let found: Vec<u32> = self
                     .member(c, name, true)
@@ -3005,11 +3006,12 @@ impl<'a> Tables<'a> {
         match (lang, name) {
             (Lang::Python, "cls") => Some(class().map(|c| (Rung::Receiver, vec![ctor(c)]))),
             // Ruby: `new(…)` in a class method makes an instance of the class (`initialize`);
-            // `super`, `super(…)` call the method of the enclosing one's name in the bases.
+            // `super`, `super(…)` call the method of the enclosing one's name in the bases (R's
+            // reference classes: `callSuper(…)`).
             (Lang::Ruby, "new") => Some(class().map(|c| (Rung::Receiver, vec![ctor(c)]))),
             // PHP: `new self(…)`, `new static(…)` make an instance of the class around.
             (Lang::Php, "self" | "static") => Some(class().map(|c| (Rung::Receiver, vec![ctor(c)]))),
-            (Lang::Ruby, "super") => {
+            (Lang::Ruby, "super") | (Lang::R, "callSuper") => {
                 let (Some(e), Some(c)) = (enclosing, class()) else { return Some(None) };
                 let v = self.member(c, self.syms[e as usize].name, false);
                 Some((!v.is_empty()).then_some((Rung::Receiver, v)))
@@ -4434,6 +4436,21 @@ impl<'a> Tables<'a> {
             if let Some(ty) = self.outside_type(file, enclosing, rcv_written, line) {
                 let found = filter(self.extensions_of(lang, &ty, name));
                 return (!found.is_empty()).then_some((Rung::Receiver, found));
+            }
+        }
+        // R6: `private$step()` is the object's own (private) method; `Counter$new(3)` makes an
+        // object, running `initialize`.
+        if lang == Lang::R && rcv == "private" {
+            let c = enclosing.and_then(|e| self.class_of(e))?;
+            let found = filter(self.member(c, name, true));
+            return (!found.is_empty()).then_some((Rung::Receiver, found));
+        }
+        if lang == Lang::R && name == "new" && is_ident(rcv) {
+            if let Some((_, classes)) = self.lookup_name(file, enclosing, rcv, |s| s.kind.is_type_like()) {
+                let ctors: Vec<u32> = classes.iter().filter_map(|&c| self.constructor(c)).collect();
+                if classes.len() == 1 && !ctors.is_empty() {
+                    return Some((Rung::Receiver, ctors));
+                }
             }
         }
         // MATLAB: in a classdef method, the object (`obj.reset()`) is its first parameter, or
