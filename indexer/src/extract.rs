@@ -165,6 +165,8 @@ impl Extractor {
         // One definition per name node and one reference per (name node, kind): the
         // match of the earliest pattern wins, whatever order tree-sitter reports them in.
         let mut def_at: HashMap<std::ops::Range<usize>, (usize, usize)> = HashMap::default();
+        // MATLAB: per function, its variables and where each becomes one (see `matlab_variables`).
+        let mut matlab_vars: HashMap<usize, HashMap<String, usize>> = HashMap::default();
         let mut ref_at: HashMap<(std::ops::Range<usize>, RefKind), (usize, usize)> = HashMap::default();
 
         let mut matches = self.cursor.matches(query, root, source);
@@ -279,6 +281,20 @@ impl Extractor {
                     };
                     if text.is_empty() || (kind == RefKind::Call && lang == Lang::Cpp && extern_declaration(node)) {
                         continue;
+                    }
+                    // MATLAB: `window(2)` where `window` is a variable of the function (a
+                    // parameter, its result, or assigned before) indexes it: no call.
+                    if kind == RefKind::Call && lang == Lang::Matlab && receiver.is_none() {
+                        let mut f = name_node.parent();
+                        while let Some(n) = f.filter(|n| n.kind() != "function_definition") {
+                            f = n.parent();
+                        }
+                        if let Some(f) = f {
+                            let vars = matlab_vars.entry(f.id()).or_insert_with(|| matlab_variables(f, source));
+                            if vars.get(text.as_str()).is_some_and(|&at| at <= name_node.start_byte()) {
+                                continue;
+                            }
+                        }
                     }
                     let key = (name_node.byte_range(), kind);
                     let slot = match ref_at.get(&key) {
@@ -608,6 +624,56 @@ fn arg_count(lang: Lang, call: Node<'_>) -> Option<usize> {
         n += 1;
     }
     Some(n)
+}
+
+/// MATLAB: the variables of the function `f` and the byte where each becomes one: its
+/// parameters and results (its start), and what it assigns (`w = …`, `y(1) = …`, `[a, b] =
+/// …`: the assignment's start). Nested functions are their own.
+fn matlab_variables(f: Node<'_>, source: &[u8]) -> HashMap<String, usize> {
+    let mut out: HashMap<String, usize> = HashMap::default();
+    let mut note = |n: Node<'_>, at: usize| {
+        if n.kind() == "identifier" {
+            out.entry(node_text(n, source).into_owned()).or_insert(at);
+        }
+    };
+    let mut cursor = f.walk();
+    for c in f.named_children(&mut cursor) {
+        if matches!(c.kind(), "function_output" | "function_arguments") {
+            let mut stack = vec![c];
+            while let Some(n) = stack.pop() {
+                note(n, f.start_byte());
+                let mut k = n.walk();
+                stack.extend(n.named_children(&mut k));
+            }
+        }
+    }
+    let mut stack = vec![f];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "function_definition" && n.id() != f.id() {
+            continue;
+        }
+        if n.kind() == "assignment" {
+            if let Some(left) = n.child_by_field_name("left") {
+                match left.kind() {
+                    "identifier" => note(left, n.start_byte()),
+                    "function_call" => {
+                        if let Some(name) = left.child_by_field_name("name") {
+                            note(name, n.start_byte());
+                        }
+                    }
+                    _ => {
+                        let mut k = left.walk();
+                        for x in left.named_children(&mut k) {
+                            note(x, n.start_byte());
+                        }
+                    }
+                }
+            }
+        }
+        let mut k = n.walk();
+        stack.extend(n.named_children(&mut k));
+    }
+    out
 }
 
 /// C++: whether `node` is a declaration of variables without an initialiser (`Status s;`,
