@@ -642,10 +642,22 @@ fn return_type(lang: Lang, sig: &str, name: &str) -> Option<(Option<String>, Str
             let r = sig.rsplit_once("->")?.1;
             r.split(" where ").next().unwrap_or(r)
         }
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Kotlin => {
             let open = sig.find('(')?;
             let close = open + call_open_forward(&sig[open..])?;
-            sig[close + 1..].trim_start().strip_prefix(':')?
+            let r = sig[close + 1..].trim_start().strip_prefix(':')?;
+            // (Kotlin: `fun f(): T = …`, `fun f(): T {`.)
+            r.split(['=', '{']).next().unwrap_or(r)
+        }
+        Lang::Swift => {
+            let r = sig.rsplit_once("->")?.1;
+            r.split(['{', ' ']).find(|x| !x.is_empty()).unwrap_or(r)
+        }
+        // `pub fn fromInt(i: u8) Color`, `fn next(self: *Self) !?*Node`.
+        Lang::Zig => {
+            let open = sig.find('(')?;
+            let close = open + call_open_forward(&sig[open..])?;
+            sig[close + 1..].trim().trim_start_matches(['!', '?', '*']).split(['{', ' ']).next()?
         }
         Lang::Go => {
             let mut rest = sig.strip_prefix("func")?.trim_start();
@@ -660,7 +672,7 @@ fn return_type(lang: Lang, sig: &str, name: &str) -> Option<(Option<String>, Str
                 None => r,
             }
         }
-        Lang::Java => {
+        Lang::Java | Lang::CSharp | Lang::Dart => {
             let at = sig.find(&format!("{name}("))?;
             let before = strip_generics(sig[..at].trim());
             before.rsplit(char::is_whitespace).next()?
