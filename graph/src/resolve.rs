@@ -338,6 +338,8 @@ pub(crate) struct Tables<'a> {
     impl_cache: std::sync::Mutex<HashMap<u32, (Implementations, Vec<deps::Key>)>>,
     /// The overrides of a method in its class's subclasses, with the keys finding them noted.
     override_cache: std::sync::Mutex<HashMap<u32, (Vec<u32>, Vec<deps::Key>)>>,
+    /// C and C++: the files each file reaches through its `#include`s, with the keys noted.
+    include_cache: std::sync::Mutex<HashMap<u32, (std::sync::Arc<HashSet<u32>>, Vec<deps::Key>)>>,
     /// Java: the names of the classes some code makes (`new X(…)`, `X::new`; by name, so a
     /// class of a name made anywhere counts as made).
     made: HashSet<&'a str>,
@@ -1181,6 +1183,7 @@ impl<'a> Tables<'a> {
             extra_table: HashMap::default(),
             impl_cache: std::sync::Mutex::new(HashMap::default()),
             override_cache: std::sync::Mutex::new(HashMap::default()),
+            include_cache: std::sync::Mutex::new(HashMap::default()),
             made: HashSet::default(),
             flow_state: None,
             mro_table: HashMap::default(),
@@ -3016,13 +3019,13 @@ impl<'a> Tables<'a> {
         let class = || enclosing.and_then(|e| self.class_of(e));
         let ctor = |c: u32| self.constructor_for(c, args).unwrap_or(c);
         match (lang, name) {
-            (Lang::Python, "cls") => Some(class().map(|c| (Rung::Receiver, vec![ctor(c)]))),
-            // Ruby: `new(…)` in a class method makes an instance of the class (`initialize`);
-            // `super`, `super(…)` call the method of the enclosing one's name in the bases (R's
-            // reference classes: `callSuper(…)`).
-            (Lang::Ruby, "new") => Some(class().map(|c| (Rung::Receiver, vec![ctor(c)]))),
-            // PHP: `new self(…)`, `new static(…)` make an instance of the class around.
-            (Lang::Php, "self" | "static") => Some(class().map(|c| (Rung::Receiver, vec![ctor(c)]))),
+            // An instance of the class around: Python's `cls(…)`, Ruby's `new(…)` in a class
+            // method (`initialize`), PHP's `new self(…)` and `new static(…)`.
+            (Lang::Python, "cls") | (Lang::Ruby, "new") | (Lang::Php, "self" | "static") => {
+                Some(class().map(|c| (Rung::Receiver, vec![ctor(c)])))
+            }
+            // Ruby: `super`, `super(…)` call the method of the enclosing one's name in the bases
+            // (R's reference classes: `callSuper(…)`).
             (Lang::Ruby, "super") | (Lang::R, "callSuper") => {
                 let (Some(e), Some(c)) = (enclosing, class()) else { return Some(None) };
                 let v = self.member(c, self.syms[e as usize].name, false);
@@ -3854,20 +3857,35 @@ impl<'a> Tables<'a> {
         if v.len() < 2 || !matches!(self.lang_of(file), Lang::C | Lang::Cpp) {
             return v;
         }
-        let mut seen: HashSet<u32> = HashSet::default();
-        let mut stack = vec![file];
-        while let Some(f) = stack.pop() {
-            if seen.len() >= MAX_INCLUDED || !seen.insert(f) {
-                continue;
-            }
-            stack.extend(self.imports_of(f).iter().flat_map(Import::used));
-        }
+        let seen = self.included(file);
         let kept: Vec<u32> = v.iter().copied().filter(|&i| seen.contains(&self.syms[i as usize].file)).collect();
         if kept.is_empty() {
             v
         } else {
             kept
         }
+    }
+
+    /// C and C++: `file` and the files it reaches through its `#include`s (at most
+    /// [`MAX_INCLUDED`]), computed once per file.
+    fn included(&self, file: u32) -> std::sync::Arc<HashSet<u32>> {
+        if let Some((v, keys)) = self.include_cache.lock().expect("cache").get(&file) {
+            deps::replay(keys);
+            return v.clone();
+        }
+        let (seen, keys) = deps::recorded(|| {
+            let mut seen: HashSet<u32> = HashSet::default();
+            let mut stack = vec![file];
+            while let Some(f) = stack.pop() {
+                if seen.len() >= MAX_INCLUDED || !seen.insert(f) {
+                    continue;
+                }
+                stack.extend(self.imports_of(f).iter().flat_map(Import::used));
+            }
+            std::sync::Arc::new(seen)
+        });
+        self.include_cache.lock().expect("cache").insert(file, (seen.clone(), keys));
+        seen
     }
 
     /// The type of what calling `t` gives: a class for a class or constructor, else
@@ -4410,7 +4428,12 @@ impl<'a> Tables<'a> {
                 }
             }
         }
-        if self_word(lang, rcv) {
+        // The object itself: `self`, `this`…; R6's `private`; MATLAB's object in a classdef
+        // method, its first parameter or a constructor's result (`obj.reset()`).
+        if self_word(lang, rcv)
+            || (lang == Lang::R && rcv == "private")
+            || (lang == Lang::Matlab && is_ident(rcv) && self.matlab_object(enclosing, rcv))
+        {
             let c = enclosing.and_then(|e| self.class_of(e))?;
             let found = filter(self.member(c, name, true));
             return (!found.is_empty()).then_some((Rung::Receiver, found));
@@ -4450,13 +4473,7 @@ impl<'a> Tables<'a> {
                 return (!found.is_empty()).then_some((Rung::Receiver, found));
             }
         }
-        // R6: `private$step()` is the object's own (private) method; `Counter$new(3)` makes an
-        // object, running `initialize`.
-        if lang == Lang::R && rcv == "private" {
-            let c = enclosing.and_then(|e| self.class_of(e))?;
-            let found = filter(self.member(c, name, true));
-            return (!found.is_empty()).then_some((Rung::Receiver, found));
-        }
+        // R6: `Counter$new(3)` makes an object, running `initialize`.
         if lang == Lang::R && name == "new" && is_ident(rcv) {
             if let Some((_, classes)) = self.lookup_name(file, enclosing, rcv, |s| s.kind.is_type_like()) {
                 let ctors: Vec<u32> = classes.iter().filter_map(|&c| self.constructor(c)).collect();
@@ -4464,13 +4481,6 @@ impl<'a> Tables<'a> {
                     return Some((Rung::Receiver, ctors));
                 }
             }
-        }
-        // MATLAB: in a classdef method, the object (`obj.reset()`) is its first parameter, or
-        // a constructor's result (`function obj = Counter(start)`).
-        if lang == Lang::Matlab && is_ident(rcv) && self.matlab_object(enclosing, rcv) {
-            let c = enclosing.and_then(|e| self.class_of(e))?;
-            let found = filter(self.member(c, name, true));
-            return (!found.is_empty()).then_some((Rung::Receiver, found));
         }
         // MATLAB: `geo.circle_area(r)`, a function of the package folder `+geo`.
         if lang == Lang::Matlab && rcv.split('.').all(is_ident) {
