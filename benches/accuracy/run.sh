@@ -36,6 +36,7 @@ for name in "${names[@]}"; do
       java) "$HERE/ref_java.sh" "$src" > "$out/ref.json" ;;
       go) (cd "$HERE/ref_go" && go run . "$src") > "$out/ref.json" ;;
       c|cpp) python3 "$HERE/ref_c.py" --lang=$lang "$src" "${refargs[@]}" > "$out/ref.json" ;;
+      ada) python3 "$HERE/ref_ada.py" "$src" "${refargs[@]}" > "$out/ref.json" ;;
       rust)  # rustc needs the whole repository (a workspace member's manifest names its root)
         crate=$ACC_WORK/crate/$name
         [ -d "$crate" ] || { mkdir -p "$crate"; git --git-dir="$ACC_MIRROR/${repo/\//+}/repo" archive "$commit" | tar -x -C "$crate"; }
