@@ -1043,6 +1043,55 @@ fn arity(lang: Lang, sig: &str, name: &str) -> Option<Arity> {
     Some(Arity { min, params: params.len(), variadic: is_variadic })
 }
 
+/// Ada: what a subprogram's signature (`function F (A, B : Integer; C : Float := 0.0)
+/// return T`) says about the arguments it takes; no parameter list, none. `None` when the
+/// signature is not a subprogram's.
+fn ada_arity(sig: &str) -> Option<Arity> {
+    let lower = sig.to_ascii_lowercase();
+    let at = ["function ", "procedure ", "entry "].iter().filter_map(|k| lower.find(k).map(|i| i + k.len())).min()?;
+    let rest = sig[at..].trim_start();
+    let name_end = rest.find(|c: char| c.is_whitespace() || c == '(').unwrap_or(rest.len());
+    let rest = rest[name_end..].trim_start();
+    if rest.starts_with("is ") {
+        return None; // an instance of a generic: its parameters are the generic's
+    }
+    if !rest.starts_with('(') {
+        return Some(Arity { min: 0, params: 0, variadic: false });
+    }
+    let close = call_open_forward(rest)?;
+    let (mut min, mut params, mut depth, mut start) = (0, 0, 0usize, 1);
+    let inner = &rest[..close];
+    let mut group = |g: &str| {
+        let names = g.split(':').next().unwrap_or("").split(',').filter(|n| !n.trim().is_empty()).count();
+        params += names;
+        if !g.contains(":=") {
+            min += names;
+        }
+    };
+    for (i, c) in inner.char_indices().skip(1) {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ';' if depth == 0 => {
+                group(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    group(&inner[start..]);
+    Some(Arity { min, params, variadic: false })
+}
+
+/// Ada: the generic an instance's signature names (`package P is new Pkg.G (…)`: `Pkg.G`).
+fn ada_generic_of(sig: &str) -> Option<&str> {
+    let lower = sig.to_ascii_lowercase();
+    let at = lower.find(" is new ")? + " is new ".len();
+    let rest = sig[at..].trim_start();
+    let end = rest.find(|c: char| c == '(' || c == ';' || c.is_whitespace()).unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
 /// How many arguments the call text `f(a, g(b, c))` passes, from its outer parentheses.
 fn text_arg_count(call: &str) -> Option<usize> {
     let open = call_open(call)?;
@@ -2016,6 +2065,27 @@ impl<'a> Tables<'a> {
     /// The symbols whose qualified name is `container`, `sep`, `name`. The key is built
     /// in a buffer each thread reuses: the resolver asks this on every scope and
     /// base-class hop, and a fresh string per ask was 1.6% of spring-framework's run.
+    /// Ada: the packages a package name written inside `enclosing` may denote, nearest first:
+    /// the name inside each unit around (`Co_Defs` in `HAC_Sys.Parser` is `HAC_Sys.Parser.Co_Defs`
+    /// or `HAC_Sys.Co_Defs`: a parent's children are visible by their own names), then the
+    /// name as written.
+    fn ada_scoped(&self, enclosing: Option<u32>, package: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(e) = enclosing {
+            let q = self.syms[e as usize].qualified;
+            let mut end = q.len();
+            loop {
+                out.push(format!("{}.{package}", &q[..end]));
+                match q[..end].rfind('.') {
+                    Some(i) => end = i,
+                    None => break,
+                }
+            }
+        }
+        out.push(package.to_string());
+        out
+    }
+
     fn qualified_member(&self, container: &str, sep: &str, name: &str) -> &[u32] {
         thread_local! {
             static KEY: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
@@ -2521,12 +2591,13 @@ impl<'a> Tables<'a> {
             for imp in &self.imports[file as usize] {
                 if imp.member.is_none() {
                     imp.used();
-                    found.extend(
-                        self.qualified_member(&imp.module, ".", name)
-                            .iter()
-                            .copied()
-                            .filter(|&i| same_lang(&self.syms[i as usize])),
-                    );
+                    for package in self.ada_scoped(enclosing, &imp.module) {
+                        let v = self.qualified_member(&package, ".", name);
+                        if !v.is_empty() {
+                            found.extend(v.iter().copied().filter(|&i| same_lang(&self.syms[i as usize])));
+                            break;
+                        }
+                    }
                 }
             }
             found.sort_unstable();
@@ -2692,12 +2763,16 @@ impl<'a> Tables<'a> {
         {
             return Resolution { targets: smallvec::SmallVec::new(), rung: Rung::External, external: None };
         }
+        // (Ada: a name read as a value is whatever the nearest declaration of it is: a
+        // constant hides a subprogram of a used package.)
+        let any = |_: &Sym<'_>| true;
+        let wanted: &dyn Fn(&Sym<'_>) -> bool = if r.is_bare() { &any } else { &callable };
         let found = match receiver {
             _ if local => None,
-            Some(rcv) => self.resolve_with_receiver(file, enclosing, rcv, &r.name, &callable, line, 0),
+            Some(rcv) => self.resolve_with_receiver(file, enclosing, rcv, &r.name, wanted, line, 0),
             None => self
                 .special_call(lang, enclosing, &r.name, args)
-                .unwrap_or_else(|| self.lookup_name(file, enclosing, &r.name, callable)),
+                .unwrap_or_else(|| self.lookup_name(file, enclosing, &r.name, wanted)),
         };
         // What the ladder leaves unknown or only guesses, the value flow may know (calls:
         // a value passed or stored is a reference only when it names its target; a value
@@ -2735,6 +2810,20 @@ impl<'a> Tables<'a> {
         if found.is_none() && r.is_declared() {
             return nothing();
         }
+        // Ada: a name read as a value is a call of the subprogram it names (found for sure:
+        // no guess, no same-named candidate elsewhere), and nothing otherwise.
+        let found = match found {
+            Some((rung, v)) if r.is_bare() => {
+                let sure = matches!(rung, Rung::Scope | Rung::SameFile | Rung::Import | Rung::Package | Rung::Receiver);
+                let v: Vec<u32> = v.into_iter().filter(|&i| self.syms[i as usize].kind.is_callable()).collect();
+                if !sure || v.is_empty() {
+                    return nothing();
+                }
+                Some((rung, v))
+            }
+            None if r.is_bare() => return nothing(),
+            found => found,
+        };
         let Some((rung, targets)) = found else {
             // `self.step()` in a class that has no `step`, its subclasses do: it runs theirs.
             if let Some(c) =
@@ -2753,29 +2842,7 @@ impl<'a> Tables<'a> {
             }
             return external();
         };
-        // TypeScript overloads: the implementation stands for its signatures. Ada: a
-        // subprogram's body (in the `.adb`) stands for its declaration in the spec (`.ads`).
-        let targets: Vec<u32> = if matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::Ada) && targets.len() > 1 {
-            let bodied = |i: u32| {
-                let s = &self.syms[i as usize];
-                match lang {
-                    Lang::Ada => !self.files[s.file as usize].path.ends_with(".ads"),
-                    _ => !s.signature.trim_end().ends_with(';'),
-                }
-            };
-            targets
-                .iter()
-                .copied()
-                .filter(|&i| {
-                    bodied(i)
-                        || !targets.iter().any(|&j| {
-                            j != i && bodied(j) && self.syms[j as usize].qualified == self.syms[i as usize].qualified
-                        })
-                })
-                .collect()
-        } else {
-            targets
-        };
+        let targets = self.prefer_bodies(lang, targets);
         // C and C++: a function defined both in a generator's input (`lexer.in.cc`, re2c's) and
         // in the source made from it (`lexer.cc`) is the made one's: the build compiles that.
         let targets: Vec<u32> = if matches!(lang, Lang::C | Lang::Cpp) && targets.len() > 1 {
@@ -2794,6 +2861,47 @@ impl<'a> Tables<'a> {
             targets
         };
         let targets = self.pick_overloads(lang, args, targets);
+        // Ada: a subprogram whose parameters cannot take the call's arguments is not the one
+        // called (overloads; a name of a `use`d package from outside the repository; `Obj.F
+        // (X)` passes `Obj` too). None left: the call is of something the repository does
+        // not hold.
+        let targets: Vec<u32> = match args {
+            Some(k) if lang == Lang::Ada && !value => {
+                let fit: Vec<u32> = targets
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        let s = &self.syms[i as usize];
+                        !s.kind.is_callable()
+                            || ada_arity(s.signature)
+                                .is_none_or(|a| a.admits(k) || (receiver.is_some() && a.admits(k + 1)))
+                    })
+                    .collect();
+                if fit.is_empty() && !targets.is_empty() {
+                    return if r.is_bare() { nothing() } else { external() };
+                }
+                fit
+            }
+            _ => targets,
+        };
+        // Ada: a subprogram renaming (`function Clock return Time renames Ada.Calendar.Clock;`)
+        // called is the subprogram it renames: the repository's, or one from outside it.
+        let targets: Vec<u32> = if lang == Lang::Ada {
+            let mut out = Vec::with_capacity(targets.len());
+            for t in targets {
+                match self.ada_renamed(t) {
+                    None => out.push(t),
+                    Some(v) if v.is_empty() => {}
+                    Some(v) => out.extend(v),
+                }
+            }
+            if out.is_empty() {
+                return if r.is_bare() { nothing() } else { external() };
+            }
+            out
+        } else {
+            targets
+        };
         // Java: of overloads one call could mean by its argument count, the ones its
         // arguments' types fit (`t.error(this)`: `error(TokeniserState)`, not `error(String)`).
         let targets = match r.arg_types() {
@@ -2841,6 +2949,11 @@ impl<'a> Tables<'a> {
                         out.push(target(self.syms[c as usize].id, EdgeKind::Constructor));
                     }
                 }
+                continue;
+            }
+            // Ada: `Animal (D)` converts, `new Circle'(…)` allocates: no subprogram of the
+            // repository runs.
+            if s.kind.is_type_like() && lang == Lang::Ada {
                 continue;
             }
             // (An interface or trait has no constructor of its own to run.)
@@ -3115,6 +3228,60 @@ impl<'a> Tables<'a> {
                 tail.ends_with("= default") || tail.ends_with("= delete") || tail.ends_with("=default")
             });
             s.kind.is_callable() && defined && self.arity_of(m).is_some_and(|a| a.admits(0))
+        })
+    }
+
+    /// TypeScript overloads: the implementation stands for its signatures. Ada: a
+    /// subprogram's body (in the `.adb`) stands for its declaration in the spec (`.ads`).
+    fn prefer_bodies(&self, lang: Lang, targets: Vec<u32>) -> Vec<u32> {
+        if !matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::Ada) || targets.len() < 2 {
+            return targets;
+        }
+        let bodied = |i: u32| {
+            let s = &self.syms[i as usize];
+            match lang {
+                Lang::Ada => !self.files[s.file as usize].path.ends_with(".ads"),
+                _ => !s.signature.trim_end().ends_with(';'),
+            }
+        };
+        targets
+            .iter()
+            .copied()
+            .filter(|&i| {
+                bodied(i)
+                    || !targets.iter().any(|&j| {
+                        j != i && bodied(j) && self.syms[j as usize].qualified == self.syms[i as usize].qualified
+                    })
+            })
+            .collect()
+    }
+
+    /// Ada: for a subprogram renaming (`procedure Put (S : String) renames Log.Write`), the
+    /// subprograms it renames that the repository holds (empty: one from outside it); `None`
+    /// for anything else.
+    ///
+    /// An instance of a generic subprogram (`procedure Encode is new LZ.Encode (…)`) runs
+    /// the generic's body: the same, for the generic it instantiates.
+    fn ada_renamed(&self, t: u32) -> Option<Vec<u32>> {
+        let s = &self.syms[t as usize];
+        let renamed = match s.signature.find(" renames ") {
+            Some(at) => s.signature[at + " renames ".len()..].trim(),
+            None => ada_generic_of(s.signature)?,
+        };
+        if renamed.contains('\'') || renamed.is_empty() {
+            return Some(Vec::new()); // an attribute (`Integer'Max`)
+        }
+        let enclosing = s.parent.as_ref().and_then(|p| self.by_id.get(p)).copied();
+        let callable = |x: &Sym<'_>| {
+            x.kind.is_callable() && !x.signature.contains(" renames ") && ada_generic_of(x.signature).is_none()
+        };
+        let found = match renamed.rsplit_once('.') {
+            Some((rcv, name)) => self.resolve_with_receiver(s.file, enclosing, rcv, name, &callable, 0, 1),
+            None => self.lookup_name(s.file, enclosing, renamed, callable),
+        };
+        Some(match found {
+            Some((rung, v)) if rung != Rung::Ambiguous && rung != Rung::Global => self.prefer_bodies(Lang::Ada, v),
+            _ => Vec::new(),
         })
     }
 
@@ -4507,6 +4674,34 @@ impl<'a> Tables<'a> {
                 let found = filter(self.qualified_member(&imp.module, ".", name).to_vec());
                 if !found.is_empty() {
                     return Some((Rung::Import, found));
+                }
+            }
+            // `Parser.Helpers.Check (…)` inside `HAC_Sys.Builder`: `HAC_Sys.Parser.Helpers`. An
+            // instance of a generic package (`package Files is new LZH (…)`; `Files.Encode`):
+            // the generic's member; of a generic from outside the repository, not the
+            // repository's.
+            if rcv.split('.').all(is_ident) {
+                for package in self.ada_scoped(enclosing, rcv) {
+                    let found = filter(self.qualified_member(&package, ".", name).to_vec());
+                    if !found.is_empty() {
+                        return Some((Rung::Import, found));
+                    }
+                    let instance = self.by_qualified(&package).into_iter().flatten().copied().find(|&i| {
+                        self.syms[i as usize].kind == SymbolKind::Module
+                            && ada_generic_of(self.syms[i as usize].signature).is_some()
+                    });
+                    if let Some(inst) = instance {
+                        let s = &self.syms[inst as usize];
+                        let generic = ada_generic_of(s.signature).unwrap_or_default();
+                        let around = s.parent.as_ref().and_then(|p| self.by_id.get(p)).copied();
+                        for g in self.ada_scoped(around, generic) {
+                            let found = filter(self.qualified_member(&g, ".", name).to_vec());
+                            if !found.is_empty() {
+                                return Some((Rung::Import, found));
+                            }
+                        }
+                        return None;
+                    }
                 }
             }
         }

@@ -68,6 +68,8 @@ struct RawRef {
     args: Option<usize>,
     /// C++, for a call: a variable declared without an initialiser (`Status s;`).
     declared: bool,
+    /// Ada, for a call: a name read as a value (`X := Next;`), a call only of a subprogram.
+    bare: bool,
     /// Java, for a call: what its arguments are; Rust, for a macro invocation: its tokens
     /// ([`Reference::arg_types`]).
     arg_types: Option<CompactString>,
@@ -167,6 +169,7 @@ impl Extractor {
         let mut def_at: HashMap<std::ops::Range<usize>, (usize, usize)> = HashMap::default();
         // MATLAB: per function, its variables and where each becomes one (see `matlab_variables`).
         let mut matlab_vars: HashMap<usize, HashMap<String, usize>> = HashMap::default();
+        let mut ada_locals: HashMap<usize, rustc_hash::FxHashSet<String>> = HashMap::default();
         let mut ref_at: HashMap<(std::ops::Range<usize>, RefKind), (usize, usize)> = HashMap::default();
 
         let mut matches = self.cursor.matches(query, root, source);
@@ -239,9 +242,12 @@ impl Extractor {
                     let kind = if let Role::Definition(k) = role { k } else { SymbolKind::Module };
                     // A module declared without a body (`namespace A\\B;`, `package a.b;`)
                     // holds what follows it, up to the end of its parent.
-                    // (`Node::parent` walks down from the root: asked only of modules.)
-                    let bodiless_module =
-                        kind == SymbolKind::Module && matches!(role, Role::Definition(_)) && find_body(node).is_none();
+                    // (`Node::parent` walks down from the root: asked only of modules.) An Ada
+                    // package declaration holds its declarations up to its `end Name;`.
+                    let bodiless_module = kind == SymbolKind::Module
+                        && matches!(role, Role::Definition(_))
+                        && lang != Lang::Ada
+                        && find_body(node).is_none();
                     let end = match node.parent() {
                         Some(p) if bodiless_module => p.end_byte(),
                         _ => node.end_byte(),
@@ -296,6 +302,19 @@ impl Extractor {
                             }
                         }
                     }
+                    // Ada: a name read as a value calls the subprogram it names, if it names
+                    // one (`X := Next;`); a variable, parameter or loop parameter of a scope
+                    // around is no call.
+                    // (Nor is a name given to a pragma, as a generic's actual, or in an
+                    // aspect: `pragma Inline (F)`, `is new G (F)`, `with Pre => Ready`.)
+                    let bare = kind == RefKind::Call && lang == Lang::Ada && ADA_VALUE_KINDS.contains(&node.kind());
+                    if bare
+                        && (text.eq_ignore_ascii_case("all")
+                            || ada_inside(node, &["pragma_g", "generic_instantiation", "aspect_specification"])
+                            || receiver.is_none() && ada_declared_around(name_node, &text, source, &mut ada_locals))
+                    {
+                        continue;
+                    }
                     let key = (name_node.byte_range(), kind);
                     let slot = match ref_at.get(&key) {
                         Some(&(p, _)) if p <= m.pattern_index => continue,
@@ -347,6 +366,7 @@ impl Extractor {
                         arg,
                         args: if kind == RefKind::Call { arg_count(lang, node) } else { None },
                         declared: kind == RefKind::Call && lang == Lang::Cpp && declared_without_initialiser(node),
+                        bare,
                         arg_types: match (kind, lang) {
                             (RefKind::Call, Lang::Java) if node.kind() == "string_literal" => {
                                 java_method_type(node, source)
@@ -541,9 +561,16 @@ impl Extractor {
             while stack.last().is_some_and(|&t| defs[t].end <= r.start) {
                 stack.pop();
             }
-            // Local labels (`.L1:`) are symbols but not callers: their function is.
+            // Local labels (`.L1:`) are symbols but not callers: their function is. So is an
+            // Ada constant declared in a subprogram (`Id : constant Positive := Next_Id;`).
+            let in_callable =
+                |t: usize| stack.iter().any(|&u| u != t && kinds[u].is_callable() && defs[u].end > r.start);
             let around = stack.iter().rev().copied().find(|&t| {
-                defs[t].end > r.start && kinds[t] != SymbolKind::Label && Some(t) != named_def[k] && owner[t].is_some()
+                defs[t].end > r.start
+                    && kinds[t] != SymbolKind::Label
+                    && !(lang == Lang::Ada && kinds[t] == SymbolKind::Constant && in_callable(t))
+                    && Some(t) != named_def[k]
+                    && owner[t].is_some()
             });
             let enclosing = around.and_then(|t| owner[t]);
             let arm = around.filter(|_| lang == Lang::Rust).map_or(0, |t| macro_arm_at(defs[t].node, r.start));
@@ -553,7 +580,11 @@ impl Extractor {
                 .with_arg_count(r.args)
                 .with_arg_types(r.arg_types)
                 .with_macro_arm(arm);
-            out.references.push(if r.declared { reference.declared() } else { reference });
+            out.references.push(match (r.declared, r.bare) {
+                (true, _) => reference.declared(),
+                (_, true) => reference.bare(),
+                _ => reference,
+            });
         }
         out
     }
@@ -613,6 +644,15 @@ fn arg_count(lang: Lang, call: Node<'_>) -> Option<usize> {
     }
     if let Some(list) = call.child_by_field_name("arguments") {
         return Some(count(list));
+    }
+    // Ada: `F (A, B => C)`; a procedure call without a list (`Reset;`) passes none.
+    if lang == Lang::Ada {
+        let mut cursor = call.walk();
+        let list = call.named_children(&mut cursor).find(|c| c.kind() == "actual_parameter_part");
+        return match list {
+            Some(list) => Some(count(list)),
+            None => (call.kind() == "procedure_call_statement").then_some(0),
+        };
     }
     let mut cursor = call.walk();
     if let Some(list) = call.named_children(&mut cursor).find(|c| matches!(c.kind(), "argument_list" | "arguments")) {
@@ -674,6 +714,87 @@ fn matlab_variables(f: Node<'_>, source: &[u8]) -> HashMap<String, usize> {
         stack.extend(n.named_children(&mut k));
     }
     out
+}
+
+/// Ada: the nodes of a name read as a value (`X := Next;`, `not Done`, `Show (Count)`).
+const ADA_VALUE_KINDS: [&str; 3] = ["term", "factor_not", "factor_abs"];
+
+/// Ada: whether `node` is inside a node of one of `kinds`.
+fn ada_inside(node: Node<'_>, kinds: &[&str]) -> bool {
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        if kinds.contains(&n.kind()) {
+            return true;
+        }
+        cur = n.parent();
+    }
+    false
+}
+
+/// Ada: whether `name` (a name read as a value, at `at`) is declared by a scope around it as
+/// an object: a parameter, a variable or constant of a declarative part, a loop parameter,
+/// an extended return's object, an exception handler's choice parameter. Names compare
+/// without case; each scope's names are computed once (`cache`, by node id).
+fn ada_declared_around(
+    at: Node<'_>,
+    name: &str,
+    source: &[u8],
+    cache: &mut HashMap<usize, rustc_hash::FxHashSet<String>>,
+) -> bool {
+    const DECLS: [&str; 9] = [
+        "object_declaration",
+        "number_declaration",
+        "object_renaming_declaration",
+        "exception_declaration",
+        "parameter_specification",
+        "loop_parameter_specification",
+        "iterator_specification",
+        "extended_return_object_declaration",
+        "choice_parameter_specification",
+    ];
+    const HOLDERS: [&str; 8] = [
+        "non_empty_declarative_part",
+        "declarative_part",
+        "procedure_specification",
+        "function_specification",
+        "formal_part",
+        "iteration_scheme",
+        "entry_body_formal_part",
+        "parameter_and_result_profile",
+    ];
+    fn collect(n: Node<'_>, source: &[u8], out: &mut rustc_hash::FxHashSet<String>) {
+        let mut c = n.walk();
+        for child in n.children(&mut c) {
+            if DECLS.contains(&child.kind()) {
+                // The names before the `:` (`A, B : Integer`), `in`/`of` (`for I in …`).
+                let mut k = child.walk();
+                for x in child.children(&mut k) {
+                    if matches!(x.kind(), ":" | "in" | "of") {
+                        break;
+                    }
+                    if x.kind() == "identifier" {
+                        out.insert(node_text(x, source).to_lowercase());
+                    }
+                }
+            } else if HOLDERS.contains(&child.kind()) {
+                collect(child, source, out);
+            }
+        }
+    }
+    let name = name.to_lowercase();
+    let mut cur = at.parent();
+    while let Some(n) = cur {
+        let names = cache.entry(n.id()).or_insert_with(|| {
+            let mut out = rustc_hash::FxHashSet::default();
+            collect(n, source, &mut out);
+            out
+        });
+        if names.contains(&name) {
+            return true;
+        }
+        cur = n.parent();
+    }
+    false
 }
 
 /// C++: whether `node` is a declaration of variables without an initialiser (`Status s;`,
@@ -815,6 +936,7 @@ fn macro_body_calls(
             arg: None,
             args: arg_count(lang, call),
             declared: false,
+            bare: false,
             arg_types: None,
         });
     }
@@ -1206,7 +1328,18 @@ fn signature(node: Node<'_>, source: &[u8]) -> String {
         .named_children(&mut cursor)
         .find(|c| c.kind().ends_with("_specification") && c.start_byte() == node.start_byte());
     if let Some(spec) = spec {
-        return truncate(collapse_ws(&String::from_utf8_lossy(&source[spec.byte_range()])), MAX_SIGNATURE);
+        // (A renaming says what it renames: `function Clock return Time renames
+        // Ada.Calendar.Clock`.)
+        let end = match node.kind() {
+            "subprogram_renaming_declaration" => node.end_byte(),
+            _ => spec.end_byte(),
+        };
+        let text = collapse_ws(&String::from_utf8_lossy(&source[spec.start_byte()..end]));
+        return truncate(text.trim_end_matches(';').trim_end().to_string(), MAX_SIGNATURE);
+    }
+    // An Ada instance says what it instantiates: `package P is new G (…)`.
+    if node.kind() == "generic_instantiation" {
+        return truncate(collapse_ws(&String::from_utf8_lossy(&source[node.byte_range()])), MAX_SIGNATURE);
     }
     let start = node.start_byte();
     let end = match find_body(node) {

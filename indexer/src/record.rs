@@ -259,10 +259,15 @@ impl Reference {
     /// s;`): no arguments, and only a constructor its class declares runs.
     const ARGS_DECLARED: u8 = u8::MAX - 1;
 
+    /// The stored argument count of a name read as a value where a subprogram without
+    /// parameters is called by its name alone (Ada: `X := Next;`, `if not Done then`): a
+    /// call when the name is a subprogram's, nothing when it is anything else's.
+    const ARGS_BARE: u8 = u8::MAX - 2;
+
     /// This call passing `n` arguments (`None`: not known).
     pub fn with_arg_count(mut self, n: Option<usize>) -> Reference {
         self.args = match n {
-            Some(n) if n < Self::ARGS_DECLARED as usize => n as u8,
+            Some(n) if n < Self::ARGS_BARE as usize => n as u8,
             _ => Self::ARGS_UNKNOWN,
         };
         self
@@ -280,12 +285,24 @@ impl Reference {
         self.args == Self::ARGS_DECLARED
     }
 
+    /// This call a name read as a value (see [`Reference::is_bare`]).
+    pub fn bare(mut self) -> Reference {
+        self.args = Self::ARGS_BARE;
+        self
+    }
+
+    /// Whether this call is a name read as a value, which calls a subprogram without
+    /// parameters when it names one and is no call otherwise (Ada: `X := Next;`).
+    pub fn is_bare(&self) -> bool {
+        self.args == Self::ARGS_BARE
+    }
+
     /// For a call: how many arguments it passes, when the extractor saw its argument list
     /// (a Kotlin or Swift trailing lambda is one of them; `*args`, `...xs` each count one).
     pub fn arg_count(&self) -> Option<usize> {
         match self.args {
             Self::ARGS_UNKNOWN => None,
-            Self::ARGS_DECLARED => Some(0),
+            Self::ARGS_DECLARED | Self::ARGS_BARE => Some(0),
             n => Some(n as usize),
         }
     }
@@ -546,7 +563,7 @@ mod tests {
         let plain = Reference::new("f".into(), RefKind::Call, span, None, None, None, None);
         assert_eq!(plain.arg_count(), None);
         for (n, want) in
-            [(Some(0), Some(0)), (Some(3), Some(3)), (Some(253), Some(253)), (Some(254), None), (None, None)]
+            [(Some(0), Some(0)), (Some(3), Some(3)), (Some(252), Some(252)), (Some(253), None), (None, None)]
         {
             let r = plain.clone().with_arg_count(n);
             assert_eq!(r.arg_count(), want, "{n:?}");
@@ -554,6 +571,13 @@ mod tests {
             assert_eq!(back, r);
             assert_eq!(back.arg_count(), want);
         }
+        // A name read as a value (Ada) passes none, and is told apart from a call passing none.
+        let bare = plain.clone().bare();
+        assert!(bare.is_bare() && !bare.is_declared());
+        assert_eq!(bare.arg_count(), Some(0));
+        assert!(!plain.clone().with_arg_count(Some(0)).is_bare());
+        let back: Reference = postcard::from_bytes(&postcard::to_allocvec(&bare).unwrap()).unwrap();
+        assert!(back.is_bare());
     }
 
     #[test]

@@ -88,7 +88,10 @@ use crate::walk::SkipReason;
 /// bindings; a C++ variable declared without an initialiser (`Status s;`) is a call of its
 /// class's default constructor, marked declared; `extern` declarations call nothing; C++
 /// containers, and C#, Kotlin, Swift and Dart variables, are bindings.
-pub const FORMAT_VERSION: u32 = 22;
+/// 23: Ada: names read as values are bare calls (`X := Next;`), calls record their argument
+/// counts, a nested package's declaration ends at its `end`, renamings and instances say what
+/// they rename or instantiate, constants of a subprogram are not callers.
+pub const FORMAT_VERSION: u32 = 23;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";

@@ -385,6 +385,22 @@
   .
   (actual_parameter_part)) @reference.call
 
+; Next, Pkg.Next, Obj.Done read as values (`X := Next;`, `if not BD.Done then`, `Show
+; (Count)`): a subprogram without parameters is called by its name alone, which the grammar
+; cannot tell from a variable's. The extractor leaves out the names a scope around declares
+; as objects, and the graph keeps the rest only where they name a subprogram.
+([
+  (term name: (identifier) @name)
+  (factor_not name: (identifier) @name)
+  (factor_abs name: (identifier) @name)
+] @reference.call)
+
+([
+  (term name: (selected_component prefix: (_) @receiver selector_name: (identifier) @name))
+  (factor_not name: (selected_component prefix: (_) @receiver selector_name: (identifier) @name))
+  (factor_abs name: (selected_component prefix: (_) @receiver selector_name: (identifier) @name))
+] @reference.call)
+
 ; new Circle'(...), new Circle
 (allocator
   (qualified_expression
