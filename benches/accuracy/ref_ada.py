@@ -34,7 +34,9 @@ counted. Left unresolved, with a reason: a dispatching call (GNAT's edge to a sl
 tagged type, `N:type`: which primitive runs is the tag's choice) and a call through an
 access-to-subprogram value (`__indirect_call`). What GNAT did not compile (a file of FOLDER
 no unit reads: a demo that does not build, an alternative body) is unresolved by line, every
-line with code on it ("in a file the build does not compile"). Output: the same JSON as
+line with code on it ("in a file the build does not compile"), and so is every line of an
+assertion (`pragma Assert`, `Debug`, `Assume`, `Loop_Invariant`, `Check`: GNAT compiles them
+only with -gnata). An operator's def is named by its symbol (`"+"` is `+`). Output: the same JSON as
 ref_python.py, plus `not_compiled`.
 """
 import concurrent.futures
@@ -129,7 +131,7 @@ class Sources:
         if name.endswith('"'):  # an operator: the blanked literal read back from the source
             raw = SUBPROGRAM.match(self.raw(path, line), col - 1)
             name = raw.group(1) if raw else name
-        return name.rsplit(".", 1)[-1]
+        return name.rsplit(".", 1)[-1].strip('"')  # an operator by its symbol, `"+"`: `+`
 
     def end_of(self, path, line, name):
         """The line of `end NAME;` closing the subprogram declared on `line` (at its
@@ -138,7 +140,9 @@ class Sources:
         if not 0 < line <= len(ls):
             return line
         indent = len(ls[line - 1]) - len(ls[line - 1].lstrip())
-        end = re.compile(r"(?i)^(\s*)end\s+" + re.escape(name) + r"\s*;")
+        # (an operator's `end "+";` reads `end " ";` here: literals are blanked)
+        named = r'"\s*"' if name.startswith('"') else re.escape(name)
+        end = re.compile(r"(?i)^(\s*)end\s+(?:[\w.]+\.)?" + named + r"\s*;")
         for ln in range(line, len(ls) + 1):
             m = end.match(ls[ln - 1])
             if m and len(m.group(1)) <= indent:
@@ -244,9 +248,10 @@ def main():
             key = f"{n['file']}:{n['line']}"
             scope[title] = key
             if key not in defs:
+                operator = not re.match(r"\w", written)
                 defs[key] = {"path": n["file"], "name": written, "line": n["line"],
-                             "end": src.end_of(n["file"], n["line"], written), "kind": "function",
-                             "operator": written.startswith('"')}
+                             "end": src.end_of(n["file"], n["line"], f'"{written}"' if operator else written),
+                             "kind": "function", "operator": operator}
     edges, unresolved, seen = [], [], set()
     for tu, text in sorted(cis.items()):
         nodes = nodes_of[tu]
@@ -289,6 +294,21 @@ def main():
                 edges.append({"caller": caller, "callee": callee, "site": site, "how": "call"})
     for d in defs.values():
         d.pop("operator")
+    # Assertions GNAT compiles only with -gnata (`pragma Assert (F (X));`): not calls here.
+    for f in files:
+        if not f.endswith((".adb", ".ads")) or f not in set(ada):
+            continue
+        code = src.code(f)
+        ln = 0
+        while ln < len(code):
+            if re.match(r"(?i)\s*pragma\s+(assert|assert_and_cut|assume|debug|loop_invariant|check)\b", code[ln]):
+                first = ln
+                while ln < len(code) and ";" not in code[ln]:
+                    ln += 1
+                for k in range(first, min(ln, len(code) - 1) + 1):
+                    unresolved.append({"caller": None, "site": f"{f}:{k + 1}:0",
+                                       "why": "an assertion, compiled only with -gnata"})
+            ln += 1
     # What GNAT did not compile: files no unit reads.
     read = set()
     for tu, nodes in nodes_of.items():

@@ -1083,6 +1083,73 @@ fn ada_arity(sig: &str) -> Option<Arity> {
     Some(Arity { min, params, variadic: false })
 }
 
+/// Ada: each parameter's type in a subprogram's signature, one per name (`A, B : in out
+/// Pkg.T'Class := X` is `t`, `t`), lowercased last names; `None` without a parameter list.
+fn ada_param_types(sig: &str) -> Option<Vec<String>> {
+    let lower = sig.to_ascii_lowercase();
+    let at = ["function ", "procedure ", "entry "].iter().filter_map(|k| lower.find(k).map(|i| i + k.len())).min()?;
+    let rest = sig[at..].trim_start();
+    let name_end = rest.find(|c: char| c.is_whitespace() || c == '(').unwrap_or(rest.len());
+    let rest = rest[name_end..].trim_start();
+    if !rest.starts_with('(') {
+        return None;
+    }
+    let close = call_open_forward(rest)?;
+    let inner = &rest[1..close];
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    let mut group = |g: &str| {
+        let Some(colon) = g.find(':') else { return };
+        let names = g[..colon].split(',').filter(|n| !n.trim().is_empty()).count();
+        let ty = g[colon + 1..].split(":=").next().unwrap_or("");
+        let ty = ty
+            .split_whitespace()
+            .filter(|w| {
+                !matches!(
+                    w.to_ascii_lowercase().as_str(),
+                    "in" | "out" | "access" | "aliased" | "not" | "null" | "constant"
+                )
+            })
+            .last()
+            .unwrap_or("");
+        let ty = ty.split('\'').next().unwrap_or("").rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+        out.extend(std::iter::repeat_n(ty, names));
+    };
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ';' if depth == 0 => {
+                group(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    group(&inner[start..]);
+    Some(out)
+}
+
+/// Ada: whether an argument (`hint`, see `Reference::arg_types`) can be passed as a
+/// parameter of type `param` (a lowercased last name; empty: not known).
+fn ada_arg_fits(hint: &str, param: &str) -> bool {
+    const STRINGS: [&str; 3] = ["string", "wide_string", "wide_wide_string"];
+    const CHARACTERS: [&str; 3] = ["character", "wide_character", "wide_wide_character"];
+    match hint {
+        "?" | "" => true,
+        _ if param.is_empty() => true,
+        "#str" => STRINGS.contains(&param),
+        "#chr" => CHARACTERS.contains(&param),
+        "#num" => {
+            !STRINGS.contains(&param)
+                && !CHARACTERS.contains(&param)
+                && param != "boolean"
+                && !param.ends_with("string")
+        }
+        t => t == param,
+    }
+}
+
 /// Ada: the generic an instance's signature names (`package P is new Pkg.G (…)`: `Pkg.G`).
 fn ada_generic_of(sig: &str) -> Option<&str> {
     let lower = sig.to_ascii_lowercase();
@@ -2884,14 +2951,46 @@ impl<'a> Tables<'a> {
             }
             _ => targets,
         };
+        // Ada: of overloads the call's arguments could all mean, those its arguments' types
+        // fit (a literal's, a parameter's or variable's declared type), the receiver of `Obj.F
+        // (X)` being the first parameter or a package.
+        let targets: Vec<u32> = match r.arg_types() {
+            Some(hints) if lang == Lang::Ada && targets.len() > 1 && !value => {
+                let hints: Vec<&str> = hints.split(',').collect();
+                let fits_at = |params: &[String], o: usize| {
+                    hints
+                        .iter()
+                        .enumerate()
+                        .all(|(i, h)| *h == "?" || params.get(i + o).is_some_and(|p| ada_arg_fits(h, p)))
+                };
+                let fit: Vec<u32> = targets
+                    .iter()
+                    .copied()
+                    .filter(|&i| match ada_param_types(self.syms[i as usize].signature) {
+                        Some(params) => fits_at(&params, 0) || (receiver.is_some() && fits_at(&params, 1)),
+                        None => true,
+                    })
+                    .collect();
+                if fit.is_empty() {
+                    targets
+                } else {
+                    fit
+                }
+            }
+            _ => targets,
+        };
         // Ada: a subprogram renaming (`function Clock return Time renames Ada.Calendar.Clock;`)
         // called is the subprogram it renames: the repository's, or one from outside it.
+        // (Of several candidates, one that renames a subprogram from outside the repository
+        // may be the one called: the others stay candidates.)
+        let mut outside_candidate = false;
         let targets: Vec<u32> = if lang == Lang::Ada {
             let mut out = Vec::with_capacity(targets.len());
+            let several = targets.len() > 1;
             for t in targets {
                 match self.ada_renamed(t) {
                     None => out.push(t),
-                    Some(v) if v.is_empty() => {}
+                    Some(v) if v.is_empty() => outside_candidate = several,
                     Some(v) => out.extend(v),
                 }
             }
@@ -3021,7 +3120,7 @@ impl<'a> Tables<'a> {
         let rung = match rung {
             Rung::Ambiguous if cfg_twins => Rung::Scope,
             _ if cfg_twins => rung,
-            _ if (named > 1 && rung != Rung::Flow) || rung == Rung::Ambiguous => Rung::Ambiguous,
+            _ if (named > 1 && rung != Rung::Flow) || rung == Rung::Ambiguous || outside_candidate => Rung::Ambiguous,
             _ => rung,
         };
         if rung == Rung::Ambiguous {

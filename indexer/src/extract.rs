@@ -169,7 +169,7 @@ impl Extractor {
         let mut def_at: HashMap<std::ops::Range<usize>, (usize, usize)> = HashMap::default();
         // MATLAB: per function, its variables and where each becomes one (see `matlab_variables`).
         let mut matlab_vars: HashMap<usize, HashMap<String, usize>> = HashMap::default();
-        let mut ada_locals: HashMap<usize, rustc_hash::FxHashSet<String>> = HashMap::default();
+        let mut ada_locals: HashMap<usize, HashMap<String, String>> = HashMap::default();
         let mut ref_at: HashMap<(std::ops::Range<usize>, RefKind), (usize, usize)> = HashMap::default();
 
         let mut matches = self.cursor.matches(query, root, source);
@@ -311,7 +311,8 @@ impl Extractor {
                     if bare
                         && (text.eq_ignore_ascii_case("all")
                             || ada_inside(node, &["pragma_g", "generic_instantiation", "aspect_specification"])
-                            || receiver.is_none() && ada_declared_around(name_node, &text, source, &mut ada_locals))
+                            || receiver.is_none()
+                                && ada_declared_around(name_node, &text, source, &mut ada_locals).is_some())
                     {
                         continue;
                     }
@@ -372,6 +373,7 @@ impl Extractor {
                                 java_method_type(node, source)
                             }
                             (RefKind::Call, Lang::Java) => java_arg_types(node, source),
+                            (RefKind::Call, Lang::Ada) => ada_arg_types(node, source, &mut ada_locals),
                             (RefKind::Call, Lang::Rust) => rust_macro_tokens(node, name_node, source),
                             _ => None,
                         },
@@ -731,16 +733,18 @@ fn ada_inside(node: Node<'_>, kinds: &[&str]) -> bool {
     false
 }
 
-/// Ada: whether `name` (a name read as a value, at `at`) is declared by a scope around it as
-/// an object: a parameter, a variable or constant of a declarative part, a loop parameter,
-/// an extended return's object, an exception handler's choice parameter. Names compare
-/// without case; each scope's names are computed once (`cache`, by node id).
+/// Ada: the type of `name` (a name read as a value, at `at`) where a scope around declares
+/// it as an object: a parameter, a variable or constant of a declarative part, a loop
+/// parameter, an extended return's object, an exception handler's choice parameter. The
+/// type is its subtype mark's last name, lowercased (`Zip.Zip_Info`: `zip_info`), empty when
+/// not written; `None` when no scope around declares `name`. Names compare without case;
+/// each scope's names are computed once (`cache`, by node id).
 fn ada_declared_around(
     at: Node<'_>,
     name: &str,
     source: &[u8],
-    cache: &mut HashMap<usize, rustc_hash::FxHashSet<String>>,
-) -> bool {
+    cache: &mut HashMap<usize, HashMap<String, String>>,
+) -> Option<String> {
     const DECLS: [&str; 9] = [
         "object_declaration",
         "number_declaration",
@@ -762,10 +766,14 @@ fn ada_declared_around(
         "entry_body_formal_part",
         "parameter_and_result_profile",
     ];
-    fn collect(n: Node<'_>, source: &[u8], out: &mut rustc_hash::FxHashSet<String>) {
+    fn collect(n: Node<'_>, source: &[u8], out: &mut HashMap<String, String>) {
         let mut c = n.walk();
         for child in n.children(&mut c) {
             if DECLS.contains(&child.kind()) {
+                let ty = child
+                    .child_by_field_name("subtype_mark")
+                    .map(|t| ada_type_name(&node_text(t, source)))
+                    .unwrap_or_default();
                 // The names before the `:` (`A, B : Integer`), `in`/`of` (`for I in …`).
                 let mut k = child.walk();
                 for x in child.children(&mut k) {
@@ -773,7 +781,7 @@ fn ada_declared_around(
                         break;
                     }
                     if x.kind() == "identifier" {
-                        out.insert(node_text(x, source).to_lowercase());
+                        out.insert(node_text(x, source).to_lowercase(), ty.clone());
                     }
                 }
             } else if HOLDERS.contains(&child.kind()) {
@@ -785,16 +793,60 @@ fn ada_declared_around(
     let mut cur = at.parent();
     while let Some(n) = cur {
         let names = cache.entry(n.id()).or_insert_with(|| {
-            let mut out = rustc_hash::FxHashSet::default();
+            let mut out = HashMap::default();
             collect(n, source, &mut out);
             out
         });
-        if names.contains(&name) {
-            return true;
+        if let Some(ty) = names.get(&name) {
+            return Some(ty.clone());
         }
         cur = n.parent();
     }
-    false
+    None
+}
+
+/// Ada: a type's last name as the resolver compares it (`Pkg.VString'Class`: `vstring`).
+fn ada_type_name(written: &str) -> String {
+    let t = written.split('\'').next().unwrap_or("");
+    t.rsplit('.').next().unwrap_or("").trim().to_lowercase()
+}
+
+/// Ada, for a call: what each positional argument is, comma-separated (see
+/// `Reference::arg_types`): `#str`, `#chr`, `#num` for a literal, the type of a parameter or
+/// variable of a scope around (its subtype mark's last name, lowercased), `?` otherwise and
+/// for a named association. `None` when no argument's type is known.
+fn ada_arg_types(
+    call: Node<'_>,
+    source: &[u8],
+    cache: &mut HashMap<usize, HashMap<String, String>>,
+) -> Option<CompactString> {
+    let mut cursor = call.walk();
+    let list = call.named_children(&mut cursor).find(|c| c.kind() == "actual_parameter_part")?;
+    let mut out: Vec<String> = Vec::new();
+    let mut lc = list.walk();
+    for a in list.named_children(&mut lc).filter(|x| !is_comment(x)) {
+        // `expression > term > name: X` or a literal alone; a named association (`X => Y`)
+        // says nothing of where its value goes by position.
+        let mut hint = String::from("?");
+        let mut ac = a.walk();
+        let kids: Vec<Node<'_>> = a.named_children(&mut ac).collect();
+        if kids.len() == 1 && kids[0].kind() == "expression" && kids[0].named_child_count() == 1 {
+            let term = kids[0].named_child(0).filter(|t| t.kind() == "term" && t.named_child_count() == 1);
+            if let Some(v) = term.and_then(|t| t.named_child(0)) {
+                hint = match v.kind() {
+                    "string_literal" => "#str".into(),
+                    "character_literal" => "#chr".into(),
+                    "numeric_literal" => "#num".into(),
+                    "identifier" => ada_declared_around(v, &node_text(v, source), source, cache)
+                        .filter(|t| !t.is_empty())
+                        .unwrap_or_else(|| "?".into()),
+                    _ => "?".into(),
+                };
+            }
+        }
+        out.push(hint);
+    }
+    out.iter().any(|h| h != "?").then(|| CompactString::from(out.join(",")))
 }
 
 /// C++: whether `node` is a declaration of variables without an initialiser (`Status s;`,

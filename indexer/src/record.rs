@@ -341,6 +341,10 @@ impl Reference {
     /// Rust, for a macro invocation: its tokens inside the delimiters, whitespace collapsed
     /// (`buf_get_impl!(le => self, u64, n)` is `le => self, u64, n`; none past
     /// [`Reference::MAX_MACRO_TOKENS`] bytes). Which arm of the macro runs is told by it.
+    ///
+    /// Ada, for a call: each positional argument, comma-separated: `#str`, `#chr`, `#num` for
+    /// a literal, the type of a parameter or variable of a scope around (its subtype mark's
+    /// last name, lowercased), `?` otherwise (`Put (File, "x", N)` is `file_type,#str,?`).
     pub fn arg_types(&self) -> Option<&str> {
         self.bound.as_ref()?.arg_types.as_deref()
     }

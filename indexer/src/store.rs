@@ -89,8 +89,9 @@ use crate::walk::SkipReason;
 /// class's default constructor, marked declared; `extern` declarations call nothing; C++
 /// containers, and C#, Kotlin, Swift and Dart variables, are bindings.
 /// 23: Ada: names read as values are bare calls (`X := Next;`), calls record their argument
-/// counts, a nested package's declaration ends at its `end`, renamings and instances say what
-/// they rename or instantiate, constants of a subprogram are not callers.
+/// counts and what their arguments are (`Reference::arg_types`), a nested package's
+/// declaration ends at its `end`, renamings and instances say what they rename or
+/// instantiate, constants of a subprogram are not callers.
 pub const FORMAT_VERSION: u32 = 23;
 
 /// The records of a repository's index folder.
