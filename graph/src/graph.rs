@@ -54,8 +54,8 @@ use std::borrow::Cow;
 /// 21: C++: members of base classes, types named inside namespaces, the definitions a file
 /// includes, generators' inputs and declared variables' constructors; C#, Kotlin, Swift and
 /// Dart read their variables' types (resolution changed).
-/// 22: Ada: bare calls, argument counts, renamings and instances, a parent's children by
-/// their own names (resolution changed).
+/// 22: Ada: bare calls, argument counts and types, renamings and instances, generics'
+/// formal subprograms, a parent's children by their own names (resolution changed).
 pub const GRAPH_FORMAT_VERSION: u32 = 22;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):

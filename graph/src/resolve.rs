@@ -338,6 +338,9 @@ pub(crate) struct Tables<'a> {
     impl_cache: std::sync::Mutex<HashMap<u32, (Implementations, Vec<deps::Key>)>>,
     /// The overrides of a method in its class's subclasses, with the keys finding them noted.
     override_cache: std::sync::Mutex<HashMap<u32, (Vec<u32>, Vec<deps::Key>)>>,
+    /// Ada: the instances of each generic, by the generic's name lowercased (made on first
+    /// use).
+    ada_instances: std::sync::OnceLock<HashMap<String, Vec<u32>>>,
     /// C and C++: the files each file reaches through its `#include`s, with the keys noted.
     include_cache: std::sync::Mutex<HashMap<u32, (std::sync::Arc<HashSet<u32>>, Vec<deps::Key>)>>,
     /// Java: the names of the classes some code makes (`new X(…)`, `X::new`; by name, so a
@@ -1150,6 +1153,39 @@ fn ada_arg_fits(hint: &str, param: &str) -> bool {
     }
 }
 
+/// Ada: the actual an instance (its signature, `procedure P is new G (A, Write => W)`) passes
+/// for the formal `name` at `position`: named for it, or positional there.
+fn ada_actual<'s>(sig: &'s str, name: &str, position: usize) -> Option<&'s str> {
+    let lower = sig.to_ascii_lowercase();
+    let at = lower.find(" is new ")?;
+    let open = at + sig[at..].find('(')?;
+    let close = open + call_open_forward(&sig[open..])?;
+    let inner = &sig[open + 1..close];
+    let (mut depth, mut start, mut k) = (0usize, 0, 0);
+    let mut parts: Vec<&str> = Vec::new();
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    for p in parts {
+        match p.split_once("=>") {
+            Some((formal, actual)) if formal.trim().eq_ignore_ascii_case(name) => return Some(actual.trim()),
+            Some(_) => {}
+            None if k == position => return Some(p.trim()),
+            None => k += 1,
+        }
+    }
+    None
+}
+
 /// Ada: the generic an instance's signature names (`package P is new Pkg.G (…)`: `Pkg.G`).
 fn ada_generic_of(sig: &str) -> Option<&str> {
     let lower = sig.to_ascii_lowercase();
@@ -1299,6 +1335,7 @@ impl<'a> Tables<'a> {
             extra_table: HashMap::default(),
             impl_cache: std::sync::Mutex::new(HashMap::default()),
             override_cache: std::sync::Mutex::new(HashMap::default()),
+            ada_instances: std::sync::OnceLock::new(),
             include_cache: std::sync::Mutex::new(HashMap::default()),
             made: HashSet::default(),
             flow_state: None,
@@ -1753,6 +1790,12 @@ impl<'a> Tables<'a> {
             });
             items.push((deps::key(Kind::Name, &s.name), h));
             items.push((deps::key(Kind::Qualified, &s.qualified_name), h));
+            // (Ada: an instance is what its generic's formals are looked up through.)
+            if s.lang == Lang::Ada {
+                if let Some(g) = ada_generic_of(&s.signature) {
+                    items.push((deps::key(Kind::Made, &g.rsplit('.').next().unwrap_or(g).to_ascii_lowercase()), h));
+                }
+            }
             let sep = s.lang.spec().qualifier;
             if let Some((container, _)) = s.qualified_name.rsplit_once(sep) {
                 let members = deps::key(Kind::Members, container.rsplit(sep).next().unwrap_or(container));
@@ -2984,10 +3027,14 @@ impl<'a> Tables<'a> {
         // (Of several candidates, one that renames a subprogram from outside the repository
         // may be the one called: the others stay candidates.)
         let mut outside_candidate = false;
+        // (What each instance passes for a generic's formal is called, each a fact, as what
+        // the value flow says a variable holds.)
+        let mut formal = false;
         let targets: Vec<u32> = if lang == Lang::Ada {
             let mut out = Vec::with_capacity(targets.len());
             let several = targets.len() > 1;
             for t in targets {
+                formal |= self.syms[t as usize].signature.starts_with("generic formal ");
                 match self.ada_renamed(t) {
                     None => out.push(t),
                     Some(v) if v.is_empty() => outside_candidate = several,
@@ -3117,6 +3164,7 @@ impl<'a> Tables<'a> {
         // facts. (What the value flow says a variable holds is each a fact: the code stores
         // each of them where the call reads.)
         let named = out.iter().filter(|t| t.kind != EdgeKind::Inherited).count();
+        let rung = if formal && rung != Rung::Ambiguous { Rung::Flow } else { rung };
         let rung = match rung {
             Rung::Ambiguous if cfg_twins => Rung::Scope,
             _ if cfg_twins => rung,
@@ -3361,8 +3409,15 @@ impl<'a> Tables<'a> {
     ///
     /// An instance of a generic subprogram (`procedure Encode is new LZ.Encode (…)`) runs
     /// the generic's body: the same, for the generic it instantiates.
+    ///
+    /// A generic's formal subprogram (`with procedure Write_Byte (B : Byte);`) runs what each
+    /// instance of the generic passes for it.
     fn ada_renamed(&self, t: u32) -> Option<Vec<u32>> {
         let s = &self.syms[t as usize];
+        if let Some(rest) = s.signature.strip_prefix("generic formal ") {
+            let position = rest.split_once(':').and_then(|(n, _)| n.parse::<usize>().ok())?;
+            return Some(self.ada_actuals(t, position));
+        }
         let renamed = match s.signature.find(" renames ") {
             Some(at) => s.signature[at + " renames ".len()..].trim(),
             None => ada_generic_of(s.signature)?,
@@ -3382,6 +3437,61 @@ impl<'a> Tables<'a> {
             Some((rung, v)) if rung != Rung::Ambiguous && rung != Rung::Global => self.prefer_bodies(Lang::Ada, v),
             _ => Vec::new(),
         })
+    }
+
+    /// Ada: what the instances of a generic pass for its formal subprogram `formal` (at
+    /// `position` among the generic's formals): the actual named for it or at its position,
+    /// else (a default `is <>`) the subprogram of its name where the instance is; each looked
+    /// up where the instance is declared.
+    fn ada_actuals(&self, formal: u32, position: usize) -> Vec<u32> {
+        let f = &self.syms[formal as usize];
+        let Some(&unit) = f.parent.as_ref().and_then(|p| self.by_id.get(p)) else {
+            return Vec::new();
+        };
+        let unit_name = self.syms[unit as usize].name;
+        let generic = unit_name.rsplit('.').next().unwrap_or(unit_name).to_ascii_lowercase();
+        deps::note_str(Kind::Made, &generic);
+        let instances = self.ada_instances.get_or_init(|| {
+            let mut m: HashMap<String, Vec<u32>> = HashMap::default();
+            for (i, s) in self.syms.iter().enumerate() {
+                if s.lang == Lang::Ada {
+                    if let Some(g) = ada_generic_of(s.signature) {
+                        m.entry(g.rsplit('.').next().unwrap_or(g).to_ascii_lowercase()).or_default().push(i as u32);
+                    }
+                }
+            }
+            m
+        });
+        let callable = |x: &Sym<'_>| {
+            x.kind.is_callable() && !x.signature.starts_with("generic formal ") && ada_generic_of(x.signature).is_none()
+        };
+        let mut out = Vec::new();
+        let unit_q = self.syms[unit as usize].qualified.to_ascii_lowercase();
+        for &inst in instances.get(&generic).into_iter().flatten() {
+            let s = &self.syms[inst as usize];
+            // (`LZMA.Decoding` and `BZip2.Decoding` are two generics: the name written must
+            // end the generic's qualified name.)
+            let written = ada_generic_of(s.signature).unwrap_or_default().to_ascii_lowercase();
+            if !(unit_q == written || unit_q.ends_with(&format!(".{written}"))) {
+                continue;
+            }
+            let actual = ada_actual(s.signature, f.name, position).unwrap_or(f.name);
+            if actual.contains(['\'', '(', '"']) || actual.is_empty() {
+                continue;
+            }
+            let around = s.parent.as_ref().and_then(|p| self.by_id.get(p)).copied();
+            let found = match actual.rsplit_once('.') {
+                Some((rcv, name)) => self.resolve_with_receiver(s.file, around, rcv, name, &callable, 0, 1),
+                None => self.lookup_name(s.file, around, actual, callable),
+            };
+            if let Some((rung, v)) = found.filter(|(rung, _)| *rung != Rung::Ambiguous && *rung != Rung::Global) {
+                let _ = rung;
+                out.extend(self.prefer_bodies(Lang::Ada, v));
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// What a symbol's signature says about the arguments it takes (a Kotlin class: its

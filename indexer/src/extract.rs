@@ -429,6 +429,28 @@ impl Extractor {
             parents.push(stack.last().copied());
             stack.push(i);
         }
+        // Ada: a generic's formal subprogram is a member of the unit the generic declares
+        // (`generic with function Read_Byte …; package LZ is`: `LZ.Read_Byte`).
+        if lang == Lang::Ada && defs.iter().any(|d| d.node.kind() == "formal_concrete_subprogram_declaration") {
+            let at: HashMap<usize, usize> = defs.iter().enumerate().map(|(i, d)| (d.node.id(), i)).collect();
+            for i in 0..defs.len() {
+                if defs[i].node.kind() != "formal_concrete_subprogram_declaration" {
+                    continue;
+                }
+                let mut g = defs[i].node.parent();
+                while let Some(n) =
+                    g.filter(|n| !(n.kind().starts_with("generic_") && n.kind() != "generic_formal_part"))
+                {
+                    g = n.parent();
+                }
+                let Some(g) = g else { continue };
+                let mut c = g.walk();
+                let unit = g.named_children(&mut c).find_map(|n| at.get(&n.id()).copied());
+                if unit.is_some() {
+                    parents[i] = unit;
+                }
+            }
+        }
         // Anonymous functions are numbered per scope, in source order; a reference naming
         // one's node (a lambda passed or assigned) names it so.
         let mut anonymous_names: HashMap<std::ops::Range<usize>, (String, usize)> = HashMap::default();
@@ -447,13 +469,17 @@ impl Extractor {
         // Qualified names, then ids of the definitions that are symbols.
         let prefix = module;
         let sep = lang.spec().qualifier;
-        let mut qualified: Vec<String> = Vec::with_capacity(defs.len());
-        for (i, d) in defs.iter().enumerate() {
-            qualified.push(match parents[i] {
+        // (A parent comes before its children, but for an Ada formal subprogram, whose unit
+        // follows the generic's formal part: those are named last.)
+        let mut qualified: Vec<String> = vec![String::new(); defs.len()];
+        let forward = |i: usize| parents[i].is_some_and(|p| p > i);
+        for i in (0..defs.len()).filter(|&i| !forward(i)).chain((0..defs.len()).filter(|&i| forward(i))) {
+            let d = &defs[i];
+            qualified[i] = match parents[i] {
                 Some(p) => format!("{}{sep}{}", qualified[p], d.name),
                 None if prefix.is_empty() => d.name.clone(),
                 None => format!("{prefix}{sep}{}", d.name),
-            });
+            };
         }
         let mut seen: HashMap<(String, SymbolKind), u32> = HashMap::default();
         let mut kinds: Vec<SymbolKind> = Vec::with_capacity(defs.len());
@@ -1388,6 +1414,30 @@ fn signature(node: Node<'_>, source: &[u8]) -> String {
         };
         let text = collapse_ws(&String::from_utf8_lossy(&source[spec.start_byte()..end]));
         return truncate(text.trim_end_matches(';').trim_end().to_string(), MAX_SIGNATURE);
+    }
+    // An Ada formal subprogram says where it is among its generic's formals (what an
+    // instance's positional actual is for): `generic formal 2: with function Read_Byte …`.
+    if node.kind() == "formal_concrete_subprogram_declaration" {
+        let mut n = 0;
+        if let Some(part) = node.parent().and_then(|p| p.parent()).filter(|p| p.kind() == "generic_formal_part") {
+            let mut c = part.walk();
+            for f in part.named_children(&mut c) {
+                if f.start_byte() >= node.start_byte() {
+                    break;
+                }
+                // (`A, B : Integer;` declares two formals)
+                n += match f.kind() {
+                    "formal_object_declaration" => {
+                        let mut k = f.walk();
+                        f.children(&mut k).take_while(|x| x.kind() != ":").filter(|x| x.kind() == "identifier").count()
+                    }
+                    k if k.starts_with("formal_") => 1,
+                    _ => 0,
+                };
+            }
+        }
+        let text = collapse_ws(&String::from_utf8_lossy(&source[node.byte_range()]));
+        return truncate(format!("generic formal {n}: {}", text.trim_end_matches(';').trim_end()), MAX_SIGNATURE);
     }
     // An Ada instance says what it instantiates: `package P is new G (…)`.
     if node.kind() == "generic_instantiation" {

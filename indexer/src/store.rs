@@ -91,7 +91,8 @@ use crate::walk::SkipReason;
 /// 23: Ada: names read as values are bare calls (`X := Next;`), calls record their argument
 /// counts and what their arguments are (`Reference::arg_types`), a nested package's
 /// declaration ends at its `end`, renamings and instances say what they rename or
-/// instantiate, constants of a subprogram are not callers.
+/// instantiate, a generic's formal subprograms are symbols of the unit it declares (their
+/// signature says their position), constants of a subprogram are not callers.
 pub const FORMAT_VERSION: u32 = 23;
 
 /// The records of a repository's index folder.

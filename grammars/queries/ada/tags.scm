@@ -135,6 +135,15 @@
     (function_specification name: (_) @name)
   ] @definition.function)
 
+; generic ... with procedure Write_Byte (B : Byte); ... package LZ is: a formal subprogram of
+; the generic, a member of what it declares; a call of it in the generic's body runs what each
+; instance passes for it.
+(formal_concrete_subprogram_declaration
+  [
+    (procedure_specification name: (_) @name)
+    (function_specification name: (_) @name)
+  ]) @definition.function
+
 (subprogram_declaration
   [
     (procedure_specification name: (_) @name)
