@@ -405,7 +405,8 @@ fn strict(lang: Lang) -> bool {
 /// C++, C#, Kotlin, Swift, Dart and Zig (a local, a parameter or a member of a declared class
 /// type, or one initialised by a call).
 fn binds(lang: Lang) -> bool {
-    strict(lang) || matches!(lang, Lang::Cpp | Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart | Lang::Zig)
+    strict(lang)
+        || matches!(lang, Lang::Cpp | Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart | Lang::Zig | Lang::Ada)
 }
 
 /// Languages whose repository-wide value flow ([`flow`]) is solved: names bound to
@@ -3439,6 +3440,40 @@ impl<'a> Tables<'a> {
         })
     }
 
+    /// Ada: the primitives named `name` of the type `c`: the subprograms of that name in the
+    /// package declaring it whose first parameter is of the type (any, when none says so),
+    /// else a parent type's.
+    fn ada_primitives(&self, c: u32, name: &str, filter: &dyn Fn(Vec<u32>) -> Vec<u32>) -> Vec<u32> {
+        let mut cur = vec![c];
+        let mut seen = HashSet::default();
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for t in cur {
+                if !seen.insert(t) {
+                    continue;
+                }
+                let s = &self.syms[t as usize];
+                if let Some((package, _)) = s.qualified.rsplit_once('.') {
+                    let v = filter(self.qualified_member(package, ".", name).to_vec());
+                    let ty = s.name.to_ascii_lowercase();
+                    let first = |i: &u32| {
+                        ada_param_types(self.syms[*i as usize].signature)
+                            .and_then(|p| p.first().cloned())
+                            .is_some_and(|p| p == ty)
+                    };
+                    let own: Vec<u32> = v.iter().copied().filter(first).collect();
+                    let v = if own.is_empty() { v } else { own };
+                    if !v.is_empty() {
+                        return self.prefer_bodies(Lang::Ada, v);
+                    }
+                }
+                next.extend(self.bases(&t).into_iter().flatten().copied());
+            }
+            cur = next;
+        }
+        Vec::new()
+    }
+
     /// Ada: what the instances of a generic pass for its formal subprogram `formal` (at
     /// `position` among the generic's formals): the actual named for it or at its position,
     /// else (a default `is <>`) the subprogram of its name where the instance is; each looked
@@ -4832,6 +4867,11 @@ impl<'a> Tables<'a> {
                 let mut found = Vec::new();
                 for c in classes {
                     found.extend(filter(self.member(c, name, true)));
+                    // Ada: `Obj.Op (…)` calls a primitive of `Obj`'s type, a subprogram of
+                    // the package that declares the type (or of a parent type's).
+                    if lang == Lang::Ada && found.is_empty() {
+                        found.extend(self.ada_primitives(c, name, &filter));
+                    }
                 }
                 found.sort_unstable();
                 found.dedup();

@@ -92,7 +92,8 @@ use crate::walk::SkipReason;
 /// counts and what their arguments are (`Reference::arg_types`), a nested package's
 /// declaration ends at its `end`, renamings and instances say what they rename or
 /// instantiate, a generic's formal subprograms are symbols of the unit it declares (their
-/// signature says their position), constants of a subprogram are not callers.
+/// signature says their position), parameters and variables are bindings, constants of a
+/// subprogram are not callers.
 pub const FORMAT_VERSION: u32 = 23;
 
 /// The records of a repository's index folder.

@@ -429,6 +429,33 @@
   ]) @reference.call
 
 ; ---------------------------------------------------------------------------
+; Bindings: a type reference whose @import.alias is the parameter or variable it types
+; (`Cat : in out File_Catalogue`, `BD : access Build_Data`, `Z : Zip.Zip_Info;`):
+; `Cat.Source_Open (…)` calls a primitive of `File_Catalogue`.
+
+(parameter_specification
+  (identifier) @import.alias
+  subtype_mark: [
+    (identifier) @name
+    (selected_component selector_name: (identifier) @name)
+  ]) @reference.type
+
+(parameter_specification
+  (identifier) @import.alias
+  (access_definition
+    subtype_mark: [
+      (identifier) @name
+      (selected_component selector_name: (identifier) @name)
+    ])) @reference.type
+
+(object_declaration
+  name: (identifier) @import.alias
+  subtype_mark: [
+    (identifier) @name
+    (selected_component selector_name: (identifier) @name)
+  ]) @reference.type
+
+; ---------------------------------------------------------------------------
 ; Callbacks: Visit'Access, Pkg.Handler'Unrestricted_Access
 
 (term
