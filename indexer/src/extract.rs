@@ -50,6 +50,9 @@ struct RawDef<'t> {
     anonymous: bool,
     /// The name node's range (the node's own for an anonymous function).
     name_range: std::ops::Range<usize>,
+    /// Ada: the parent units a child unit's name is written with (`Zip.Compress` of
+    /// `procedure Zip.Compress.Deflate`), part of its qualified name, not of its name.
+    outer: Option<String>,
 }
 
 struct RawRef {
@@ -252,11 +255,19 @@ impl Extractor {
                         Some(p) if bodiless_module => p.end_byte(),
                         _ => node.end_byte(),
                     };
+                    // (Ada: `package Zip.Compress is` is `Compress`, of `Zip`.)
+                    let (text, outer) = match text.rsplit_once('.') {
+                        Some((outer, last)) if lang == Lang::Ada && !last.is_empty() => {
+                            (last.to_string(), Some(outer.to_string()))
+                        }
+                        _ => (text, None),
+                    };
                     let def = RawDef {
                         node,
                         start: node.start_byte(),
                         end,
                         name: text,
+                        outer,
                         kind,
                         doc: if docs.is_empty() { None } else { Some(docs_text(&docs, source)) },
                         is_scope: matches!(role, Role::Scope),
@@ -475,10 +486,11 @@ impl Extractor {
         let forward = |i: usize| parents[i].is_some_and(|p| p > i);
         for i in (0..defs.len()).filter(|&i| !forward(i)).chain((0..defs.len()).filter(|&i| forward(i))) {
             let d = &defs[i];
-            qualified[i] = match parents[i] {
-                Some(p) => format!("{}{sep}{}", qualified[p], d.name),
-                None if prefix.is_empty() => d.name.clone(),
-                None => format!("{prefix}{sep}{}", d.name),
+            qualified[i] = match (parents[i], &d.outer) {
+                (Some(p), _) => format!("{}{sep}{}", qualified[p], d.name),
+                (None, Some(outer)) => format!("{outer}{sep}{}", d.name),
+                (None, None) if prefix.is_empty() => d.name.clone(),
+                (None, None) => format!("{prefix}{sep}{}", d.name),
             };
         }
         let mut seen: HashMap<(String, SymbolKind), u32> = HashMap::default();
@@ -2073,6 +2085,18 @@ mod tests {
 
     /// `LUA_API lua_Unsigned lua_rawlen (…)`: the grammar reads the type as the declarator and
     /// the name as an error; the function is named by its own name, and its calls are its.
+    #[test]
+    fn an_ada_child_unit_is_named_by_its_own_name_and_qualified_by_its_parents() {
+        let src = "package body Zip.Compress is\n   procedure Flush is\n   begin\n      null;\n   end Flush;\nend Zip.Compress;\n\nprocedure Zip.Compress.Deflate is\nbegin\n   null;\nend Zip.Compress.Deflate;\n";
+        let out = Extractor::new().extract(Lang::Ada, "zip-compress.adb", src.as_bytes());
+        let names: Vec<(&str, &str)> =
+            out.symbols.iter().map(|s| (s.name.as_str(), s.qualified_name.as_str())).collect();
+        assert_eq!(
+            names,
+            [("Compress", "Zip.Compress"), ("Flush", "Zip.Compress.Flush"), ("Deflate", "Zip.Compress.Deflate")]
+        );
+    }
+
     #[test]
     fn a_c_function_declared_after_an_unknown_macro_is_named_by_its_own_name() {
         let src = "#define LUA_API extern\ntypedef unsigned long lua_Unsigned;\n\nLUA_API lua_Unsigned lua_rawlen (int L, int idx) {\n  return index2value(L, idx);\n}\n\nLUA_API int lua_gettop (int L) {\n  return 0;\n}\n";

@@ -92,7 +92,8 @@ use crate::walk::SkipReason;
 /// counts and what their arguments are (`Reference::arg_types`), a nested package's
 /// declaration ends at its `end`, renamings and instances say what they rename or
 /// instantiate, a generic's formal subprograms are symbols of the unit it declares (their
-/// signature says their position), parameters and variables are bindings, constants of a
+/// signature says their position), parameters and variables are bindings, a child unit is
+/// named by its own name (`procedure Zip.Compress.Deflate`: `Deflate`), constants of a
 /// subprogram are not callers.
 pub const FORMAT_VERSION: u32 = 23;
 
