@@ -3024,14 +3024,15 @@ impl<'a> Tables<'a> {
             _ => targets,
         };
         // Ada: a subprogram renaming (`function Clock return Time renames Ada.Calendar.Clock;`)
-        // called is the subprogram it renames: the repository's, or one from outside it.
+        // called is the subprogram it renames: the repository's, or one from outside it. (A
+        // value names the declaration itself: `is new G (Read_Byte)` passes the formal.)
         // (Of several candidates, one that renames a subprogram from outside the repository
         // may be the one called: the others stay candidates.)
         let mut outside_candidate = false;
         // (What each instance passes for a generic's formal is called, each a fact, as what
         // the value flow says a variable holds.)
         let mut formal = false;
-        let targets: Vec<u32> = if lang == Lang::Ada {
+        let targets: Vec<u32> = if lang == Lang::Ada && !value {
             let mut out = Vec::with_capacity(targets.len());
             let several = targets.len() > 1;
             for t in targets {
@@ -3417,7 +3418,7 @@ impl<'a> Tables<'a> {
         let s = &self.syms[t as usize];
         if let Some(rest) = s.signature.strip_prefix("generic formal ") {
             let position = rest.split_once(':').and_then(|(n, _)| n.parse::<usize>().ok())?;
-            return Some(self.ada_actuals(t, position));
+            return Some(self.ada_actuals(t, position, 0));
         }
         let renamed = match s.signature.find(" renames ") {
             Some(at) => s.signature[at + " renames ".len()..].trim(),
@@ -3478,7 +3479,11 @@ impl<'a> Tables<'a> {
     /// `position` among the generic's formals): the actual named for it or at its position,
     /// else (a default `is <>`) the subprogram of its name where the instance is; each looked
     /// up where the instance is declared.
-    fn ada_actuals(&self, formal: u32, position: usize) -> Vec<u32> {
+    ///
+    /// An actual that is a formal of a generic around the instance (`LZMA.Encoding.Encode`
+    /// passes its own `Read_Byte` to `LZ77.Encode`) is what that generic's instances pass,
+    /// followed `depth` deep (at most 3).
+    fn ada_actuals(&self, formal: u32, position: usize, depth: u8) -> Vec<u32> {
         let f = &self.syms[formal as usize];
         let Some(&unit) = f.parent.as_ref().and_then(|p| self.by_id.get(p)) else {
             return Vec::new();
@@ -3497,9 +3502,7 @@ impl<'a> Tables<'a> {
             }
             m
         });
-        let callable = |x: &Sym<'_>| {
-            x.kind.is_callable() && !x.signature.starts_with("generic formal ") && ada_generic_of(x.signature).is_none()
-        };
+        let callable = |x: &Sym<'_>| x.kind.is_callable() && ada_generic_of(x.signature).is_none();
         let mut out = Vec::new();
         let unit_q = self.syms[unit as usize].qualified.to_ascii_lowercase();
         for &inst in instances.get(&generic).into_iter().flatten() {
@@ -3519,9 +3522,15 @@ impl<'a> Tables<'a> {
                 Some((rcv, name)) => self.resolve_with_receiver(s.file, around, rcv, name, &callable, 0, 1),
                 None => self.lookup_name(s.file, around, actual, callable),
             };
-            if let Some((rung, v)) = found.filter(|(rung, _)| *rung != Rung::Ambiguous && *rung != Rung::Global) {
-                let _ = rung;
-                out.extend(self.prefer_bodies(Lang::Ada, v));
+            if let Some((_, v)) = found.filter(|(rung, _)| *rung != Rung::Ambiguous && *rung != Rung::Global) {
+                for a in self.prefer_bodies(Lang::Ada, v) {
+                    let outer = self.syms[a as usize].signature.strip_prefix("generic formal ");
+                    match outer.and_then(|rest| rest.split_once(':')).and_then(|(n, _)| n.parse::<usize>().ok()) {
+                        Some(p) if depth < 3 => out.extend(self.ada_actuals(a, p, depth + 1)),
+                        Some(_) => {}
+                        None => out.push(a),
+                    }
+                }
             }
         }
         out.sort_unstable();
