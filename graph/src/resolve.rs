@@ -1047,64 +1047,70 @@ fn arity(lang: Lang, sig: &str, name: &str) -> Option<Arity> {
     Some(Arity { min, params: params.len(), variadic: is_variadic })
 }
 
-/// Ada: what a subprogram's signature (`function F (A, B : Integer; C : Float := 0.0)
-/// return T`) says about the arguments it takes; no parameter list, none. `None` when the
-/// signature is not a subprogram's.
-fn ada_arity(sig: &str) -> Option<Arity> {
+/// Ada: the parameter groups of a subprogram's signature (`(A, B : Integer; C : Float :=
+/// 0.0)`: `A, B : Integer` and `C : Float := 0.0`), empty without a parameter list. `None`
+/// when the signature is no subprogram's, or an instance's (its parameters are its generic's).
+fn ada_param_groups(sig: &str) -> Option<Vec<&str>> {
     let lower = sig.to_ascii_lowercase();
     let at = ["function ", "procedure ", "entry "].iter().filter_map(|k| lower.find(k).map(|i| i + k.len())).min()?;
     let rest = sig[at..].trim_start();
     let name_end = rest.find(|c: char| c.is_whitespace() || c == '(').unwrap_or(rest.len());
     let rest = rest[name_end..].trim_start();
     if rest.starts_with("is ") {
-        return None; // an instance of a generic: its parameters are the generic's
+        return None;
     }
     if !rest.starts_with('(') {
-        return Some(Arity { min: 0, params: 0, variadic: false });
+        return Some(Vec::new());
     }
     let close = call_open_forward(rest)?;
-    let (mut min, mut params, mut depth, mut start) = (0, 0, 0usize, 1);
-    let inner = &rest[..close];
-    let mut group = |g: &str| {
-        let names = g.split(':').next().unwrap_or("").split(',').filter(|n| !n.trim().is_empty()).count();
-        params += names;
-        if !g.contains(":=") {
-            min += names;
-        }
-    };
-    for (i, c) in inner.char_indices().skip(1) {
+    Some(split_outside_parens(&rest[1..close], ';'))
+}
+
+/// The parts of `s` between the `sep`s outside parentheses.
+fn split_outside_parens(s: &str, sep: char) -> Vec<&str> {
+    let (mut depth, mut start, mut out) = (0usize, 0, Vec::new());
+    for (i, c) in s.char_indices() {
         match c {
             '(' => depth += 1,
             ')' => depth = depth.saturating_sub(1),
-            ';' if depth == 0 => {
-                group(&inner[start..i]);
-                start = i + 1;
+            c if c == sep && depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + c.len_utf8();
             }
             _ => {}
         }
     }
-    group(&inner[start..]);
+    out.push(&s[start..]);
+    out
+}
+
+/// Ada: how many names a parameter group declares (`A, B : Integer`: 2).
+fn ada_group_names(group: &str) -> usize {
+    group.split(':').next().unwrap_or("").split(',').filter(|n| !n.trim().is_empty()).count()
+}
+
+/// Ada: what a subprogram's signature (`function F (A, B : Integer; C : Float := 0.0)
+/// return T`) says about the arguments it takes; no parameter list, none. `None` when the
+/// signature is not a subprogram's.
+fn ada_arity(sig: &str) -> Option<Arity> {
+    let (mut min, mut params) = (0, 0);
+    for g in ada_param_groups(sig)? {
+        let names = ada_group_names(g);
+        params += names;
+        if !g.contains(":=") {
+            min += names;
+        }
+    }
     Some(Arity { min, params, variadic: false })
 }
 
 /// Ada: each parameter's type in a subprogram's signature, one per name (`A, B : in out
 /// Pkg.T'Class := X` is `t`, `t`), lowercased last names; `None` without a parameter list.
 fn ada_param_types(sig: &str) -> Option<Vec<String>> {
-    let lower = sig.to_ascii_lowercase();
-    let at = ["function ", "procedure ", "entry "].iter().filter_map(|k| lower.find(k).map(|i| i + k.len())).min()?;
-    let rest = sig[at..].trim_start();
-    let name_end = rest.find(|c: char| c.is_whitespace() || c == '(').unwrap_or(rest.len());
-    let rest = rest[name_end..].trim_start();
-    if !rest.starts_with('(') {
-        return None;
-    }
-    let close = call_open_forward(rest)?;
-    let inner = &rest[1..close];
+    let groups = ada_param_groups(sig).filter(|g| !g.is_empty())?;
     let mut out = Vec::new();
-    let (mut depth, mut start) = (0usize, 0);
-    let mut group = |g: &str| {
-        let Some(colon) = g.find(':') else { return };
-        let names = g[..colon].split(',').filter(|n| !n.trim().is_empty()).count();
+    for g in groups {
+        let Some(colon) = g.find(':') else { continue };
         let ty = g[colon + 1..].split(":=").next().unwrap_or("");
         let ty = ty
             .split_whitespace()
@@ -1117,20 +1123,8 @@ fn ada_param_types(sig: &str) -> Option<Vec<String>> {
             .last()
             .unwrap_or("");
         let ty = ty.split('\'').next().unwrap_or("").rsplit('.').next().unwrap_or("").to_ascii_lowercase();
-        out.extend(std::iter::repeat_n(ty, names));
-    };
-    for (i, c) in inner.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            ';' if depth == 0 => {
-                group(&inner[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
+        out.extend(std::iter::repeat_n(ty, ada_group_names(g)));
     }
-    group(&inner[start..]);
     Some(out)
 }
 
@@ -1161,22 +1155,8 @@ fn ada_actual<'s>(sig: &'s str, name: &str, position: usize) -> Option<&'s str> 
     let at = lower.find(" is new ")?;
     let open = at + sig[at..].find('(')?;
     let close = open + call_open_forward(&sig[open..])?;
-    let inner = &sig[open + 1..close];
-    let (mut depth, mut start, mut k) = (0usize, 0, 0);
-    let mut parts: Vec<&str> = Vec::new();
-    for (i, c) in inner.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                parts.push(&inner[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&inner[start..]);
-    for p in parts {
+    let mut k = 0;
+    for p in split_outside_parens(&sig[open + 1..close], ',') {
         match p.split_once("=>") {
             Some((formal, actual)) if formal.trim().eq_ignore_ascii_case(name) => return Some(actual.trim()),
             Some(_) => {}
@@ -5155,6 +5135,18 @@ mod tests {
         assert!(!join.admits_unexpanded(1) && join.admits_unexpanded(2) && !join.admits_unexpanded(3));
         let flush = arity(Lang::CSharp, "void Flush(bool force, int timeout = 10)", "Flush").unwrap();
         assert!(!flush.admits(0) && flush.admits(1) && flush.admits(2) && !flush.admits(3));
+    }
+
+    #[test]
+    fn an_ada_signature_says_its_parameters() {
+        let sig = "function F (A, B : in out Pkg.T'Class; C : Float := G (1, 2)) return T";
+        assert_eq!(ada_arity(sig), a(2, 3, false));
+        assert_eq!(ada_param_types(sig), Some(vec!["t".to_string(), "t".to_string(), "float".to_string()]));
+        assert_eq!(ada_arity("procedure Reset"), a(0, 0, false));
+        assert_eq!(ada_param_types("procedure Reset"), None);
+        assert_eq!(ada_arity("procedure P is new G (Integer)"), None);
+        assert_eq!(ada_actual("package P is new G (A, Write => W (1, 2), C)", "Write", 5), Some("W (1, 2)"));
+        assert_eq!(ada_actual("package P is new G (A, Write => W (1, 2), C)", "Read", 1), Some("C"));
     }
 
     #[test]
