@@ -51,21 +51,15 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 
+import ref_c  # its folder walk and its sources, read once each
+from ref_c import walk
+
 NODE = re.compile(r'^node: \{ title: "([^"]*)" label: "(.*?)"( shape : ellipse)? \}$', re.M)
 EDGE = re.compile(r'^edge: \{\s*sourcename: "([^"]*)"\s*targetname: "([^"]*)"(?:\s*label: "([^"]*)")?\s*\}', re.M)
 LOC = re.compile(r"^(.*):(\d+):(\d+)$")
 SLOT = re.compile(r"^-?\d+:")  # `3:pkg__type,pkg__type`: a slot of a tagged type's dispatch table
 SUBPROGRAM = re.compile(r'(?i)(?:(?:not\s+)?overriding\s+)?(?:procedure|function|entry)\s+((?:\w+\.)*(?:\w+|"[^"]*"))')
 FLAGS = ["-c", "-O0", "-fcallgraph-info", "-gnatws", "-gnatf"]
-
-
-def walk(root):
-    out = []
-    for d, dirs, fs in os.walk(root):
-        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
-        for f in sorted(fs):
-            out.append(os.path.relpath(os.path.join(d, f), root))
-    return out
 
 
 def code_lines(text):
@@ -96,18 +90,9 @@ def code_lines(text):
     return out
 
 
-class Sources:
+class Sources(ref_c.Sources):
     def __init__(self, root):
-        self.root, self.cache = root, {}
-
-    def code(self, path):
-        if path not in self.cache:
-            try:
-                with open(os.path.join(self.root, path), encoding="utf-8", errors="replace") as f:
-                    self.cache[path] = code_lines(f.read())
-            except OSError:
-                self.cache[path] = []
-        return self.cache[path]
+        super().__init__(root, code_lines)
 
     def raw(self, path, line):
         """The line as written (an operator's name is a string literal)."""

@@ -170,14 +170,16 @@ def code_lines(text):
 
 
 class Sources:
-    def __init__(self, root):
-        self.root, self.cache = root, {}
+    """A code base's files, read once each as `lines` reads them (ref_ada.py: Ada's)."""
+
+    def __init__(self, root, lines=None):
+        self.root, self.cache, self.lines = root, {}, lines or code_lines
 
     def code(self, path):
         if path not in self.cache:
             try:
                 with open(os.path.join(self.root, path), encoding="utf-8", errors="replace") as f:
-                    self.cache[path] = code_lines(f.read())
+                    self.cache[path] = self.lines(f.read())
             except OSError:
                 self.cache[path] = []
         return self.cache[path]
