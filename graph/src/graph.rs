@@ -56,7 +56,9 @@ use std::borrow::Cow;
 /// Dart read their variables' types (resolution changed).
 /// 22: Ada: bare calls, argument counts and types, renamings and instances, generics'
 /// formal subprograms, a parent's children by their own names (resolution changed).
-pub const GRAPH_FORMAT_VERSION: u32 = 22;
+/// 23: Kotlin: extension functions by their receiver's type, the implicit receiver of one,
+/// overloads by their arguments' types; a binding names no base class (resolution changed).
+pub const GRAPH_FORMAT_VERSION: u32 = 23;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

@@ -574,6 +574,47 @@ fn strip_generics(s: &str) -> &str {
     }
 }
 
+/// Kotlin: the receiver type of an extension function's signature, without its generic
+/// arguments and `?` (`fun <T> Option<T>.validate(): …` is `Option`, `fun a.B?.f()` `a.B`);
+/// `None` for a function that extends nothing.
+fn kotlin_extension_receiver(signature: &str) -> Option<&str> {
+    let at = signature.find("fun ")? + "fun ".len();
+    let rest = signature[at..].trim_start();
+    let mut i = 0;
+    let bytes = rest.as_bytes();
+    // (`fun <T : Any> …`: the function's own type parameters.)
+    if bytes.first() == Some(&b'<') {
+        let mut depth = 0;
+        for (k, &b) in bytes.iter().enumerate() {
+            match b {
+                b'<' => depth += 1,
+                b'>' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        i = k + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    // The last `.` at depth 0 before the parameter list.
+    let (mut depth, mut dot) = (0i32, None);
+    for (k, &b) in bytes.iter().enumerate().skip(i) {
+        match b {
+            b'<' | b'(' if depth == 0 && b == b'(' => break,
+            b'<' | b'(' => depth += 1,
+            b'>' | b')' => depth -= 1,
+            b'.' if depth == 0 => dot = Some(k),
+            _ => {}
+        }
+    }
+    let recv = rest[i..dot?].trim();
+    let recv = recv.split('<').next().unwrap_or(recv).trim_end_matches('?').trim();
+    (!recv.is_empty() && recv.split('.').all(is_ident)).then_some(recv)
+}
+
 /// The type a type expression names, as (qualifier, name): `&mut pkg.T` -> (`pkg`, `T`),
 /// `Box<dyn Shape>` -> (None, `Shape`), `Optional[Circle]` -> (None, `Circle`).
 fn type_text(lang: Lang, t: &str) -> Option<(Option<String>, String)> {
@@ -867,6 +908,66 @@ fn java_box(p: &str) -> Option<&'static str> {
         "byte" => "Byte",
         _ => return None,
     })
+}
+
+/// A Kotlin parameter, as [`kotlin_params`] reads it.
+struct KotlinParam {
+    /// Its type's name without generic arguments and `?`, by Java's name where Kotlin's
+    /// stands for a primitive (`Int` is `int`), `Object` for `Any`; `fn` for a function type.
+    ty: String,
+    default: bool,
+    vararg: bool,
+}
+
+/// Kotlin: the parameters of the function `name`'s signature (`fun emit(s: String, n: Int =
+/// 0)`; `None` when it has no parameter list).
+fn kotlin_params(signature: &str, name: &str) -> Option<Vec<KotlinParam>> {
+    let list = param_list(signature, name)?;
+    let parts = top_level_parts(list)?;
+    Some(
+        parts
+            .into_iter()
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| {
+                let (mut depth, mut colon, mut eq) = (0i32, None, None);
+                for (k, c) in p.char_indices() {
+                    match c {
+                        '(' | '<' | '[' | '{' => depth += 1,
+                        ')' | '>' | ']' | '}' => depth -= 1,
+                        ':' if depth == 0 && colon.is_none() => colon = Some(k),
+                        '=' if depth == 0 && colon.is_some() && eq.is_none() && !p[k..].starts_with("=>") => {
+                            eq = Some(k)
+                        }
+                        _ => {}
+                    }
+                }
+                let head = &p[..colon.unwrap_or(0)];
+                let vararg = head.split_whitespace().any(|w| w == "vararg");
+                let ty = colon.map_or("", |c| p[c + 1..eq.unwrap_or(p.len())].trim());
+                let ty = ty.trim_start_matches("suspend ").trim();
+                let ty = if ty.contains("->") {
+                    "fn".to_string()
+                } else {
+                    let t = ty.split('<').next().unwrap_or(ty).trim().trim_end_matches('?');
+                    let t = t.rsplit('.').next().unwrap_or(t);
+                    match t {
+                        "Int" => "int",
+                        "Long" => "long",
+                        "Short" => "short",
+                        "Byte" => "byte",
+                        "Char" => "char",
+                        "Double" => "double",
+                        "Float" => "float",
+                        "Boolean" => "boolean",
+                        "Any" => "Object",
+                        t => t,
+                    }
+                    .to_string()
+                };
+                KotlinParam { ty, default: eq.is_some(), vararg }
+            })
+            .collect(),
+    )
 }
 
 /// Java: a parameter's type as its signature writes it, without annotations, `final`, its
@@ -1521,8 +1622,9 @@ impl<'a> Tables<'a> {
         let mut headers: Vec<Vec<(u32, &'a str)>> = vec![Vec::new(); files.len()];
         for (fi, f) in files.iter().enumerate() {
             for r in f.references.iter().filter(|r| r.kind == RefKind::Type) {
-                // A binding types a variable; it names no base.
-                if r.alias().is_some() && strict(f.lang) {
+                // A binding types a variable (Kotlin: a primary constructor's parameter,
+                // `class Spec(val name: ClassName)`); it names no base.
+                if r.alias().is_some() && binds(f.lang) {
                     continue;
                 }
                 let Some(&ci) = r.enclosing.as_ref().and_then(|e| t.by_id.get(e)) else {
@@ -2405,6 +2507,14 @@ impl<'a> Tables<'a> {
         };
         let ok = &not_method as &dyn Fn(&Sym<'_>) -> bool;
         let same_lang = |s: &Sym<'_>| compatible(s.lang, lang) && ok(s);
+        // Kotlin: in an extension function (`fun Raw.int() = convert("INT")`), its receiver's
+        // members and the extensions given to its type, before the package's functions and
+        // the class around.
+        if lang == Lang::Kotlin {
+            if let Some(found) = self.kotlin_extension_this(file, enclosing, name, &ok_any) {
+                return Some((Rung::Receiver, found));
+            }
+        }
         // Enclosing scope: children of the enclosing symbol and its ancestors (of a class,
         // where the language scopes them lexically, its nested types only).
         let mut cur = enclosing;
@@ -3036,6 +3146,10 @@ impl<'a> Tables<'a> {
             Some(hints) if lang == Lang::Java && targets.len() > 1 && !value => {
                 self.pick_by_arg_types(file, enclosing, line, hints, targets)
             }
+            // Kotlin: the same, its parameters' defaults and a trailing lambda counted.
+            Some(hints) if lang == Lang::Kotlin && targets.len() > 1 && !value => {
+                self.kotlin_pick_by_arg_types(file, enclosing, line, hints, targets)
+            }
             _ => targets,
         };
         // Rust has no overloads: functions of one qualified name are one function under
@@ -3523,7 +3637,12 @@ impl<'a> Tables<'a> {
     fn arity_of(&self, i: u32) -> Option<Arity> {
         let s = &self.syms[i as usize];
         let name = if s.lang == Lang::Kotlin && s.name == "constructor" { "constructor" } else { s.name };
-        arity(s.lang, s.signature, name)
+        // (Kotlin: `class Spec private constructor(val name: ClassName)`.)
+        arity(s.lang, s.signature, name).or_else(|| {
+            (s.lang == Lang::Kotlin && s.kind.is_type_like())
+                .then(|| arity(s.lang, s.signature, "constructor"))
+                .flatten()
+        })
     }
 
     /// Of overloads (candidates sharing one qualified name), the ones a call with `args`
@@ -3637,6 +3756,94 @@ impl<'a> Tables<'a> {
                 let (Some(pa), Some(pb)) = (&params[a], &params[b]) else { return false };
                 pa.len() == pb.len()
                     && pa.iter().zip(pb).all(|(x, y)| self.param_within(self.syms[v[a] as usize].file, v[a], x, y))
+            };
+            let best: Vec<usize> =
+                chosen.iter().copied().filter(|&a| chosen.iter().all(|&b| a == b || at_least(a, b))).collect();
+            if best.len() == 1 {
+                chosen = best;
+            }
+        }
+        chosen.into_iter().map(|k| v[k]).collect()
+    }
+
+    /// Kotlin: of overloads one call could mean (one qualified name), those whose parameters
+    /// take its arguments ([`Reference::arg_types`]): each positional argument's type fits
+    /// its parameter's, the parameters left over have defaults, a trailing lambda is the last
+    /// parameter; of several, the most specific.
+    fn kotlin_pick_by_arg_types(
+        &self,
+        file: u32,
+        enclosing: Option<u32>,
+        line: u32,
+        hints: &str,
+        v: Vec<u32>,
+    ) -> Vec<u32> {
+        let first = self.syms[v[0] as usize].qualified;
+        if v.iter().any(|&i| self.syms[i as usize].qualified != first) {
+            return v;
+        }
+        let hints: Vec<&str> = hints.split(',').collect();
+        let trailing = hints.last() == Some(&"fn*");
+        let positional = &hints[..hints.len() - usize::from(trailing)];
+        let args: Vec<ArgTy> = positional
+            .iter()
+            .map(|h| match *h {
+                "fn" => ArgTy::Named("fn".to_string()),
+                h => match h.strip_prefix('~') {
+                    Some(text) => match self.receiver_type(file, enclosing, text, line, 1) {
+                        Some(c) if c.len() == 1 => ArgTy::Class(c[0]),
+                        _ => ArgTy::Unknown,
+                    },
+                    None => self.arg_ty(file, enclosing, line, h),
+                },
+            })
+            .collect();
+        if args.iter().all(|a| matches!(a, ArgTy::Unknown)) && !trailing {
+            return v;
+        }
+        let params: Vec<Option<Vec<KotlinParam>>> =
+            v.iter().map(|&i| kotlin_params(self.syms[i as usize].signature, self.syms[i as usize].name)).collect();
+        let fits_fn = |file: u32, m: u32, p: &str| {
+            p == "fn"
+                || !(JAVA_PRIMITIVES.contains(&p) || JAVA_FINAL.contains(&p) || p == "KClass")
+                    && self.param_class(file, m, p).is_none()
+        };
+        let fit = |k: usize| -> bool {
+            let Some(ps) = &params[k] else { return false };
+            let m = v[k];
+            let mfile = self.syms[m as usize].file;
+            let one = |a: &ArgTy, p: &KotlinParam| match a {
+                ArgTy::Named(n) if n == "fn" => fits_fn(mfile, m, &p.ty),
+                _ => self.arg_fits(mfile, m, a, &p.ty),
+            };
+            let (ps, last) = match (trailing, ps.split_last()) {
+                (true, Some((last, rest))) => (rest, Some(last)),
+                (true, None) => return false,
+                (false, _) => (&ps[..], None),
+            };
+            if last.is_some_and(|p| !fits_fn(mfile, m, &p.ty)) {
+                return false;
+            }
+            // (A vararg parameter takes the arguments from its place on.)
+            let vararg = ps.iter().position(|p| p.vararg);
+            args.iter().enumerate().all(|(i, a)| match (ps.get(i), vararg) {
+                (_, Some(at)) if i >= at => one(a, &ps[at]),
+                (Some(p), _) => one(a, p),
+                (None, _) => false,
+            }) && ps.iter().skip(args.len()).all(|p| p.default || p.vararg)
+        };
+        let mut chosen: Vec<usize> = (0..v.len()).filter(|&k| fit(k)).collect();
+        if chosen.is_empty() {
+            return v;
+        }
+        if chosen.len() > 1 {
+            let at_least = |a: usize, b: usize| -> bool {
+                let (Some(pa), Some(pb)) = (&params[a], &params[b]) else { return false };
+                let n = args.len().min(pa.len()).min(pb.len());
+                pa[..n]
+                    .iter()
+                    .zip(&pb[..n])
+                    .all(|(x, y)| self.param_within(self.syms[v[a] as usize].file, v[a], &x.ty, &y.ty))
             };
             let best: Vec<usize> =
                 chosen.iter().copied().filter(|&a| chosen.iter().all(|&b| a == b || at_least(a, b))).collect();
@@ -4675,7 +4882,8 @@ impl<'a> Tables<'a> {
                 }
                 let parent = s.parent.and_then(|p| self.by_id.get(&p)).map(|&p| &self.syms[p as usize]);
                 match lang {
-                    Lang::Kotlin => extends(s.signature, &format!("{ty_lower}.{}", name.to_ascii_lowercase())),
+                    Lang::Kotlin => kotlin_extension_receiver(s.signature)
+                        .is_some_and(|r| r.rsplit('.').next().unwrap_or(r).eq_ignore_ascii_case(ty)),
                     Lang::CSharp => extends(s.signature, &format!("(this {ty_lower} ")),
                     Lang::Swift => parent.is_some_and(|p| {
                         p.signature.trim_start().starts_with("extension") && p.name.eq_ignore_ascii_case(ty)
@@ -4688,6 +4896,59 @@ impl<'a> Tables<'a> {
                 }
             })
             .collect()
+    }
+
+    /// Kotlin: the extension functions named `name` that the repository gives one of
+    /// `classes` or a base of theirs (`fun Option<T>.validate()` for an `Option`).
+    fn kotlin_extensions(&self, classes: &[u32], name: &str, filter: &dyn Fn(Vec<u32>) -> Vec<u32>) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut seen = HashSet::default();
+        let mut queue: Vec<u32> = classes.to_vec();
+        while let Some(c) = queue.pop() {
+            if !seen.insert(c) || seen.len() > 64 {
+                continue;
+            }
+            out.extend(filter(self.extensions_of(Lang::Kotlin, self.syms[c as usize].name, name)));
+            queue.extend(self.bases(&c).into_iter().flatten().copied());
+        }
+        out
+    }
+
+    /// Kotlin: what a bare `name` means as a member of the receiver of the innermost
+    /// extension function around (`fun Raw.int() = convert("INT")`): the receiver type's
+    /// members (a repository class), else the extensions of that type.
+    fn kotlin_extension_this(
+        &self,
+        file: u32,
+        enclosing: Option<u32>,
+        name: &str,
+        ok: &dyn Fn(&Sym<'_>) -> bool,
+    ) -> Option<Vec<u32>> {
+        let mut cur = enclosing;
+        let (fun, recv) = loop {
+            let e = cur?;
+            let s = &self.syms[e as usize];
+            if s.kind.is_type_like() {
+                return None;
+            }
+            if let Some(r) = kotlin_extension_receiver(s.signature).filter(|_| s.kind.is_callable()) {
+                break (e, r);
+            }
+            cur = s.parent.and_then(|p| self.by_id.get(&p).copied());
+        };
+        let keep = |v: Vec<u32>| -> Vec<u32> { v.into_iter().filter(|&i| ok(&self.syms[i as usize])).collect() };
+        let (q, n) = split_last(recv);
+        // (Looked up from around the function: its receiver's name is no member of itself.)
+        let around = self.syms[fun as usize].parent.and_then(|p| self.by_id.get(&p).copied());
+        let classes = self.type_named(file, around, q, n, 0, 1).unwrap_or_default();
+        let mut found: Vec<u32> = classes.iter().flat_map(|&c| keep(self.member(c, name, true))).collect();
+        if found.is_empty() {
+            found = keep(self.extensions_of(Lang::Kotlin, n, name));
+            found.extend(self.kotlin_extensions(&classes, name, &keep));
+        }
+        found.sort_unstable();
+        found.dedup();
+        (!found.is_empty()).then_some(found)
     }
 
     /// C++ and Java: the type of `name`, a member of a base class of the class of the method
@@ -4854,13 +5115,17 @@ impl<'a> Tables<'a> {
         if binds(lang) {
             if let Some(classes) = self.receiver_type(file, enclosing, rcv_written, line, depth + 1) {
                 let mut found = Vec::new();
-                for c in classes {
+                for &c in &classes {
                     found.extend(filter(self.member(c, name, true)));
                     // Ada: `Obj.Op (…)` calls a primitive of `Obj`'s type, a subprogram of
                     // the package that declares the type (or of a parent type's).
                     if lang == Lang::Ada && found.is_empty() {
                         found.extend(self.ada_primitives(c, name, &filter));
                     }
+                }
+                // Kotlin: the extensions the repository gives the type (or a base of it).
+                if lang == Lang::Kotlin && found.is_empty() {
+                    found.extend(self.kotlin_extensions(&classes, name, &filter));
                 }
                 found.sort_unstable();
                 found.dedup();

@@ -371,7 +371,12 @@ impl Extractor {
                         },
                         receiver: receiver.map(|n| {
                             let text = String::from_utf8_lossy(&source[n.start_byte()..receiver_end.max(n.end_byte())]);
-                            truncate(collapse_ws(&text), MAX_RECEIVER).into()
+                            // Kotlin: `!a.isEmpty()` is read as `(!a).isEmpty()`.
+                            let text = match lang {
+                                Lang::Kotlin => text.trim_start_matches(['!', '-', '+']),
+                                _ => &text,
+                            };
+                            truncate(collapse_ws(text), MAX_RECEIVER).into()
                         }),
                         module: module.map(|n| clean_name(&node_text(n, source)).into()),
                         alias,
@@ -384,6 +389,7 @@ impl Extractor {
                                 java_method_type(node, source)
                             }
                             (RefKind::Call, Lang::Java) => java_arg_types(node, source),
+                            (RefKind::Call, Lang::Kotlin) => kotlin_arg_types(node, source),
                             (RefKind::Call, Lang::Ada) => ada_arg_types(node, source, &mut ada_locals),
                             (RefKind::Call, Lang::Rust) => rust_macro_tokens(node, name_node, source),
                             _ => None,
@@ -1135,6 +1141,86 @@ fn java_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
         out.push_str(&hint);
     }
     known.then(|| out.into())
+}
+
+/// Kotlin, for a call: what each argument is, as [`java_arg_types`] writes it (a literal's
+/// type by its Java name, `String`, `int`, `long`, `double`, `float`, `char`, `boolean`,
+/// `null`; `this`; `KClass` for `X::class`, `Class` for `X::class.java`; the class a
+/// capitalised call or an `as` names; `=name` for a variable), `~text` for a call or a
+/// property read whose result type the resolver works out (`annotation.asClassName()`),
+/// `fn` for a lambda, `fn*` for a trailing one (it is the last parameter's), `?` otherwise.
+/// None with a named or spread argument (their places are not the parameters').
+fn kotlin_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
+    let mut hints: Vec<String> = Vec::new();
+    let mut cursor = call.walk();
+    let mut trailing = call.next_named_sibling().is_some_and(|s| s.kind() == "annotated_lambda");
+    for part in call.named_children(&mut cursor) {
+        match part.kind() {
+            "value_arguments" => {
+                let mut c = part.walk();
+                for a in part.named_children(&mut c).filter(|x| !is_comment(x)) {
+                    let mut k = a.walk();
+                    let kids: Vec<Node<'_>> = a.named_children(&mut k).filter(|x| !is_comment(x)).collect();
+                    let mut k = a.walk();
+                    let (named, spread) = a
+                        .children(&mut k)
+                        .fold((false, false), |(n, s), x| (n || x.kind() == "=", s || x.kind() == "*"));
+                    if named || spread || kids.len() != 1 {
+                        return None;
+                    }
+                    hints.push(kotlin_arg_hint(kids[0], source));
+                }
+            }
+            "annotated_lambda" | "lambda_literal" => trailing = true,
+            _ => {}
+        }
+    }
+    if trailing {
+        hints.push("fn*".to_string());
+    }
+    if hints.iter().all(|h| h == "?") {
+        return None;
+    }
+    Some(hints.join(",").into())
+}
+
+/// What one Kotlin argument is ([`kotlin_arg_types`]).
+fn kotlin_arg_hint(a: Node<'_>, source: &[u8]) -> String {
+    let text = node_text(a, source);
+    let simple = |t: &str| -> String { t.split('<').next().unwrap_or("").trim().trim_end_matches('?').to_string() };
+    match a.kind() {
+        "string_literal" | "multiline_string_literal" => "String".into(),
+        "character_literal" => "char".into(),
+        "number_literal" if text.ends_with(['u', 'U']) => "?".into(),
+        "number_literal" => if text.ends_with(['l', 'L']) { "long" } else { "int" }.into(),
+        "float_literal" => if text.ends_with(['f', 'F']) { "float" } else { "double" }.into(),
+        "this_expression" if text == "this" => "this".into(),
+        "lambda_literal" | "anonymous_function" => "fn".into(),
+        "as_expression" => a.child_by_field_name("right").map_or("?".into(), |t| simple(&node_text(t, source))),
+        "identifier" => match text.as_ref() {
+            "true" | "false" => "boolean".into(),
+            "null" => "null".into(),
+            t => format!("={t}"),
+        },
+        "navigation_expression" | "callable_reference" if text.ends_with("::class") || text.ends_with(".class") => {
+            "KClass".into()
+        }
+        "navigation_expression" if text.ends_with("::class.java") => "Class".into(),
+        "call_expression" | "navigation_expression" => {
+            let callee = a.named_child(0).map(|c| node_text(c, source)).unwrap_or_default();
+            let capitalised = a.kind() == "call_expression"
+                && callee.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                && callee.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if capitalised {
+                callee.into_owned()
+            } else if text.len() <= 80 && !text.contains([',', '\n', '{', '"']) {
+                format!("~{}", collapse_ws(&text))
+            } else {
+                "?".into()
+            }
+        }
+        _ => "?".into(),
+    }
 }
 
 /// Java: a method looked up by its name `name` with a `MethodType`

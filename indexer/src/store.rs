@@ -95,7 +95,9 @@ use crate::walk::SkipReason;
 /// signature says their position), parameters and variables are bindings, a child unit is
 /// named by its own name (`procedure Zip.Compress.Deflate`: `Deflate`), constants of a
 /// subprogram are not callers.
-pub const FORMAT_VERSION: u32 = 23;
+/// 24: Kotlin: calls record what their arguments are (`Reference::arg_types`); a call under a
+/// prefix operator is a call (`!isEmpty()`), and a receiver's text leaves the operator out.
+pub const FORMAT_VERSION: u32 = 24;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";

@@ -152,6 +152,15 @@
   .
   (identifier) @name) @reference.call
 
+; `!isEmpty()`, `-size()`: the grammar reads a prefix operator as applying to the callee (the
+; extractor drops it from a receiver's text, `!a.isEmpty()`)
+(call_expression
+  .
+  (unary_expression
+    argument: (identifier) @name)
+  .
+  (value_arguments)) @reference.call
+
 ; `a to b`, `1 until n`: infix function calls
 ((infix_expression
   .
