@@ -910,6 +910,79 @@ fn java_box(p: &str) -> Option<&'static str> {
     })
 }
 
+/// Kotlin: types of the standard library an argument may be of, each with its supertypes
+/// among them (one of these is none of the others).
+const KOTLIN_STD: [(&str, &[&str]); 16] = [
+    ("List", &["Collection", "Iterable"]),
+    ("MutableList", &["List", "MutableCollection", "Collection", "Iterable"]),
+    ("Set", &["Collection", "Iterable"]),
+    ("MutableSet", &["Set", "MutableCollection", "Collection", "Iterable"]),
+    ("Collection", &["Iterable"]),
+    ("MutableCollection", &["Collection", "Iterable"]),
+    ("Iterable", &[]),
+    ("Map", &[]),
+    ("MutableMap", &["Map"]),
+    ("Array", &[]),
+    ("Sequence", &[]),
+    ("Pair", &[]),
+    ("Triple", &[]),
+    ("Regex", &[]),
+    ("String", &["CharSequence", "Comparable"]),
+    ("KClass", &[]),
+];
+
+fn kotlin_std_type(t: &str) -> bool {
+    KOTLIN_STD.iter().any(|(n, _)| *n == t) || matches!(t, "CharSequence" | "Comparable" | "Class")
+}
+
+/// Kotlin: what a call of the standard library gives, by the function's name, for the
+/// types of [`KOTLIN_STD`] (`choices.toMap()`, `listOf(…)`, `argv.asList()`).
+fn kotlin_std_result(call: &str) -> Option<&'static str> {
+    let mut call = call.trim_end();
+    // (A trailing lambda: `names.associateWith { it.length }`.)
+    if call.ends_with('}') {
+        call = call[..call.find('{')?].trim_end();
+    }
+    let callee = match call.strip_suffix(')') {
+        Some(c) => &c[..c.find('(')?],
+        None => call,
+    };
+    let name = callee.rsplit(['.', ' ']).next()?.trim_end_matches(['?', '!']);
+    Some(match name {
+        "listOf" | "emptyList" | "listOfNotNull" | "toList" | "asList" | "map" | "filter" | "mapNotNull" | "sorted"
+        | "sortedBy" | "flatMap" | "distinct" | "reversed" | "drop" | "take" | "plus" | "minus" | "zip" => "List",
+        "mutableListOf" | "arrayListOf" | "toMutableList" => "MutableList",
+        "setOf" | "emptySet" | "toSet" => "Set",
+        "mutableSetOf" | "toMutableSet" | "linkedSetOf" => "MutableSet",
+        "mapOf" | "emptyMap" | "toMap" | "associate" | "associateBy" | "associateWith" | "groupBy" | "mapValues"
+        | "mapKeys" | "filterKeys" | "filterValues" => "Map",
+        "mutableMapOf" | "toMutableMap" | "linkedMapOf" | "hashMapOf" => "MutableMap",
+        "arrayOf" | "toTypedArray" | "emptyArray" | "arrayOfNulls" => "Array",
+        "asSequence" | "sequenceOf" | "generateSequence" => "Sequence",
+        "toString" | "joinToString" | "trim" | "substring" | "replace" | "toUpperCase" | "toLowerCase"
+        | "uppercase" | "lowercase" | "format" | "repeat" | "padStart" | "padEnd" => "String",
+        "toRegex" | "fromLiteral" | "Regex" => "Regex",
+        "to" | "Pair" => "Pair",
+        _ => return None,
+    })
+}
+
+/// Kotlin: a type's name as [`KotlinParam::ty`] writes it (`Int` is `int`).
+fn kotlin_java_name(t: &str) -> &str {
+    match t {
+        "Int" => "int",
+        "Long" => "long",
+        "Short" => "short",
+        "Byte" => "byte",
+        "Char" => "char",
+        "Double" => "double",
+        "Float" => "float",
+        "Boolean" => "boolean",
+        "Any" => "Object",
+        t => t,
+    }
+}
+
 /// A Kotlin parameter, as [`kotlin_params`] reads it.
 struct KotlinParam {
     /// Its type's name without generic arguments and `?`, by Java's name where Kotlin's
@@ -949,20 +1022,7 @@ fn kotlin_params(signature: &str, name: &str) -> Option<Vec<KotlinParam>> {
                     "fn".to_string()
                 } else {
                     let t = ty.split('<').next().unwrap_or(ty).trim().trim_end_matches('?');
-                    let t = t.rsplit('.').next().unwrap_or(t);
-                    match t {
-                        "Int" => "int",
-                        "Long" => "long",
-                        "Short" => "short",
-                        "Byte" => "byte",
-                        "Char" => "char",
-                        "Double" => "double",
-                        "Float" => "float",
-                        "Boolean" => "boolean",
-                        "Any" => "Object",
-                        t => t,
-                    }
-                    .to_string()
+                    kotlin_java_name(t.rsplit('.').next().unwrap_or(t)).to_string()
                 };
                 KotlinParam { ty, default: eq.is_some(), vararg }
             })
@@ -2504,6 +2564,7 @@ impl<'a> Tables<'a> {
             s.kind != SymbolKind::Method
                 && ok_any(s)
                 && !(c_like && (self.renames_a_function(s) || self.static_elsewhere(s, file)))
+                && !(lang == Lang::Kotlin && self.private_elsewhere(s, file))
         };
         let ok = &not_method as &dyn Fn(&Sym<'_>) -> bool;
         let same_lang = |s: &Sym<'_>| compatible(s.lang, lang) && ok(s);
@@ -2538,6 +2599,8 @@ impl<'a> Tables<'a> {
                     .iter()
                     .copied()
                     .filter(|&i| ok_any(&self.syms[i as usize]))
+                    // (Kotlin: another file's `private fun` of the package is not seen.)
+                    .filter(|&i| lang != Lang::Kotlin || !self.private_elsewhere(&self.syms[i as usize], file))
                     // JavaScript and TypeScript names carry no module: another file's
                     // `outer.inner`.
                     .filter(|&i| {
@@ -2548,6 +2611,15 @@ impl<'a> Tables<'a> {
             };
             if !found.is_empty() {
                 return Some((Rung::Scope, found));
+            }
+            // Kotlin: the implicit receivers, innermost first: a class around's members and its
+            // companion object's, before the package's functions (`emit("x")` in `CodeWriter`
+            // is `CodeWriter.emit`, not a top-level `emit` extension).
+            if lang == Lang::Kotlin && es.kind.is_type_like() {
+                let found = self.kotlin_members_and_companion(e, name, ok_any);
+                if !found.is_empty() {
+                    return Some((Rung::Receiver, found));
+                }
             }
             cur = es.parent.and_then(|p| self.by_id.get(&p).copied());
         }
@@ -3788,13 +3860,17 @@ impl<'a> Tables<'a> {
         let args: Vec<ArgTy> = positional
             .iter()
             .map(|h| match *h {
-                "fn" => ArgTy::Named("fn".to_string()),
+                "fn" | "*" => ArgTy::Named(h.to_string()),
                 h => match h.strip_prefix('~') {
                     Some(text) => match self.receiver_type(file, enclosing, text, line, 1) {
                         Some(c) if c.len() == 1 => ArgTy::Class(c[0]),
-                        _ => ArgTy::Unknown,
+                        // (`choices.toMap()`: what the standard library's function gives.)
+                        _ => kotlin_std_result(text).map_or(ArgTy::Unknown, |t| ArgTy::Named(t.to_string())),
                     },
-                    None => self.arg_ty(file, enclosing, line, h),
+                    None => match self.arg_ty(file, enclosing, line, h) {
+                        ArgTy::Named(n) => ArgTy::Named(kotlin_java_name(&n).to_string()),
+                        a => a,
+                    },
                 },
             })
             .collect();
@@ -3814,6 +3890,11 @@ impl<'a> Tables<'a> {
             let mfile = self.syms[m as usize].file;
             let one = |a: &ArgTy, p: &KotlinParam| match a {
                 ArgTy::Named(n) if n == "fn" => fits_fn(mfile, m, &p.ty),
+                ArgTy::Named(n) if n == "*" => p.vararg,
+                // (Two types of the standard library: the one or one of its supertypes.)
+                ArgTy::Named(n) if KOTLIN_STD.iter().any(|(t, _)| t == n) && kotlin_std_type(&p.ty) => {
+                    n == &p.ty || KOTLIN_STD.iter().any(|(t, sup)| t == n && sup.contains(&p.ty.as_str()))
+                }
                 _ => self.arg_fits(mfile, m, a, &p.ty),
             };
             let (ps, last) = match (trailing, ps.split_last()) {
@@ -4896,6 +4977,33 @@ impl<'a> Tables<'a> {
                 }
             })
             .collect()
+    }
+
+    /// Kotlin: the members named `name` of class `c` (its bases' included), else of its
+    /// companion object.
+    fn kotlin_members_and_companion(&self, c: u32, name: &str, ok: &dyn Fn(&Sym<'_>) -> bool) -> Vec<u32> {
+        let keep = |v: Vec<u32>| -> Vec<u32> { v.into_iter().filter(|&i| ok(&self.syms[i as usize])).collect() };
+        let found = keep(self.member(c, name, true));
+        if !found.is_empty() {
+            return found;
+        }
+        // (The class's own file holds its companion: no key to note.)
+        let companions = self.child_table.get(&c).into_iter().flatten().copied().filter(|&k| {
+            let s = &self.syms[k as usize];
+            s.kind.is_type_like()
+                && s.signature.split_whitespace().take_while(|w| *w != "object").any(|w| w == "companion")
+        });
+        companions.flat_map(|k| keep(self.member(k, name, true))).collect()
+    }
+
+    /// Kotlin: a `private` top-level declaration of a file other than `file` (seen only in
+    /// its own file).
+    fn private_elsewhere(&self, s: &Sym<'_>, file: u32) -> bool {
+        s.file != file
+            && s.signature.trim_start().starts_with("private ")
+            && s.parent
+                .and_then(|p| self.by_id.get(&p))
+                .is_none_or(|&p| self.syms[p as usize].kind == SymbolKind::Module)
     }
 
     /// Kotlin: the extension functions named `name` that the repository gives one of

@@ -1148,8 +1148,9 @@ fn java_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
 /// `null`; `this`; `KClass` for `X::class`, `Class` for `X::class.java`; the class a
 /// capitalised call or an `as` names; `=name` for a variable), `~text` for a call or a
 /// property read whose result type the resolver works out (`annotation.asClassName()`),
-/// `fn` for a lambda, `fn*` for a trailing one (it is the last parameter's), `?` otherwise.
-/// None with a named or spread argument (their places are not the parameters').
+/// `fn` for a lambda, `fn*` for a trailing one (it is the last parameter's), `*` for a spread
+/// array (`*args`), `?` otherwise. None with a named argument (its place is not its
+/// parameter's).
 fn kotlin_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
     let mut hints: Vec<String> = Vec::new();
     let mut cursor = call.walk();
@@ -1165,10 +1166,11 @@ fn kotlin_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
                     let (named, spread) = a
                         .children(&mut k)
                         .fold((false, false), |(n, s), x| (n || x.kind() == "=", s || x.kind() == "*"));
-                    if named || spread || kids.len() != 1 {
+                    if named || kids.len() != 1 {
                         return None;
                     }
-                    hints.push(kotlin_arg_hint(kids[0], source));
+                    // (`*args`: an array spread over a vararg parameter.)
+                    hints.push(if spread { "*".to_string() } else { kotlin_arg_hint(kids[0], source) });
                 }
             }
             "annotated_lambda" | "lambda_literal" => trailing = true,
@@ -1213,7 +1215,7 @@ fn kotlin_arg_hint(a: Node<'_>, source: &[u8]) -> String {
                 && callee.chars().all(|c| c.is_alphanumeric() || c == '_');
             if capitalised {
                 callee.into_owned()
-            } else if text.len() <= 80 && !text.contains([',', '\n', '{', '"']) {
+            } else if text.len() <= 80 && !text.contains(',') {
                 format!("~{}", collapse_ws(&text))
             } else {
                 "?".into()
