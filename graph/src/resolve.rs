@@ -692,7 +692,20 @@ fn return_type(lang: Lang, sig: &str, name: &str) -> Option<(Option<String>, Str
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Kotlin => {
             let open = sig.find('(')?;
             let close = open + call_open_forward(&sig[open..])?;
-            let r = sig[close + 1..].trim_start().strip_prefix(':')?;
+            let after = sig[close + 1..].trim_start();
+            // Kotlin: an expression body without a declared type, `fun builder() = Builder()`:
+            // a class's constructor called, `this`, `apply { … }` (the receiver).
+            if lang == Lang::Kotlin && after.starts_with('=') {
+                let e = after[1..].trim_start();
+                if e == "this" || e.starts_with("this.apply") || e.starts_with("apply") {
+                    return Some((None, "this".to_string()));
+                }
+                let callee = e.split(['(', '{']).next()?.trim();
+                let (q, n) = split_last(callee);
+                let constructs = e.len() > callee.len() && n.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+                return (constructs && callee.split('.').all(is_ident)).then(|| (q.map(str::to_string), n.to_string()));
+            }
+            let r = after.strip_prefix(':')?;
             // (Kotlin: `fun f(): T = …`, `fun f(): T {`.)
             r.split(['=', '{']).next().unwrap_or(r)
         }

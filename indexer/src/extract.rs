@@ -1553,6 +1553,20 @@ fn signature(node: Node<'_>, source: &[u8]) -> String {
     };
     let s = collapse_ws(&String::from_utf8_lossy(&source[start..end]));
     let s = s.trim_end_matches(|c: char| c == '{' || c == ':' || c.is_whitespace()).to_string();
+    // Kotlin: a function of an expression body without a declared type says what it gives
+    // by the expression (`fun builder() = Builder()`): its first line.
+    if node.kind() == "function_declaration" && !s.contains("):") {
+        let mut cursor = node.walk();
+        let body = node.named_children(&mut cursor).find(|c| c.kind() == "function_body");
+        let expr = body.filter(|b| b.child(0).is_some_and(|c| c.kind() == "=")).and_then(|b| b.named_child(0));
+        if let Some(e) = expr {
+            let text = String::from_utf8_lossy(&source[e.byte_range()]);
+            let first = text.lines().next().unwrap_or("").trim();
+            if !first.is_empty() && !s.contains(" = ") {
+                return truncate(format!("{s} = {first}"), MAX_SIGNATURE);
+            }
+        }
+    }
     truncate(s, MAX_SIGNATURE)
 }
 

@@ -246,7 +246,7 @@
 ; ---------------------------------------------------------------------------
 ; Bindings: a type reference whose @import.alias is the variable it types (a parameter, a
 ; constructor's `val`, a property or local, a `for` variable): `fun persist(user: User)`,
-; `val o: Order = …; o.total()`.
+; `val o: Order = …; o.total()`; a nested type by its qualifier (`val body: CodeBlock.Builder`).
 ; ---------------------------------------------------------------------------
 
 (parameter
@@ -257,6 +257,10 @@
     (user_type . (identifier) @name . (type_arguments) .)
     (nullable_type (user_type . (identifier) @name .))
     (nullable_type (user_type . (identifier) @name . (type_arguments) .))
+    (user_type . (identifier)+ @receiver . (identifier) @name .)
+    (user_type . (identifier)+ @receiver . (identifier) @name . (type_arguments) .)
+    (nullable_type (user_type . (identifier)+ @receiver . (identifier) @name .))
+    (nullable_type (user_type . (identifier)+ @receiver . (identifier) @name . (type_arguments) .))
   ]) @reference.type
 
 (class_parameter
@@ -267,6 +271,10 @@
     (user_type . (identifier) @name . (type_arguments) .)
     (nullable_type (user_type . (identifier) @name .))
     (nullable_type (user_type . (identifier) @name . (type_arguments) .))
+    (user_type . (identifier)+ @receiver . (identifier) @name .)
+    (user_type . (identifier)+ @receiver . (identifier) @name . (type_arguments) .)
+    (nullable_type (user_type . (identifier)+ @receiver . (identifier) @name .))
+    (nullable_type (user_type . (identifier)+ @receiver . (identifier) @name . (type_arguments) .))
   ]) @reference.type
 
 (variable_declaration
@@ -277,4 +285,8 @@
     (user_type . (identifier) @name . (type_arguments) .)
     (nullable_type (user_type . (identifier) @name .))
     (nullable_type (user_type . (identifier) @name . (type_arguments) .))
+    (user_type . (identifier)+ @receiver . (identifier) @name .)
+    (user_type . (identifier)+ @receiver . (identifier) @name . (type_arguments) .)
+    (nullable_type (user_type . (identifier)+ @receiver . (identifier) @name .))
+    (nullable_type (user_type . (identifier)+ @receiver . (identifier) @name . (type_arguments) .))
   ]) @reference.type
