@@ -1143,7 +1143,8 @@ fn top_level_parts(s: &str) -> Option<Vec<&str>> {
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth -= 1,
             b'<' if name_byte(prev) => angle += 1,
-            b'>' if angle > 0 && (name_byte(prev) || prev == b'>' || prev == b']') => angle -= 1,
+            // (`Class<*>`, `vector<T*>`: a star before the close.)
+            b'>' if angle > 0 && (name_byte(prev) || matches!(prev, b'>' | b']' | b'*')) => angle -= 1,
             b',' if depth == 0 && angle == 0 => {
                 parts.push(s[start..i].trim());
                 start = i + 1;
@@ -3908,6 +3909,15 @@ impl<'a> Tables<'a> {
                 ArgTy::Named(n) if KOTLIN_STD.iter().any(|(t, _)| t == n) && kotlin_std_type(&p.ty) => {
                     n == &p.ty || KOTLIN_STD.iter().any(|(t, sup)| t == n && sup.contains(&p.ty.as_str()))
                 }
+                // A repository class is of a type from outside only when it or a base of
+                // its names that type in its header (`TypeName` is no `java.lang.reflect.Type`).
+                ArgTy::Class(c)
+                    if p.ty != "Object"
+                        && !JAVA_PRIMITIVES.contains(&p.ty.as_str())
+                        && self.param_class(mfile, m, &p.ty).is_none() =>
+                {
+                    self.names_outside_base(*c, &p.ty)
+                }
                 _ => self.arg_fits(mfile, m, a, &p.ty),
             };
             let (ps, last) = match (trailing, ps.split_last()) {
@@ -5007,6 +5017,24 @@ impl<'a> Tables<'a> {
                 && s.signature.split_whitespace().take_while(|w| *w != "object").any(|w| w == "companion")
         });
         companions.flat_map(|k| keep(self.member(k, name, true))).collect()
+    }
+
+    /// Whether class `c` or a base of its (in the repository) names the type `ty` in its
+    /// header, as a type from outside the repository it extends or implements.
+    fn names_outside_base(&self, c: u32, ty: &str) -> bool {
+        let mut queue = vec![c];
+        let mut seen: HashSet<u32> = HashSet::default();
+        while let Some(x) = queue.pop() {
+            if !seen.insert(x) || seen.len() > 64 {
+                continue;
+            }
+            let sig = self.syms[x as usize].signature;
+            if sig.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).any(|w| w == ty) {
+                return true;
+            }
+            queue.extend(self.bases(&x).into_iter().flatten().copied());
+        }
+        false
     }
 
     /// Kotlin: a `private` top-level declaration of a file other than `file` (seen only in
