@@ -494,7 +494,7 @@ fn cast_type(lang: Lang, rcv: &str) -> Option<&str> {
         let t = t.trim();
         !t.is_empty()
             && t.starts_with(|c: char| c.is_alphabetic() || c == '_')
-            && t.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '<' | '>' | ',' | ' ' | '?'))
+            && t.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '<' | '>' | ',' | ' ' | '?' | '*'))
     };
     match lang {
         Lang::Java | Lang::CSharp => {
@@ -4957,6 +4957,31 @@ impl<'a> Tables<'a> {
         if t.starts_with(['"', '\'']) || t.ends_with(['"', '\'']) {
             return Some("String".to_string());
         }
+        let lang = self.lang_of(file);
+        let outside = |ty: &str| {
+            let ty = ty.trim_end_matches('?');
+            let repository = self.by_name(ty).into_iter().flatten().any(|&i| self.syms[i as usize].kind.is_type_like());
+            (!repository && is_ident(ty)).then(|| ty.to_string())
+        };
+        // Kotlin: a cast says the type (`(type.rawType as Class<*>)`); a property of a
+        // repository class is of its declared type (`builder.annotations`).
+        if lang == Lang::Kotlin {
+            if let Some(ty) = cast_type(lang, t) {
+                return outside(split_last(strip_generics(ty)).1);
+            }
+            if let Some((obj, field)) = t.rsplit_once('.').filter(|(_, f)| is_ident(f)) {
+                let classes = self.receiver_type(file, enclosing, obj, line, 1)?;
+                return classes.iter().find_map(|&c| {
+                    let cf = self.syms[c as usize].file;
+                    let (bindings, index) = self.bindings_of(cf);
+                    index.get(field).into_iter().flatten().map(|&i| &bindings[i]).find_map(|b| {
+                        (b.enclosing == Some(c) && !b.call && !b.elements && !b.element_of && b.receiver.is_none())
+                            .then(|| outside(b.name))
+                            .flatten()
+                    })
+                });
+            }
+        }
         if !is_ident(t) {
             return None;
         }
@@ -5288,7 +5313,13 @@ impl<'a> Tables<'a> {
         // `extension StringX on String {…}`), and no others.
         if matches!(lang, Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart) {
             if let Some(ty) = self.outside_type(file, enclosing, rcv_written, line) {
-                let found = filter(self.extensions_of(lang, &ty, name));
+                let mut found = filter(self.extensions_of(lang, &ty, name));
+                // Kotlin: or of a supertype of the standard library's (`Collection<T>.f()`
+                // for a `List`).
+                if lang == Lang::Kotlin && found.is_empty() {
+                    let sups = KOTLIN_STD.iter().find(|(t, _)| *t == ty).map_or(&[][..], |(_, s)| *s);
+                    found = sups.iter().flat_map(|sup| filter(self.extensions_of(lang, sup, name))).collect();
+                }
                 return (!found.is_empty()).then_some((Rung::Receiver, found));
             }
         }

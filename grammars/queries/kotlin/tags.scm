@@ -290,3 +290,29 @@
     (nullable_type (user_type . (identifier)+ @receiver . (identifier) @name .))
     (nullable_type (user_type . (identifier)+ @receiver . (identifier) @name . (type_arguments) .))
   ]) @reference.type
+
+; Smart casts: in a `when (o)` entry `is Foo -> …`, and in the branch of `if (o is Foo)`, `o`
+; is a `Foo` (an entry of several types gives `o` each, on the same lines, and the resolver
+; takes none of them).
+(when_expression
+  (when_subject (identifier) @import.alias)
+  (when_entry
+    condition: (type_test
+      [
+        (user_type . (identifier) @name .)
+        (user_type . (identifier) @name . (type_arguments) .)
+        (user_type . (identifier)+ @receiver . (identifier) @name .)
+        (user_type . (identifier)+ @receiver . (identifier) @name . (type_arguments) .)
+      ])) @binding.scope) @reference.type
+
+(if_expression
+  condition: (is_expression
+    left: (identifier) @import.alias
+    right: [
+      (user_type . (identifier) @name .)
+      (user_type . (identifier) @name . (type_arguments) .)
+      (user_type . (identifier)+ @receiver . (identifier) @name .)
+      (user_type . (identifier)+ @receiver . (identifier) @name . (type_arguments) .)
+    ])
+  .
+  (_) @binding.scope) @reference.type
