@@ -4969,6 +4969,25 @@ impl<'a> Tables<'a> {
             if let Some(ty) = cast_type(lang, t) {
                 return outside(split_last(strip_generics(ty)).1);
             }
+            // A call of the repository's whose declared result is such a type
+            // (`out.lookupName(this)`: a `String`).
+            if let Some(open) = call_open(t).filter(|&o| o > 0) {
+                let callable = |s: &Sym<'_>| s.kind.is_callable();
+                let found = match split_last(strip_generics(&t[..open])) {
+                    (None, n) => self.lookup_name(file, enclosing, n, callable),
+                    (Some(q), n) => self.resolve_with_receiver(file, enclosing, q, n, &callable, line, 1),
+                };
+                let (rung, v) = found?;
+                let v = self.pick_overloads(lang, text_arg_count(t), v);
+                let types: Vec<String> = v
+                    .iter()
+                    .filter_map(|&i| return_type(lang, self.syms[i as usize].signature, self.syms[i as usize].name))
+                    .map(|(_, n)| n)
+                    .collect();
+                return (rung != Rung::Ambiguous && types.len() == v.len() && types.windows(2).all(|w| w[0] == w[1]))
+                    .then(|| types.first().and_then(|ty| outside(ty)))
+                    .flatten();
+            }
             if let Some((obj, field)) = t.rsplit_once('.').filter(|(_, f)| is_ident(f)) {
                 let classes = self.receiver_type(file, enclosing, obj, line, 1)?;
                 return classes.iter().find_map(|&c| {
