@@ -205,8 +205,8 @@ def declarations(text):
             c = code[i]
             if c in "(<[" and not (c == "<" and kind != "fun"):
                 depth += 1
-            elif c in ")>]" and not (c == ">" and kind != "fun"):
-                depth -= 1
+            elif c in ")>]" and not (c == ">" and (kind != "fun" or code[i - 1] == "-")):
+                depth -= 1  # (the `>` of a function type's `->` closes nothing)
             elif depth <= 0 and c == "{":
                 body = ("block", i)
                 break

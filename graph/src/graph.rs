@@ -58,7 +58,9 @@ use std::borrow::Cow;
 /// formal subprograms, a parent's children by their own names (resolution changed).
 /// 23: Kotlin: extension functions by their receiver's type, the implicit receiver of one,
 /// overloads by their arguments' types; a binding names no base class (resolution changed).
-pub const GRAPH_FORMAT_VERSION: u32 = 23;
+/// 24: Kotlin: lambdas with receivers (`x.apply { }`, `with(x) { }`, a parameter `T.() -> R`)
+/// (resolution changed).
+pub const GRAPH_FORMAT_VERSION: u32 = 24;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

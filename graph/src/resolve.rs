@@ -615,6 +615,19 @@ fn kotlin_extension_receiver(signature: &str) -> Option<&str> {
     (!recv.is_empty() && recv.split('.').all(is_ident)).then_some(recv)
 }
 
+/// Kotlin: the receiver type of the last parameter of the function `name`, where that is a
+/// function type with a receiver (`fun buildCodeString(builderAction: CodeWriter.() -> Unit)`
+/// is `CodeWriter`): what `this` is in a trailing lambda passed to it.
+fn kotlin_lambda_receiver<'s>(signature: &'s str, name: &str) -> Option<&'s str> {
+    let list = param_list(signature, name)?;
+    let last = *top_level_parts(list)?.last()?;
+    let (_, ty) = last.split_once(':')?;
+    let ty = ty.trim().trim_start_matches("suspend ").trim_start();
+    let at = ty.find(".(")?;
+    let recv = ty[..at].split('<').next()?.trim().trim_end_matches('?');
+    (!recv.is_empty() && recv.split('.').all(is_ident) && ty[at..].contains("->")).then_some(recv)
+}
+
 /// The type a type expression names, as (qualifier, name): `&mut pkg.T` -> (`pkg`, `T`),
 /// `Box<dyn Shape>` -> (None, `Shape`), `Optional[Circle]` -> (None, `Circle`).
 fn type_text(lang: Lang, t: &str) -> Option<(Option<String>, String)> {
@@ -3057,9 +3070,17 @@ impl<'a> Tables<'a> {
         let found = match receiver {
             _ if local => None,
             Some(rcv) => self.resolve_with_receiver(file, enclosing, rcv, &r.name, wanted, line, 0),
-            None => self
-                .special_call(lang, enclosing, &r.name, args)
-                .unwrap_or_else(|| self.lookup_name(file, enclosing, &r.name, wanted)),
+            None => match self.special_call(lang, enclosing, &r.name, args) {
+                Some(found) => found,
+                // Kotlin: in a lambda with a receiver (`out.apply { emit(x) }`, `with(b) { }`,
+                // `buildCodeString { emit(this) }`), that receiver's members first.
+                None => r
+                    .implicit_receivers()
+                    .filter(|_| lang == Lang::Kotlin)
+                    .and_then(|h| self.kotlin_lambda_this(file, enclosing, h, r, wanted))
+                    .map(|v| (Rung::Receiver, v))
+                    .or_else(|| self.lookup_name(file, enclosing, &r.name, wanted)),
+            },
         };
         // What the ladder leaves unknown or only guesses, the value flow may know (calls:
         // a value passed or stored is a reference only when it names its target; a value
@@ -3234,7 +3255,7 @@ impl<'a> Tables<'a> {
             }
             // Kotlin: the same, its parameters' defaults and a trailing lambda counted.
             Some(hints) if lang == Lang::Kotlin && targets.len() > 1 && !value => {
-                self.kotlin_pick_by_arg_types(file, enclosing, line, hints, targets)
+                self.kotlin_pick_by_arg_types(file, enclosing, line, hints, targets, false)
             }
             _ => targets,
         };
@@ -3863,6 +3884,7 @@ impl<'a> Tables<'a> {
         line: u32,
         hints: &str,
         v: Vec<u32>,
+        strict: bool,
     ) -> Vec<u32> {
         let first = self.syms[v[0] as usize].qualified;
         if v.iter().any(|&i| self.syms[i as usize].qualified != first) {
@@ -3938,7 +3960,8 @@ impl<'a> Tables<'a> {
         };
         let mut chosen: Vec<usize> = (0..v.len()).filter(|&k| fit(k)).collect();
         if chosen.is_empty() {
-            return v;
+            // (`strict`: none of them takes the arguments.)
+            return if strict { Vec::new() } else { v };
         }
         if chosen.len() > 1 {
             let at_least = |a: usize, b: usize| -> bool {
@@ -5044,6 +5067,88 @@ impl<'a> Tables<'a> {
                 }
             })
             .collect()
+    }
+
+    /// Kotlin: what a bare `name` means in lambdas with receivers (`hints`, see
+    /// `Reference::implicit_receivers`, innermost first): the first receiver's type that has
+    /// such a member (or an extension of that name); `None` when none does.
+    fn kotlin_lambda_this(
+        &self,
+        file: u32,
+        enclosing: Option<u32>,
+        hints: &str,
+        r: &Reference,
+        ok: &dyn Fn(&Sym<'_>) -> bool,
+    ) -> Option<Vec<u32>> {
+        let (name, line) = (r.name.as_str(), r.span.start_line);
+        // (A receiver's members count only where they take the call's arguments: `emit(this)`
+        // in `buildCodeString { }` is not `CodeWriter.emit(String)` but the class's.)
+        let applicable = |v: Vec<u32>| -> Vec<u32> {
+            let v: Vec<u32> = match r.arg_count() {
+                Some(k) => v.into_iter().filter(|&i| self.arity_of(i).is_none_or(|a| a.admits(k))).collect(),
+                None => v,
+            };
+            match r.arg_types() {
+                Some(h) if !v.is_empty() => {
+                    // (Each group of one qualified name on its own.)
+                    let mut out = Vec::new();
+                    let mut names: Vec<&str> = v.iter().map(|&i| self.syms[i as usize].qualified).collect();
+                    names.dedup();
+                    for q in names {
+                        let group: Vec<u32> =
+                            v.iter().copied().filter(|&i| self.syms[i as usize].qualified == q).collect();
+                        out.extend(self.kotlin_pick_by_arg_types(file, enclosing, line, h, group, true));
+                    }
+                    out
+                }
+                _ => v,
+            }
+        };
+        let keep = |v: Vec<u32>| -> Vec<u32> { v.into_iter().filter(|&i| ok(&self.syms[i as usize])).collect() };
+        let callable = |s: &Sym<'_>| s.kind.is_callable();
+        for h in hints.split(';') {
+            let classes: Vec<u32> = match h.strip_prefix('@') {
+                // A lambda passed to `f`: the receiver of `f`'s function-typed parameter.
+                Some(f) => {
+                    let found = match split_last(f) {
+                        (None, n) => self.lookup_name(file, enclosing, n, callable),
+                        (Some(q), n) => self.resolve_with_receiver(file, enclosing, q, n, &callable, line, 1),
+                    };
+                    let Some((_, v)) = found.filter(|(rung, _)| *rung != Rung::Ambiguous) else { continue };
+                    let mut out = Vec::new();
+                    for t in v {
+                        let s = &self.syms[t as usize];
+                        let Some(recv) = kotlin_lambda_receiver(s.signature, s.name) else { continue };
+                        let (q, n) = split_last(recv);
+                        out.extend(self.type_named(s.file, Some(t), q, n, 0, 1).into_iter().flatten());
+                    }
+                    out
+                }
+                None => match self.receiver_type(file, enclosing, h, line, 1) {
+                    Some(c) => c,
+                    None => {
+                        if let Some(ty) = self.outside_type(file, enclosing, h, line) {
+                            let found = applicable(keep(self.extensions_of(Lang::Kotlin, &ty, name)));
+                            if !found.is_empty() {
+                                return Some(found);
+                            }
+                        }
+                        continue;
+                    }
+                },
+            };
+            let mut found: Vec<u32> =
+                applicable(classes.iter().flat_map(|&c| self.kotlin_members_and_companion(c, name, ok)).collect());
+            if found.is_empty() {
+                found = applicable(self.kotlin_extensions(&classes, name, &keep));
+            }
+            found.sort_unstable();
+            found.dedup();
+            if !found.is_empty() {
+                return Some(found);
+            }
+        }
+        None
     }
 
     /// Kotlin: the members named `name` of class `c` (its bases' included), else of its

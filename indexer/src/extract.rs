@@ -76,6 +76,9 @@ struct RawRef {
     /// Java, for a call: what its arguments are; Rust, for a macro invocation: its tokens
     /// ([`Reference::arg_types`]).
     arg_types: Option<CompactString>,
+    /// Kotlin: the implicit receivers of the lambdas around a call without a receiver
+    /// ([`Reference::implicit_receivers`]).
+    implicit: Option<CompactString>,
 }
 
 /// The name of the `n`-th (1-based) anonymous function of a scope.
@@ -394,6 +397,12 @@ impl Extractor {
                             (RefKind::Call, Lang::Rust) => rust_macro_tokens(node, name_node, source),
                             _ => None,
                         },
+                        implicit: match (kind, lang) {
+                            (RefKind::Call, Lang::Kotlin) if receiver.is_none() => {
+                                kotlin_implicit_receivers(node, source)
+                            }
+                            _ => None,
+                        },
                     };
                     let i = match slot {
                         Some(i) => {
@@ -625,7 +634,8 @@ impl Extractor {
                 .with_arg(arg)
                 .with_arg_count(r.args)
                 .with_arg_types(r.arg_types)
-                .with_macro_arm(arm);
+                .with_macro_arm(arm)
+                .with_implicit_receivers(r.implicit);
             out.references.push(match (r.declared, r.bare) {
                 (true, _) => reference.declared(),
                 (_, true) => reference.bare(),
@@ -1034,6 +1044,7 @@ fn macro_body_calls(
             declared: false,
             bare: false,
             arg_types: None,
+            implicit: None,
         });
     }
     out.sort_by_key(|r| r.start);
@@ -1184,6 +1195,83 @@ fn kotlin_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
         return None;
     }
     Some(hints.join(",").into())
+}
+
+/// Kotlin: what the lambdas around a call without a receiver have for `this`, innermost
+/// first (see [`Reference::implicit_receivers`]), up to the function around: `x` for `x.apply
+/// { }`, `x.run { }`, `with(x) { }`; `@f` for a lambda passed to a function `f` (`@b.f` for
+/// `b.f { }`), which the resolver looks up for a parameter of a function type with a
+/// receiver. None when no lambda is around.
+fn kotlin_implicit_receivers(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
+    let short = |n: Node<'_>| {
+        let t = collapse_ws(&node_text(n, source));
+        (t.len() <= 80 && !t.contains([';', ',', '{'])).then_some(t)
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut n = call.parent();
+    while let Some(p) = n {
+        if matches!(
+            p.kind(),
+            "function_declaration"
+                | "class_body"
+                | "object_literal"
+                | "anonymous_function"
+                | "secondary_constructor"
+                | "anonymous_initializer"
+                | "getter"
+                | "setter"
+                | "source_file"
+        ) || out.len() >= 3
+        {
+            break;
+        }
+        n = p.parent();
+        if p.kind() != "lambda_literal" {
+            continue;
+        }
+        let Some(host) = p.parent().filter(|a| a.kind() == "annotated_lambda").and_then(|a| a.parent()) else {
+            continue;
+        };
+        let Some(callee) = host.named_child(0) else { continue };
+        let hint = match callee.kind() {
+            "navigation_expression" => {
+                let (Some(recv), Some(name)) =
+                    (callee.named_child(0), callee.named_child((callee.named_child_count() as u32).saturating_sub(1)))
+                else {
+                    continue;
+                };
+                match node_text(name, source).as_ref() {
+                    "apply" | "run" => short(recv),
+                    _ => short(callee).map(|t| format!("@{t}")),
+                }
+            }
+            // `with(x) { }`, `f(a) { }`: the call before the trailing lambda.
+            "call_expression" => {
+                let Some(f) = callee.named_child(0) else { continue };
+                let name = node_text(f, source);
+                let mut c = callee.walk();
+                let first_arg = callee
+                    .named_children(&mut c)
+                    .find(|x| x.kind() == "value_arguments")
+                    .and_then(|a| a.named_child(0))
+                    .and_then(|a| a.named_child(0));
+                match name.as_ref() {
+                    "with" => first_arg.and_then(short),
+                    _ => short(f).map(|t| format!("@{t}")),
+                }
+            }
+            "identifier" => match node_text(callee, source).as_ref() {
+                // (`run { }`, `apply { }` without a receiver keep `this`.)
+                "run" | "apply" => None,
+                t => Some(format!("@{t}")),
+            },
+            _ => None,
+        };
+        if let Some(h) = hint {
+            out.push(h);
+        }
+    }
+    (!out.is_empty()).then(|| out.join(";").into())
 }
 
 /// What one Kotlin argument is ([`kotlin_arg_types`]).

@@ -225,6 +225,9 @@ struct Bound {
     /// Rust: the arm of a `macro_rules!` of several arms this reference is written in
     /// (1-based; 0: none, see [`Reference::macro_arm`]).
     arm: u8,
+    /// Kotlin: the receivers of the lambdas around a call without one (see
+    /// [`Reference::implicit_receivers`]).
+    implicit: Option<CompactString>,
 }
 
 impl Reference {
@@ -237,8 +240,8 @@ impl Reference {
         module: Option<CompactString>,
         alias: Option<CompactString>,
     ) -> Reference {
-        let bound =
-            (module.is_some() || alias.is_some()).then(|| Box::new(Bound { module, alias, arg_types: None, arm: 0 }));
+        let bound = (module.is_some() || alias.is_some())
+            .then(|| Box::new(Bound { module, alias, arg_types: None, arm: 0, implicit: None }));
         Reference {
             name,
             kind,
@@ -326,7 +329,10 @@ impl Reference {
         if let Some(t) = types {
             match &mut self.bound {
                 Some(b) => b.arg_types = Some(t),
-                None => self.bound = Some(Box::new(Bound { module: None, alias: None, arg_types: Some(t), arm: 0 })),
+                None => {
+                    self.bound =
+                        Some(Box::new(Bound { module: None, alias: None, arg_types: Some(t), arm: 0, implicit: None }))
+                }
             }
         }
         self
@@ -349,6 +355,28 @@ impl Reference {
         self.bound.as_ref()?.arg_types.as_deref()
     }
 
+    /// This call's implicit receivers (`None`: none known).
+    pub fn with_implicit_receivers(mut self, receivers: Option<CompactString>) -> Reference {
+        if let Some(r) = receivers {
+            match &mut self.bound {
+                Some(b) => b.implicit = Some(r),
+                None => {
+                    self.bound =
+                        Some(Box::new(Bound { module: None, alias: None, arg_types: None, arm: 0, implicit: Some(r) }))
+                }
+            }
+        }
+        self
+    }
+
+    /// Kotlin, for a call without a receiver written in lambdas: what each lambda around
+    /// has for `this`, innermost first, `;`-separated: the receiver of `x.apply { }`, `x.run
+    /// { }` and `with(x) { }` as written (`x`), or `@f` for a lambda passed to `f` (`@b.f`
+    /// for `b.f { }`), whose parameter's type says (`CodeWriter.() -> Unit`).
+    pub fn implicit_receivers(&self) -> Option<&str> {
+        self.bound.as_ref()?.implicit.as_deref()
+    }
+
     /// The longest macro invocation whose tokens are kept, in bytes.
     pub const MAX_MACRO_TOKENS: usize = 512;
 
@@ -357,7 +385,10 @@ impl Reference {
         if arm != 0 {
             match &mut self.bound {
                 Some(b) => b.arm = arm,
-                None => self.bound = Some(Box::new(Bound { module: None, alias: None, arg_types: None, arm })),
+                None => {
+                    self.bound =
+                        Some(Box::new(Bound { module: None, alias: None, arg_types: None, arm, implicit: None }))
+                }
             }
         }
         self
@@ -379,7 +410,10 @@ impl Reference {
     pub fn set_module(&mut self, module: CompactString) {
         match &mut self.bound {
             Some(b) => b.module = Some(module),
-            None => self.bound = Some(Box::new(Bound { module: Some(module), alias: None, arg_types: None, arm: 0 })),
+            None => {
+                self.bound =
+                    Some(Box::new(Bound { module: Some(module), alias: None, arg_types: None, arm: 0, implicit: None }))
+            }
         }
     }
 
@@ -388,7 +422,10 @@ impl Reference {
     pub fn set_alias(&mut self, alias: CompactString) {
         match &mut self.bound {
             Some(b) => b.alias = Some(alias),
-            None => self.bound = Some(Box::new(Bound { module: None, alias: Some(alias), arg_types: None, arm: 0 })),
+            None => {
+                self.bound =
+                    Some(Box::new(Bound { module: None, alias: Some(alias), arg_types: None, arm: 0, implicit: None }))
+            }
         }
     }
 
@@ -419,6 +456,8 @@ struct RefWire<N, S> {
     arg_types: Option<S>,
     /// [`Reference::macro_arm`], 0 for none.
     arm: u8,
+    /// [`Reference::implicit_receivers`].
+    implicit: Option<S>,
 }
 
 impl Serialize for Reference {
@@ -435,6 +474,7 @@ impl Serialize for Reference {
             args: self.args,
             arg_types: self.arg_types(),
             arm: self.macro_arm().unwrap_or(0),
+            implicit: self.implicit_receivers(),
         }
         .serialize(z)
     }
@@ -445,7 +485,8 @@ impl<'de> Deserialize<'de> for Reference {
         let w = RefWire::<CompactString, CompactString>::deserialize(d)?;
         let mut r = Reference::new(w.name, w.kind, w.span, w.enclosing, w.receiver, w.module, w.alias)
             .with_arg_types(w.arg_types)
-            .with_macro_arm(w.arm);
+            .with_macro_arm(w.arm)
+            .with_implicit_receivers(w.implicit);
         if let Some((call, slot)) = w.arg {
             (r.arg_call, r.arg_slot) = (call, slot);
         }
@@ -510,6 +551,7 @@ mod tests {
         args: u8,
         arg_types: Option<CompactString>,
         arm: u8,
+        implicit: Option<CompactString>,
     }
 
     #[test]
@@ -538,11 +580,25 @@ mod tests {
                 args: Reference::ARGS_UNKNOWN,
                 arg_types: None,
                 arm: 0,
+                implicit: None,
             };
             let bytes = postcard::to_allocvec(&r).unwrap();
             assert_eq!(bytes, postcard::to_allocvec(&flat).unwrap());
             assert_eq!(postcard::from_bytes::<Reference>(&bytes).unwrap(), r);
         }
+    }
+
+    #[test]
+    fn implicit_receivers_round_trip() {
+        let span = Span { start_line: 1, start_col: 1, end_line: 1, end_col: 2 };
+        let plain = Reference::new("emit".into(), RefKind::Call, span, None, None, None, None);
+        assert_eq!(plain.implicit_receivers(), None);
+        assert_eq!(plain.clone().with_implicit_receivers(None), plain);
+        let r =
+            plain.with_arg_types(Some("String".into())).with_implicit_receivers(Some("out;@buildCodeString".into()));
+        assert_eq!((r.implicit_receivers(), r.arg_types()), (Some("out;@buildCodeString"), Some("String")));
+        let back: Reference = postcard::from_bytes(&postcard::to_allocvec(&r).unwrap()).unwrap();
+        assert_eq!(back, r);
     }
 
     #[test]

@@ -97,7 +97,10 @@ use crate::walk::SkipReason;
 /// subprogram are not callers.
 /// 24: Kotlin: calls record what their arguments are (`Reference::arg_types`); a call under a
 /// prefix operator is a call (`!isEmpty()`), and a receiver's text leaves the operator out.
-pub const FORMAT_VERSION: u32 = 24;
+/// 25: Kotlin: a call without a receiver records the receivers of the lambdas around it
+/// (`Reference::implicit_receivers`); bindings narrowed by `when`/`if` type tests; a function of
+/// an expression body shows the expression in its signature.
+pub const FORMAT_VERSION: u32 = 25;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
