@@ -4972,7 +4972,10 @@ impl<'a> Tables<'a> {
     /// The name of the type of the receiver `rcv`, where it is a type the repository does not
     /// define: a string literal, or a concatenation with one (`("hello " + name)`), or a
     /// variable declared of such a type (`name: String`). `None` otherwise.
-    fn outside_type(&self, file: u32, enclosing: Option<u32>, rcv: &str, line: u32) -> Option<String> {
+    fn outside_type(&self, file: u32, enclosing: Option<u32>, rcv: &str, line: u32, depth: u8) -> Option<String> {
+        if depth > 8 {
+            return None;
+        }
         let mut t = rcv.trim();
         while t.starts_with('(') && call_open(t) == Some(0) {
             t = t[1..t.len() - 1].trim();
@@ -4998,7 +5001,7 @@ impl<'a> Tables<'a> {
                 let callable = |s: &Sym<'_>| s.kind.is_callable();
                 let found = match split_last(strip_generics(&t[..open])) {
                     (None, n) => self.lookup_name(file, enclosing, n, callable),
-                    (Some(q), n) => self.resolve_with_receiver(file, enclosing, q, n, &callable, line, 1),
+                    (Some(q), n) => self.resolve_with_receiver(file, enclosing, q, n, &callable, line, depth + 1),
                 };
                 let (rung, v) = found?;
                 let v = self.pick_overloads(lang, text_arg_count(t), v);
@@ -5012,7 +5015,7 @@ impl<'a> Tables<'a> {
                     .flatten();
             }
             if let Some((obj, field)) = t.rsplit_once('.').filter(|(_, f)| is_ident(f)) {
-                let classes = self.receiver_type(file, enclosing, obj, line, 1)?;
+                let classes = self.receiver_type(file, enclosing, obj, line, depth + 1)?;
                 return classes.iter().find_map(|&c| {
                     let cf = self.syms[c as usize].file;
                     let (bindings, index) = self.bindings_of(cf);
@@ -5127,7 +5130,7 @@ impl<'a> Tables<'a> {
                 None => match self.receiver_type(file, enclosing, h, line, 1) {
                     Some(c) => c,
                     None => {
-                        if let Some(ty) = self.outside_type(file, enclosing, h, line) {
+                        if let Some(ty) = self.outside_type(file, enclosing, h, line, 1) {
                             let found = applicable(keep(self.extensions_of(Lang::Kotlin, &ty, name)));
                             if !found.is_empty() {
                                 return Some(found);
@@ -5436,7 +5439,7 @@ impl<'a> Tables<'a> {
         // (`fun String.shout()`, `static string Shout(this string s)`, `extension String {…}`,
         // `extension StringX on String {…}`), and no others.
         if matches!(lang, Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart) {
-            if let Some(ty) = self.outside_type(file, enclosing, rcv_written, line) {
+            if let Some(ty) = self.outside_type(file, enclosing, rcv_written, line, depth + 1) {
                 let mut found = filter(self.extensions_of(lang, &ty, name));
                 // Kotlin: or of a supertype of the standard library's (`Collection<T>.f()`
                 // for a `List`).
