@@ -215,7 +215,7 @@ impl Slot {
 }
 
 /// What an import or a binding adds to a reference.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Bound {
     module: Option<CompactString>,
     alias: Option<CompactString>,
@@ -240,8 +240,8 @@ impl Reference {
         module: Option<CompactString>,
         alias: Option<CompactString>,
     ) -> Reference {
-        let bound = (module.is_some() || alias.is_some())
-            .then(|| Box::new(Bound { module, alias, arg_types: None, arm: 0, implicit: None }));
+        let bound =
+            (module.is_some() || alias.is_some()).then(|| Box::new(Bound { module, alias, ..Bound::default() }));
         Reference {
             name,
             kind,
@@ -253,6 +253,11 @@ impl Reference {
             arg_slot: 0,
             args: Self::ARGS_UNKNOWN,
         }
+    }
+
+    /// The reference's imports and bindings part, made empty when it has none.
+    fn bound_mut(&mut self) -> &mut Bound {
+        self.bound.get_or_insert_with(Box::default)
     }
 
     /// The stored argument count of a call whose count is not known (or is this or more).
@@ -327,13 +332,7 @@ impl Reference {
     /// This call's arguments as its text shows them (`None`: nothing known).
     pub fn with_arg_types(mut self, types: Option<CompactString>) -> Reference {
         if let Some(t) = types {
-            match &mut self.bound {
-                Some(b) => b.arg_types = Some(t),
-                None => {
-                    self.bound =
-                        Some(Box::new(Bound { module: None, alias: None, arg_types: Some(t), arm: 0, implicit: None }))
-                }
-            }
+            self.bound_mut().arg_types = Some(t);
         }
         self
     }
@@ -358,13 +357,7 @@ impl Reference {
     /// This call's implicit receivers (`None`: none known).
     pub fn with_implicit_receivers(mut self, receivers: Option<CompactString>) -> Reference {
         if let Some(r) = receivers {
-            match &mut self.bound {
-                Some(b) => b.implicit = Some(r),
-                None => {
-                    self.bound =
-                        Some(Box::new(Bound { module: None, alias: None, arg_types: None, arm: 0, implicit: Some(r) }))
-                }
-            }
+            self.bound_mut().implicit = Some(r);
         }
         self
     }
@@ -383,13 +376,7 @@ impl Reference {
     /// This reference written in arm `arm` (1-based) of a `macro_rules!` of several arms.
     pub fn with_macro_arm(mut self, arm: u8) -> Reference {
         if arm != 0 {
-            match &mut self.bound {
-                Some(b) => b.arm = arm,
-                None => {
-                    self.bound =
-                        Some(Box::new(Bound { module: None, alias: None, arg_types: None, arm, implicit: None }))
-                }
-            }
+            self.bound_mut().arm = arm;
         }
         self
     }
@@ -408,25 +395,13 @@ impl Reference {
     /// Replaces the module an import names (a specifier the toolchain maps elsewhere, see
     /// [`crate::imports`]).
     pub fn set_module(&mut self, module: CompactString) {
-        match &mut self.bound {
-            Some(b) => b.module = Some(module),
-            None => {
-                self.bound =
-                    Some(Box::new(Bound { module: Some(module), alias: None, arg_types: None, arm: 0, implicit: None }))
-            }
-        }
+        self.bound_mut().module = Some(module);
     }
 
     /// Sets the name an import binds (a Go package's name, where the import path was
     /// rewritten, see [`crate::imports`]).
     pub fn set_alias(&mut self, alias: CompactString) {
-        match &mut self.bound {
-            Some(b) => b.alias = Some(alias),
-            None => {
-                self.bound =
-                    Some(Box::new(Bound { module: None, alias: Some(alias), arg_types: None, arm: 0, implicit: None }))
-            }
-        }
+        self.bound_mut().alias = Some(alias);
     }
 
     /// For imports: the local alias (`import numpy as np` -> `np`); for a type, call or
