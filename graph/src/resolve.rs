@@ -603,7 +603,7 @@ fn kotlin_extension_receiver(signature: &str) -> Option<&str> {
     let (mut depth, mut dot) = (0i32, None);
     for (k, &b) in bytes.iter().enumerate().skip(i) {
         match b {
-            b'<' | b'(' if depth == 0 && b == b'(' => break,
+            b'(' if depth == 0 => break,
             b'<' | b'(' => depth += 1,
             b'>' | b')' => depth -= 1,
             b'.' if depth == 0 => dot = Some(k),
@@ -3917,8 +3917,8 @@ impl<'a> Tables<'a> {
             v.iter().map(|&i| kotlin_params(self.syms[i as usize].signature, self.syms[i as usize].name)).collect();
         let fits_fn = |file: u32, m: u32, p: &str| {
             p == "fn"
-                || !(JAVA_PRIMITIVES.contains(&p) || JAVA_FINAL.contains(&p) || p == "KClass")
-                    && self.param_class(file, m, p).is_none()
+                || (!(JAVA_PRIMITIVES.contains(&p) || JAVA_FINAL.contains(&p) || p == "KClass")
+                    && self.param_class(file, m, p).is_none())
         };
         let fit = |k: usize| -> bool {
             let Some(ps) = &params[k] else { return false };
@@ -4984,10 +4984,11 @@ impl<'a> Tables<'a> {
             return Some("String".to_string());
         }
         let lang = self.lang_of(file);
+        // (A type's name, where the repository defines no type of that name.)
         let outside = |ty: &str| {
             let ty = ty.trim_end_matches('?');
             let repository = self.by_name(ty).into_iter().flatten().any(|&i| self.syms[i as usize].kind.is_type_like());
-            (!repository && is_ident(ty)).then(|| ty.to_string())
+            (!repository).then(|| ty.to_string())
         };
         // Kotlin: a cast says the type (`(type.rawType as Class<*>)`); a property of a
         // repository class is of its declared type (`builder.annotations`).
@@ -5034,9 +5035,7 @@ impl<'a> Tables<'a> {
         if b.call || b.elements || b.element_of || b.receiver.is_some() {
             return None;
         }
-        let ty = b.name.trim_end_matches('?');
-        let repository = self.by_name(ty).into_iter().flatten().any(|&i| self.syms[i as usize].kind.is_type_like());
-        (!repository).then(|| ty.to_string())
+        outside(b.name)
     }
 
     /// The repository's extension members named `name` of the type `ty` (any case: C#'s
