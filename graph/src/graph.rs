@@ -60,7 +60,10 @@ use std::borrow::Cow;
 /// overloads by their arguments' types; a binding names no base class (resolution changed).
 /// 24: Kotlin: lambdas with receivers (`x.apply { }`, `with(x) { }`, a parameter `T.() -> R`)
 /// (resolution changed).
-pub const GRAPH_FORMAT_VERSION: u32 = 24;
+/// 25: Kotlin: what an expression body's call gives, a delegating overload's result, a
+/// supertype after a primary constructor of many lines, arguments of types from outside
+/// (resolution changed).
+pub const GRAPH_FORMAT_VERSION: u32 = 25;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

@@ -449,6 +449,31 @@ fn operator_method(token: &str) -> Option<&'static str> {
     TABLE.iter().find(|(t, _)| *t == token).map(|&(_, m)| m)
 }
 
+/// Kotlin: the supertypes a class's header names (`TypeName(nullable), Comparable<ClassName>`
+/// of `class ClassName(names: List<String>, …) : TypeName(nullable), Comparable<ClassName>`):
+/// what follows its first `:` outside parentheses and angle brackets; empty without one.
+fn kotlin_supertypes(sig: &str) -> &str {
+    let mut depth = 0i32;
+    for (i, c) in sig.char_indices() {
+        match c {
+            '(' | '<' => depth += 1,
+            ')' => depth -= 1,
+            // (Not the arrow of a function type, `(Int) -> Unit`.)
+            '>' if !sig[..i].ends_with('-') => depth -= 1,
+            ':' if depth == 0 => return &sig[i + 1..],
+            _ => {}
+        }
+    }
+    ""
+}
+
+/// Whether `text` has `word` as a whole identifier (not part of a longer one).
+fn has_word(text: &str, word: &str) -> bool {
+    let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
+    text.match_indices(word)
+        .any(|(at, _)| !ident(text[..at].chars().next_back()) && !ident(text[at + word.len()..].chars().next()))
+}
+
 fn is_ident(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '#')
 }
@@ -694,6 +719,16 @@ fn type_text(lang: Lang, t: &str) -> Option<(Option<String>, String)> {
 }
 
 /// What a function's signature says it returns (its type's qualifier and name).
+/// Kotlin: the expression of an expression body without a declared type (`fun Type.asTypeName()
+/// = TypeName.get(this, map)` gives `TypeName.get(this, map)`), as its signature shows it (the
+/// first line).
+fn kotlin_expression_body(sig: &str) -> Option<&str> {
+    let open = sig.find('(')?;
+    let close = open + call_open_forward(&sig[open..])?;
+    let e = sig[close + 1..].trim_start().strip_prefix('=')?.trim();
+    (!e.is_empty()).then_some(e)
+}
+
 fn return_type(lang: Lang, sig: &str, name: &str) -> Option<(Option<String>, String)> {
     let sig = sig.trim();
     let ret: &str = match lang {
@@ -707,9 +742,10 @@ fn return_type(lang: Lang, sig: &str, name: &str) -> Option<(Option<String>, Str
             let close = open + call_open_forward(&sig[open..])?;
             let after = sig[close + 1..].trim_start();
             // Kotlin: an expression body without a declared type, `fun builder() = Builder()`:
-            // a class's constructor called, `this`, `apply { … }` (the receiver).
+            // a class's constructor called, `this`, `apply { … }` (the receiver). (Any other
+            // call's result is the resolver's to type: `Tables::result_type`.)
             if lang == Lang::Kotlin && after.starts_with('=') {
-                let e = after[1..].trim_start();
+                let e = kotlin_expression_body(sig)?;
                 if e == "this" || e.starts_with("this.apply") || e.starts_with("apply") {
                     return Some((None, "this".to_string()));
                 }
@@ -1735,8 +1771,13 @@ impl<'a> Tables<'a> {
                     .filter(|&l| l >= span.start_line && l <= span.end_line)
                     .min()
                     .unwrap_or(u32::MAX);
-                // Go: embedded fields and interfaces anywhere in the type's body.
-                if !outside && f.lang != Lang::Go && (line > first_member || line > span.start_line + 3) {
+                // Go: embedded fields and interfaces anywhere in the type's body. Kotlin: a
+                // supertype the header names, however many lines its primary constructor takes
+                // (`class ClassName internal constructor(\n…\n) : TypeName(…)`; the signature is
+                // the whole header).
+                let in_header =
+                    f.lang == Lang::Kotlin && has_word(kotlin_supertypes(t.syms[ci as usize].signature), &r.name);
+                if !outside && !in_header && f.lang != Lang::Go && (line > first_member || line > span.start_line + 3) {
                     continue;
                 }
                 // Looked up from where the class is declared: a nested class's base may be a
@@ -3900,8 +3941,12 @@ impl<'a> Tables<'a> {
                 h => match h.strip_prefix('~') {
                     Some(text) => match self.receiver_type(file, enclosing, text, line, 1) {
                         Some(c) if c.len() == 1 => ArgTy::Class(c[0]),
-                        // (`choices.toMap()`: what the standard library's function gives.)
-                        _ => kotlin_std_result(text).map_or(ArgTy::Unknown, |t| ArgTy::Named(t.to_string())),
+                        // (`className.simpleName`: a type from outside; `choices.toMap()`: what
+                        // the standard library's function gives.)
+                        _ => match self.outside_type(file, enclosing, text, line, 1) {
+                            Some(t) => ArgTy::Named(kotlin_java_name(&t).to_string()),
+                            None => kotlin_std_result(text).map_or(ArgTy::Unknown, |t| ArgTy::Named(t.to_string())),
+                        },
                     },
                     None => match self.arg_ty(file, enclosing, line, h) {
                         ArgTy::Named(n) => ArgTy::Named(kotlin_java_name(&n).to_string()),
@@ -4107,8 +4152,17 @@ impl<'a> Tables<'a> {
         if v.iter().any(|&i| self.syms[i as usize].qualified != self.syms[first as usize].qualified) {
             return None;
         }
-        let t = self.result_type(first, depth)?;
-        v[1..].iter().all(|&i| self.result_type(i, depth).as_ref() == Some(&t)).then_some(t)
+        // (Kotlin: an overload whose expression body calls its own name, `fun builder(type:
+        // KClass<*>) = builder(type.asClassName())`, gives what the one it calls gives.)
+        let delegates = |i: u32| {
+            let s = &self.syms[i as usize];
+            s.lang == Lang::Kotlin
+                && kotlin_expression_body(s.signature)
+                    .is_some_and(|b| b.split('(').next().map(str::trim) == Some(s.name))
+        };
+        let mut known = v.iter().copied().filter(|&i| !delegates(i));
+        let t = self.result_type(known.next()?, depth)?;
+        known.all(|i| self.result_type(i, depth).as_ref() == Some(&t)).then_some(t)
     }
 
     /// The class named `name` among the classes around `enclosing` (`Outer` of `Outer.this`).
@@ -4636,7 +4690,12 @@ impl<'a> Tables<'a> {
                 return Some(vec![c]);
             }
         }
-        let (q, name) = return_type(s.lang, s.signature, s.name)?;
+        let Some((q, name)) = return_type(s.lang, s.signature, s.name) else {
+            // Kotlin: an expression body that calls (`fun Type.asTypeName() = TypeName.get(this,
+            // map)`, `fun KClass<*>.asTypeName() = asClassName()`): what the call gives.
+            let body = (s.lang == Lang::Kotlin).then(|| kotlin_expression_body(s.signature)).flatten()?;
+            return call_open(body).and_then(|_| self.receiver_type(s.file, Some(t), body, u32::MAX, depth + 1));
+        };
         if name == "Self" || (name == "this" && s.lang != Lang::Rust) {
             return self.class_of(t).map(|c| vec![c]);
         }
@@ -5179,7 +5238,8 @@ impl<'a> Tables<'a> {
             if !seen.insert(x) || seen.len() > 64 {
                 continue;
             }
-            let sig = self.syms[x as usize].signature;
+            let s = &self.syms[x as usize];
+            let sig = if s.lang == Lang::Kotlin { kotlin_supertypes(s.signature) } else { s.signature };
             if sig.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).any(|w| w == ty) {
                 return true;
             }

@@ -1634,6 +1634,9 @@ fn signature(node: Node<'_>, source: &[u8]) -> String {
     let start = node.start_byte();
     let end = match find_body(node) {
         Some(b) if b.start_byte() > start => header_end(node, b),
+        // A Kotlin class without a body is all header, its supertypes after a primary
+        // constructor of many lines (`class ClassName(\n…\n) : TypeName(…)`).
+        None if node.kind() == "class_declaration" && has_child(node, "delegation_specifiers") => node.end_byte(),
         _ => {
             let text = &source[start..node.end_byte()];
             start + text.iter().position(|&b| b == b'\n').unwrap_or(text.len())
@@ -1676,6 +1679,13 @@ fn header_end(node: Node<'_>, body: Node<'_>) -> usize {
         end = end.min(e.max(node.start_byte()));
     }
     end
+}
+
+/// Whether `node` has a child of kind `kind`.
+fn has_child(node: Node<'_>, kind: &str) -> bool {
+    let mut cursor = node.walk();
+    let found = node.children(&mut cursor).any(|c| c.kind() == kind);
+    found
 }
 
 fn is_comment(node: &Node<'_>) -> bool {

@@ -100,7 +100,9 @@ use crate::walk::SkipReason;
 /// 25: Kotlin: a call without a receiver records the receivers of the lambdas around it
 /// (`Reference::implicit_receivers`); bindings narrowed by `when`/`if` type tests; a function of
 /// an expression body shows the expression in its signature.
-pub const FORMAT_VERSION: u32 = 25;
+/// 26: Kotlin: a class without a body has its whole header for a signature (its supertypes
+/// after a primary constructor of many lines).
+pub const FORMAT_VERSION: u32 = 26;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
