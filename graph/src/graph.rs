@@ -63,7 +63,9 @@ use std::borrow::Cow;
 /// 25: Kotlin: what an expression body's call gives, a delegating overload's result, a
 /// supertype after a primary constructor of many lines, arguments of types from outside
 /// (resolution changed).
-pub const GRAPH_FORMAT_VERSION: u32 = 25;
+/// 26: Kotlin: type aliases, named arguments, arguments of function types' aliases, the
+/// parameters a cut signature shows (resolution changed).
+pub const GRAPH_FORMAT_VERSION: u32 = 26;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

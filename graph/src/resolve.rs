@@ -467,6 +467,24 @@ fn kotlin_supertypes(sig: &str) -> &str {
     ""
 }
 
+/// Kotlin: the type a type alias names, without its arguments (`OptionWithValues` of
+/// `typealias NullableOption<T, V> = OptionWithValues<T?, T, V>`); `None` for an alias of a
+/// function type or for any other symbol.
+fn kotlin_alias_target<'s>(s: &Sym<'s>) -> Option<&'s str> {
+    let target = strip_generics(kotlin_alias_of_text(s)?.trim_end_matches('?')).trim();
+    (!target.is_empty() && target.split('.').all(is_ident)).then_some(target)
+}
+
+/// Kotlin: what a type alias stands for, as written (`OptionCallTransformContext.(String) ->
+/// ValueT`); `None` for any other symbol.
+fn kotlin_alias_of_text<'s>(s: &Sym<'s>) -> Option<&'s str> {
+    if s.kind != SymbolKind::Type || s.lang != Lang::Kotlin {
+        return None;
+    }
+    let at = s.signature.find("typealias ")?;
+    Some(s.signature[at..].split_once('=')?.1.trim())
+}
+
 /// Whether `text` has `word` as a whole identifier (not part of a longer one).
 fn has_word(text: &str, word: &str) -> bool {
     let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
@@ -1050,15 +1068,33 @@ struct KotlinParam {
     /// Its type's name without generic arguments and `?`, by Java's name where Kotlin's
     /// stands for a primitive (`Int` is `int`), `Object` for `Any`; `fn` for a function type.
     ty: String,
+    /// Its name (what a named argument says).
+    name: String,
     default: bool,
     vararg: bool,
+    /// It stands for the parameters a signature cut at its length bound leaves out.
+    rest: bool,
 }
 
 /// Kotlin: the parameters of the function `name`'s signature (`fun emit(s: String, n: Int =
 /// 0)`; `None` when it has no parameter list).
 fn kotlin_params(signature: &str, name: &str) -> Option<Vec<KotlinParam>> {
-    let list = param_list(signature, name)?;
-    let parts = top_level_parts(list)?;
+    // (A signature cut at its length bound shows the parameters before its last whole comma;
+    // one that takes anything stands for the rest.)
+    let (parts, cut) = match param_list(signature, name) {
+        Some(list) => (top_level_parts(list)?, false),
+        None => {
+            let shown = signature.strip_suffix('…')?;
+            let mut list = &shown[shown.find(&format!("{name}("))? + name.len() + 1..];
+            loop {
+                list = &list[..list.rfind(',')?];
+                if let Some(parts) = top_level_parts(list) {
+                    break (parts, true);
+                }
+            }
+        }
+    };
+    let rest = KotlinParam { ty: "Object".into(), name: String::new(), default: true, vararg: true, rest: true };
     Some(
         parts
             .into_iter()
@@ -1078,6 +1114,7 @@ fn kotlin_params(signature: &str, name: &str) -> Option<Vec<KotlinParam>> {
                 }
                 let head = &p[..colon.unwrap_or(0)];
                 let vararg = head.split_whitespace().any(|w| w == "vararg");
+                let name = head.split_whitespace().last().unwrap_or("").to_string();
                 let ty = colon.map_or("", |c| p[c + 1..eq.unwrap_or(p.len())].trim());
                 let ty = ty.trim_start_matches("suspend ").trim();
                 let ty = if ty.contains("->") {
@@ -1086,8 +1123,9 @@ fn kotlin_params(signature: &str, name: &str) -> Option<Vec<KotlinParam>> {
                     let t = ty.split('<').next().unwrap_or(ty).trim().trim_end_matches('?');
                     kotlin_java_name(t.rsplit('.').next().unwrap_or(t)).to_string()
                 };
-                KotlinParam { ty, default: eq.is_some(), vararg }
+                KotlinParam { ty, name, default: eq.is_some(), vararg, rest: false }
             })
+            .chain(cut.then_some(rest))
             .collect(),
     )
 }
@@ -3933,39 +3971,63 @@ impl<'a> Tables<'a> {
         }
         let hints: Vec<&str> = hints.split(',').collect();
         let trailing = hints.last() == Some(&"fn*");
-        let positional = &hints[..hints.len() - usize::from(trailing)];
-        let args: Vec<ArgTy> = positional
-            .iter()
-            .map(|h| match *h {
-                "fn" | "*" => ArgTy::Named(h.to_string()),
-                h => match h.strip_prefix('~') {
-                    Some(text) => match self.receiver_type(file, enclosing, text, line, 1) {
-                        Some(c) if c.len() == 1 => ArgTy::Class(c[0]),
-                        // (`className.simpleName`: a type from outside; `choices.toMap()`: what
-                        // the standard library's function gives.)
-                        _ => match self.outside_type(file, enclosing, text, line, 1) {
-                            Some(t) => ArgTy::Named(kotlin_java_name(&t).to_string()),
-                            None => kotlin_std_result(text).map_or(ArgTy::Unknown, |t| ArgTy::Named(t.to_string())),
-                        },
-                    },
-                    None => match self.arg_ty(file, enclosing, line, h) {
-                        ArgTy::Named(n) => ArgTy::Named(kotlin_java_name(&n).to_string()),
-                        a => a,
-                    },
-                },
-            })
-            .collect();
-        if args.iter().all(|a| matches!(a, ArgTy::Unknown)) && !trailing {
+        let given = &hints[..hints.len() - usize::from(trailing)];
+        // (Named arguments, `name=>hint`, come after the positional ones.)
+        let positional: Vec<&str> = given.iter().copied().take_while(|h| !h.contains("=>")).collect();
+        let named: Vec<(&str, &str)> = given[positional.len()..].iter().filter_map(|h| h.split_once("=>")).collect();
+        if positional.len() + named.len() != given.len() {
             return v;
         }
-        let params: Vec<Option<Vec<KotlinParam>>> =
-            v.iter().map(|&i| kotlin_params(self.syms[i as usize].signature, self.syms[i as usize].name)).collect();
+        let ty = |h: &str| match h {
+            "fn" | "*" => ArgTy::Named(h.to_string()),
+            h => match h.strip_prefix('~') {
+                Some(text) => match self.receiver_type(file, enclosing, text, line, 1) {
+                    Some(c) if c.len() == 1 => ArgTy::Class(c[0]),
+                    // (`className.simpleName`: a type from outside; `choices.toMap()`: what
+                    // the standard library's function gives.)
+                    _ => match self.outside_type(file, enclosing, text, line, 1) {
+                        Some(t) if self.kotlin_fn_alias(file, enclosing, &t) => ArgTy::Named("fn".into()),
+                        Some(t) => ArgTy::Named(kotlin_java_name(&t).to_string()),
+                        None => kotlin_std_result(text).map_or(ArgTy::Unknown, |t| ArgTy::Named(t.to_string())),
+                    },
+                },
+                None => match self.arg_ty(file, enclosing, line, h) {
+                    // (A variable of a function type's alias holds a function.)
+                    ArgTy::Named(n) if self.kotlin_fn_alias(file, enclosing, &n) => ArgTy::Named("fn".into()),
+                    ArgTy::Named(n) => ArgTy::Named(kotlin_java_name(&n).to_string()),
+                    a => a,
+                },
+            },
+        };
+        let args: Vec<ArgTy> = positional.iter().map(|h| ty(h)).collect();
+        let named: Vec<(&str, ArgTy)> = named.into_iter().map(|(n, h)| (n, ty(h))).collect();
+        if args.iter().all(|a| matches!(a, ArgTy::Unknown)) && !trailing && named.is_empty() {
+            return v;
+        }
+        // (A parameter of a function type's alias is of a function type.)
+        let params: Vec<Option<Vec<KotlinParam>>> = v
+            .iter()
+            .map(|&i| {
+                let s = &self.syms[i as usize];
+                let mut ps = kotlin_params(s.signature, s.name)?;
+                for p in &mut ps {
+                    if p.ty != "fn" && self.kotlin_fn_alias(s.file, Some(i), &p.ty) {
+                        p.ty = "fn".into();
+                    }
+                }
+                Some(ps)
+            })
+            .collect();
+        // (A type of the standard library's or a final one takes no lambda; another type from
+        // outside may be a Java interface of one method.)
         let fits_fn = |file: u32, m: u32, p: &str| {
             p == "fn"
-                || (!(JAVA_PRIMITIVES.contains(&p) || JAVA_FINAL.contains(&p) || p == "KClass")
+                || (!(JAVA_PRIMITIVES.contains(&p) || JAVA_FINAL.contains(&p) || kotlin_std_type(p))
                     && self.param_class(file, m, p).is_none())
         };
-        let fit = |k: usize| -> bool {
+        // (`lenient`: a named argument no shown parameter has may be for one a cut signature
+        // leaves out.)
+        let fit = |k: usize, lenient: bool| -> bool {
             let Some(ps) = &params[k] else { return false };
             let m = v[k];
             let mfile = self.syms[m as usize].file;
@@ -3997,13 +4059,20 @@ impl<'a> Tables<'a> {
             }
             // (A vararg parameter takes the arguments from its place on.)
             let vararg = ps.iter().position(|p| p.vararg);
+            let by_name = |n: &str| ps.iter().position(|p| p.name == n).filter(|&k| k >= args.len());
             args.iter().enumerate().all(|(i, a)| match (ps.get(i), vararg) {
                 (_, Some(at)) if i >= at => one(a, &ps[at]),
                 (Some(p), _) => one(a, p),
                 (None, _) => false,
-            }) && ps.iter().skip(args.len()).all(|p| p.default || p.vararg)
+            }) && named.iter().all(|(n, a)| match by_name(n) {
+                Some(k) => one(a, &ps[k]),
+                None => lenient && ps.last().is_some_and(|p| p.rest),
+            }) && ps.iter().skip(args.len()).all(|p| p.default || p.vararg || named.iter().any(|(n, _)| *n == p.name))
         };
-        let mut chosen: Vec<usize> = (0..v.len()).filter(|&k| fit(k)).collect();
+        let mut chosen: Vec<usize> = (0..v.len()).filter(|&k| fit(k, false)).collect();
+        if chosen.is_empty() {
+            chosen = (0..v.len()).filter(|&k| fit(k, true)).collect();
+        }
         if chosen.is_empty() {
             // (`strict`: none of them takes the arguments.)
             return if strict { Vec::new() } else { v };
@@ -4592,6 +4661,19 @@ impl<'a> Tables<'a> {
                     }
                     return (rung != Rung::Ambiguous && v.len() == 1).then_some(v);
                 }
+                // Kotlin: a type alias is the type it names (`typealias RawOption =
+                // NullableOption<String, String>`).
+                if self.lang_of(file) == Lang::Kotlin {
+                    let alias = |s: &Sym<'_>| kotlin_alias_target(s).is_some();
+                    if let Some((rung, v)) = self.lookup_name(file, enclosing, name, alias) {
+                        let target = (rung != Rung::Ambiguous && v.len() == 1)
+                            .then(|| kotlin_alias_target(&self.syms[v[0] as usize]))
+                            .flatten()?;
+                        let (q, n) = split_last(target);
+                        let around = self.syms[v[0] as usize].parent.and_then(|p| self.by_id.get(&p).copied());
+                        return self.type_named(self.syms[v[0] as usize].file, around, q, n, u32::MAX, depth + 1);
+                    }
+                }
                 // A type parameter: its bound (`T: Shape`, `T extends Shape`).
                 let b = self.binding(file, enclosing, name, line, true)?;
                 if b.name == name {
@@ -5114,8 +5196,10 @@ impl<'a> Tables<'a> {
                 }
                 let parent = s.parent.and_then(|p| self.by_id.get(&p)).map(|&p| &self.syms[p as usize]);
                 match lang {
-                    Lang::Kotlin => kotlin_extension_receiver(s.signature)
-                        .is_some_and(|r| r.rsplit('.').next().unwrap_or(r).eq_ignore_ascii_case(ty)),
+                    Lang::Kotlin => kotlin_extension_receiver(s.signature).is_some_and(|r| {
+                        let r = r.rsplit('.').next().unwrap_or(r);
+                        r.eq_ignore_ascii_case(ty) || self.kotlin_alias_of(r, ty)
+                    }),
                     Lang::CSharp => extends(s.signature, &format!("(this {ty_lower} ")),
                     Lang::Swift => parent.is_some_and(|p| {
                         p.signature.trim_start().starts_with("extension") && p.name.eq_ignore_ascii_case(ty)
@@ -5272,6 +5356,36 @@ impl<'a> Tables<'a> {
             queue.extend(self.bases(&c).into_iter().flatten().copied());
         }
         out
+    }
+
+    /// Kotlin: whether the type `name` names in `file` is an alias of a function type
+    /// (`typealias ValueTransformer<V> = Context.(String) -> V`).
+    fn kotlin_fn_alias(&self, file: u32, enclosing: Option<u32>, name: &str) -> bool {
+        let alias = |s: &Sym<'_>| kotlin_alias_of_text(s).is_some();
+        match self.lookup_name(file, enclosing, name, alias) {
+            Some((rung, v)) if rung != Rung::Ambiguous => {
+                v.iter().all(|&i| kotlin_alias_of_text(&self.syms[i as usize]).is_some_and(|t| t.contains("->")))
+            }
+            _ => false,
+        }
+    }
+
+    /// Kotlin: whether `name` is a type alias of the type named `ty`, directly or through other
+    /// aliases (`RawOption` of `OptionWithValues`, through `NullableOption`); by name.
+    fn kotlin_alias_of(&self, name: &str, ty: &str) -> bool {
+        let mut cur = name;
+        for _ in 0..4 {
+            let mut targets = self.by_name(cur).into_iter().flatten().filter_map(|&i| {
+                let s = &self.syms[i as usize];
+                (s.lang == Lang::Kotlin).then(|| kotlin_alias_target(s)).flatten()
+            });
+            let Some(t) = targets.next() else { return false };
+            cur = split_last(t).1;
+            if cur == ty {
+                return true;
+            }
+        }
+        false
     }
 
     /// Kotlin: what a bare `name` means as a member of the receiver of the innermost

@@ -1160,8 +1160,8 @@ fn java_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
 /// capitalised call or an `as` names; `=name` for a variable), `~text` for a call or a
 /// property read whose result type the resolver works out (`annotation.asClassName()`),
 /// `fn` for a lambda, `fn*` for a trailing one (it is the last parameter's), `*` for a spread
-/// array (`*args`), `?` otherwise. None with a named argument (its place is not its
-/// parameter's).
+/// array (`*args`), `?` otherwise; a named argument is `name=>` and its hint (`helpTags=>=tags`).
+/// None when an argument is none of these (more than one expression).
 fn kotlin_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
     let mut hints: Vec<String> = Vec::new();
     let mut cursor = call.walk();
@@ -1177,6 +1177,11 @@ fn kotlin_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
                     let (named, spread) = a
                         .children(&mut k)
                         .fold((false, false), |(n, s), x| (n || x.kind() == "=", s || x.kind() == "*"));
+                    // (`name = value`: the parameter it is for, `name=>` before its hint.)
+                    if named && kids.len() == 2 && kids[0].kind() == "identifier" {
+                        hints.push(format!("{}=>{}", node_text(kids[0], source), kotlin_arg_hint(kids[1], source)));
+                        continue;
+                    }
                     if named || kids.len() != 1 {
                         return None;
                     }

@@ -102,7 +102,8 @@ use crate::walk::SkipReason;
 /// an expression body shows the expression in its signature.
 /// 26: Kotlin: a class without a body has its whole header for a signature (its supertypes
 /// after a primary constructor of many lines).
-pub const FORMAT_VERSION: u32 = 26;
+/// 27: Kotlin: a call's named arguments are in its argument types (`name=>hint`).
+pub const FORMAT_VERSION: u32 = 27;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
