@@ -1047,6 +1047,19 @@ fn kotlin_std_result(call: &str) -> Option<&'static str> {
     })
 }
 
+/// Kotlin: the name of the type a binding gives its variable where the binding says it
+/// without the resolver: a declared type, or what a standard library function it is
+/// initialised with gives (`val members = mutableListOf<CodeBlock>()`: `MutableList`).
+fn kotlin_outside_binding<'a>(b: &Binding<'a>) -> Option<&'a str> {
+    if b.elements || b.element_of || b.receiver.is_some() {
+        return None;
+    }
+    if b.call {
+        return kotlin_std_result(b.name);
+    }
+    Some(b.name)
+}
+
 /// Kotlin: a type's name as [`KotlinParam::ty`] writes it (`Int` is `int`).
 fn kotlin_java_name(t: &str) -> &str {
     match t {
@@ -5161,11 +5174,13 @@ impl<'a> Tables<'a> {
                 return classes.iter().find_map(|&c| {
                     let cf = self.syms[c as usize].file;
                     let (bindings, index) = self.bindings_of(cf);
-                    index.get(field).into_iter().flatten().map(|&i| &bindings[i]).find_map(|b| {
-                        (b.enclosing == Some(c) && !b.call && !b.elements && !b.element_of && b.receiver.is_none())
-                            .then(|| outside(b.name))
-                            .flatten()
-                    })
+                    index
+                        .get(field)
+                        .into_iter()
+                        .flatten()
+                        .map(|&i| &bindings[i])
+                        .filter(|b| b.enclosing == Some(c))
+                        .find_map(|b| kotlin_outside_binding(b).and_then(outside))
                 });
             }
         }
@@ -5173,10 +5188,11 @@ impl<'a> Tables<'a> {
             return None;
         }
         let b = self.binding(file, enclosing, t, line, true)?;
-        if b.call || b.elements || b.element_of || b.receiver.is_some() {
-            return None;
+        match lang {
+            Lang::Kotlin => kotlin_outside_binding(b).and_then(outside),
+            _ if b.call || b.elements || b.element_of || b.receiver.is_some() => None,
+            _ => outside(b.name),
         }
-        outside(b.name)
     }
 
     /// The repository's extension members named `name` of the type `ty` (any case: C#'s
