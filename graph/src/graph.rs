@@ -65,7 +65,9 @@ use std::borrow::Cow;
 /// (resolution changed).
 /// 26: Kotlin: type aliases, named arguments, arguments of function types' aliases, the
 /// parameters a cut signature shows (resolution changed).
-pub const GRAPH_FORMAT_VERSION: u32 = 26;
+/// 27: Kotlin: variables a standard function initialises, self-delegating overloads, elements
+/// of declared containers, `for` and `it` bindings (resolution changed).
+pub const GRAPH_FORMAT_VERSION: u32 = 27;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

@@ -290,6 +290,40 @@ struct Binding<'a> {
     /// The last line the binding holds on: a type test's branch (`if (o instanceof Circle)
     /// o.area()`, the query's `@binding.scope`); `None`: to the end of its scope.
     until: Option<u32>,
+    /// Kotlin: the declared type's arguments (`Cmd` of `List<Cmd>`).
+    type_args: Option<&'a str>,
+}
+
+/// Kotlin's standard containers whose elements are their one type argument.
+const KOTLIN_CONTAINERS: [&str; 14] = [
+    "List",
+    "MutableList",
+    "ArrayList",
+    "Set",
+    "MutableSet",
+    "HashSet",
+    "LinkedHashSet",
+    "Collection",
+    "MutableCollection",
+    "Iterable",
+    "MutableIterable",
+    "Array",
+    "Sequence",
+    "Iterator",
+];
+
+impl<'a> Binding<'a> {
+    /// Kotlin: the type of the elements of a variable declared a standard container (`Cmd`
+    /// of `List<out Cmd>?`): its qualifier and name.
+    fn kotlin_element(&self) -> Option<(Option<&'a str>, &'a str)> {
+        let args = self.type_args.filter(|_| !self.call && self.receiver.is_none())?;
+        if !KOTLIN_CONTAINERS.contains(&self.name) || args.contains(',') {
+            return None;
+        }
+        let arg = args.trim().trim_start_matches("out ").trim_end_matches('?');
+        let arg = strip_generics(arg).trim_end_matches('?');
+        (!arg.is_empty() && arg.split('.').all(is_ident)).then(|| split_last(arg))
+    }
 }
 
 /// Everything the resolver looks things up in, built from all files' records.
@@ -1763,6 +1797,7 @@ impl<'a> Tables<'a> {
                             elements,
                             element_of: r.kind == RefKind::Iteration,
                             until,
+                            type_args: (r.kind == RefKind::Type).then(|| r.arg_types()).flatten(),
                         })
                     })
                     .collect::<Vec<Binding<'_>>>();
@@ -3132,6 +3167,11 @@ impl<'a> Tables<'a> {
     /// [`Self::resolve`] by the ladder of rungs (and, for Python and JavaScript, the value flow).
     fn resolve_ladder(&self, file: u32, r: &'a Reference) -> Resolution {
         if matches!(r.kind, RefKind::Iteration | RefKind::Context | RefKind::Raise | RefKind::Operator) {
+            // (Kotlin's iterations are bindings of their elements only: `for (c in xs)`, the `it`
+            // of `xs.forEach { }`.)
+            if self.lang_of(file) == Lang::Kotlin {
+                return Resolution { targets: smallvec::SmallVec::new(), rung: Rung::External, external: None };
+            }
             return self.resolve_implicit(file, r);
         }
         let enclosing = r.enclosing.and_then(|e| self.by_id.get(&e).copied());
@@ -3348,6 +3388,29 @@ impl<'a> Tables<'a> {
             // Kotlin: the same, its parameters' defaults and a trailing lambda counted.
             Some(hints) if lang == Lang::Kotlin && targets.len() > 1 && !value => {
                 self.kotlin_pick_by_arg_types(file, enclosing, line, hints, targets, false)
+            }
+            _ => targets,
+        };
+        // Kotlin: an overload whose expression body is a call of its own name (`fun
+        // classBuilder(className: ClassName) = classBuilder(className.simpleName)`) calls
+        // another overload: calling itself, it would never return.
+        let targets = match enclosing {
+            Some(e)
+                if lang == Lang::Kotlin
+                    && targets.len() > 1
+                    && !value
+                    && r.receiver.is_none()
+                    && targets.contains(&e) =>
+            {
+                let s = &self.syms[e as usize];
+                let delegates = s.name == r.name.as_str()
+                    && kotlin_expression_body(s.signature)
+                        .is_some_and(|b| call_open(b) == Some(s.name.len()) && b.starts_with(s.name));
+                if delegates {
+                    targets.into_iter().filter(|&t| t != e).collect()
+                } else {
+                    targets
+                }
             }
             _ => targets,
         };
@@ -4539,10 +4602,24 @@ impl<'a> Tables<'a> {
             return None;
         }
         if b.element_of {
+            // (Kotlin: `x.let { it }`'s `it` is `x` itself.)
+            if let Some(value) = b.name.strip_prefix('=') {
+                return self.receiver_type(file, b.enclosing, value, b.line, depth + 1);
+            }
             return self.element_type(file, b.enclosing, b.name, b.line, depth + 1);
         }
         if !b.call {
-            return self.type_named(file, b.enclosing, b.receiver, b.name, b.line, depth + 1);
+            let named = self.type_named(file, b.enclosing, b.receiver, b.name, b.line, depth + 1);
+            // Kotlin: `val command = context.command`, of the property's type.
+            return match (named, b.receiver) {
+                (None, Some(q)) if self.lang_of(file) == Lang::Kotlin && !q.starts_with(char::is_uppercase) => {
+                    match self.receiver_type(file, b.enclosing, q, b.line, depth + 1)?[..] {
+                        [c] => self.field_type(c, b.name, depth + 1),
+                        _ => None,
+                    }
+                }
+                (named, _) => named,
+            };
         }
         // Initialised by a call: a class (its constructor) or a function's declared result.
         let callable = |s: &Sym<'_>| s.kind.is_callable() || s.kind.is_type_like();
@@ -4612,7 +4689,8 @@ impl<'a> Tables<'a> {
             return None;
         };
         if !b.elements {
-            return None;
+            let (q, n) = b.kotlin_element()?;
+            return self.type_named(file, b.enclosing, q, n, b.line, depth + 1);
         }
         self.type_named(file, b.enclosing, b.receiver, b.name, b.line, depth + 1)
     }
@@ -4637,6 +4715,9 @@ impl<'a> Tables<'a> {
                 .collect();
             if let Some(b) = here.iter().find(|b| b.elements) {
                 return self.type_named(cf, b.enclosing, b.receiver, b.name, b.line, depth + 1);
+            }
+            if let Some((q, n)) = here.iter().find_map(|b| b.kotlin_element()) {
+                return self.type_named(cf, Some(c), q, n, u32::MAX, depth + 1);
             }
             // (A field of another type, in this class, hides the bases' of that name.)
             if !here.is_empty() {

@@ -362,6 +362,7 @@ impl Extractor {
                             _ => None,
                         },
                     };
+                    let binds = alias.is_some();
                     let r = RawRef {
                         start: name_node.start_byte(),
                         range: name_node.byte_range(),
@@ -395,6 +396,8 @@ impl Extractor {
                             (RefKind::Call, Lang::Kotlin) => kotlin_arg_types(node, source),
                             (RefKind::Call, Lang::Ada) => ada_arg_types(node, source, &mut ada_locals),
                             (RefKind::Call, Lang::Rust) => rust_macro_tokens(node, name_node, source),
+                            // (A Kotlin variable's declared type's arguments: `Cmd` of `List<Cmd>`.)
+                            (RefKind::Type, Lang::Kotlin) if binds => kotlin_type_args(name_node, source),
                             _ => None,
                         },
                         implicit: match (kind, lang) {
@@ -425,6 +428,9 @@ impl Extractor {
             refs.extend(macro_body_calls(&mut self.parser, &mut self.cursor, query, roles, lang, &defs, source));
         }
 
+        if lang == Lang::Kotlin {
+            refs.extend(kotlin_it_bindings(root, source));
+        }
         // Nesting: sort outermost-first, then sweep with a stack of open definitions.
         // Equal ranges: a scope before the definition it qualifies.
         defs.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(b.is_scope.cmp(&a.is_scope)));
@@ -1277,6 +1283,115 @@ fn kotlin_implicit_receivers(call: Node<'_>, source: &[u8]) -> Option<CompactStr
         }
     }
     (!out.is_empty()).then(|| out.join(";").into())
+}
+
+/// Kotlin: the standard library's functions on a collection whose lambda's `it` is an element.
+const KOTLIN_ELEMENT_LAMBDAS: &[&str] = &[
+    "forEach",
+    "onEach",
+    "map",
+    "mapNotNull",
+    "flatMap",
+    "filter",
+    "filterNot",
+    "any",
+    "all",
+    "none",
+    "count",
+    "first",
+    "firstOrNull",
+    "last",
+    "lastOrNull",
+    "find",
+    "findLast",
+    "single",
+    "singleOrNull",
+    "sortedBy",
+    "sortedByDescending",
+    "sortBy",
+    "sortByDescending",
+    "maxBy",
+    "minBy",
+    "maxByOrNull",
+    "minByOrNull",
+    "sumBy",
+    "sumOf",
+    "associateBy",
+    "associateWith",
+    "associate",
+    "groupBy",
+    "partition",
+    "distinctBy",
+    "takeWhile",
+    "dropWhile",
+    "joinToString",
+    "removeAll",
+    "retainAll",
+];
+
+/// Kotlin: the `it` of each lambda without parameters that a function of the standard
+/// library is called with on a receiver, as a binding scoped to the lambda (an iteration
+/// reference whose alias is `it?`): an element of the receiver for the functions of
+/// [`KOTLIN_ELEMENT_LAMBDAS`] (`commands.forEach { it.run() }`: `commands`), the receiver
+/// itself for `let`, `also`, `takeIf` and `takeUnless` (`context?.let { it.command }`:
+/// `=context`).
+fn kotlin_it_bindings(root: Node<'_>, source: &[u8]) -> Vec<RawRef> {
+    let mut out = Vec::new();
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        for c in n.named_children(&mut cursor) {
+            stack.push(c);
+        }
+        if n.kind() != "lambda_literal" || has_child(n, "lambda_parameters") {
+            continue;
+        }
+        let Some(call) = n.parent().filter(|a| a.kind() == "annotated_lambda").and_then(|a| a.parent()) else {
+            continue;
+        };
+        let Some(callee) = call.named_child(0).filter(|c| c.kind() == "navigation_expression") else { continue };
+        let (Some(recv), Some(f)) =
+            (callee.named_child(0), callee.named_child((callee.named_child_count() as u32).saturating_sub(1)))
+        else {
+            continue;
+        };
+        let f = node_text(f, source);
+        let recv = collapse_ws(&node_text(recv, source));
+        if recv.len() > MAX_RECEIVER || recv.contains('{') {
+            continue;
+        }
+        let name = match f.as_ref() {
+            "let" | "also" | "takeIf" | "takeUnless" => format!("={recv}"),
+            f if KOTLIN_ELEMENT_LAMBDAS.contains(&f) => recv,
+            _ => continue,
+        };
+        out.push(RawRef {
+            start: n.start_byte(),
+            range: n.byte_range(),
+            name: name.into(),
+            kind: RefKind::Iteration,
+            span: Span::from_node(&n),
+            receiver: None,
+            module: None,
+            alias: Some(CompactString::const_new("it?")),
+            arg: None,
+            args: None,
+            declared: false,
+            bare: false,
+            arg_types: None,
+            implicit: None,
+        });
+    }
+    out
+}
+
+/// Kotlin: the type arguments after a type's name, whitespace collapsed (`String, Cmd` of
+/// `Map<String, Cmd>`); None without any.
+fn kotlin_type_args(name: Node<'_>, source: &[u8]) -> Option<CompactString> {
+    let args = name.next_named_sibling().filter(|n| n.kind() == "type_arguments")?;
+    let text = collapse_ws(&node_text(args, source));
+    let inner = text.strip_prefix('<')?.strip_suffix('>')?.trim();
+    (!inner.is_empty() && inner.len() <= MAX_RECEIVER).then(|| inner.into())
 }
 
 /// What one Kotlin argument is ([`kotlin_arg_types`]).

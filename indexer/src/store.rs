@@ -103,7 +103,10 @@ use crate::walk::SkipReason;
 /// 26: Kotlin: a class without a body has its whole header for a signature (its supertypes
 /// after a primary constructor of many lines).
 /// 27: Kotlin: a call's named arguments are in its argument types (`name=>hint`).
-pub const FORMAT_VERSION: u32 = 27;
+/// 28: Kotlin: bindings of a variable read from a property (`val c = ctx.command`), of a `for`
+/// loop's element, of a lambda's `it` (`xs.forEach { }`, `x?.let { }`); a variable's declared
+/// type keeps its type arguments (`List<Cmd>`).
+pub const FORMAT_VERSION: u32 = 28;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";

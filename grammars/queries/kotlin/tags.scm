@@ -291,6 +291,24 @@
     (nullable_type (user_type . (identifier)+ @receiver . (identifier) @name . (type_arguments) .))
   ]) @reference.type
 
+; Read from a property: `val command = context.command` (the variable is of the property's
+; type, which the resolver reads from the receiver's class).
+(property_declaration
+  (variable_declaration . (identifier) @import.alias .)
+  (navigation_expression
+    (_) @receiver
+    .
+    ["." "?."]
+    .
+    (identifier) @name .) @reference.type)
+
+; `for (c in commands)`: `c` is an element of `commands` (the resolver reads its declared
+; container type's argument: `List<Command>`).
+(for_statement
+  (variable_declaration . (identifier) @import.alias)
+  .
+  (_) @name @reference.iteration)
+
 ; Smart casts: in a `when (o)` entry `is Foo -> …`, and in the branch of `if (o is Foo)`, `o`
 ; is a `Foo` (an entry of several types gives `o` each, on the same lines, and the resolver
 ; takes none of them).
