@@ -67,7 +67,9 @@ use std::borrow::Cow;
 /// parameters a cut signature shows (resolution changed).
 /// 27: Kotlin: variables a standard function initialises, self-delegating overloads, elements
 /// of declared containers, `for` and `it` bindings (resolution changed).
-pub const GRAPH_FORMAT_VERSION: u32 = 27;
+/// 28: Kotlin: an expression body's whole chain, `apply`/`also` giving their receiver
+/// (resolution changed).
+pub const GRAPH_FORMAT_VERSION: u32 = 28;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

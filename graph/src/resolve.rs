@@ -801,9 +801,15 @@ fn return_type(lang: Lang, sig: &str, name: &str) -> Option<(Option<String>, Str
                 if e == "this" || e.starts_with("this.apply") || e.starts_with("apply") {
                     return Some((None, "this".to_string()));
                 }
-                let callee = e.split(['(', '{']).next()?.trim();
+                let open = e.find(['(', '{'])?;
+                let callee = e[..open].trim();
                 let (q, n) = split_last(callee);
-                let constructs = e.len() > callee.len() && n.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+                // (The call is the whole expression, `Builder(a, b)`, or a first line shown of
+                // several opens it, `Builder(` and ` …`; not `Builder(a).build()`.)
+                let rest = &e[open..];
+                let one_call = call_open(e) == Some(open)
+                    || (e.ends_with('…') && rest.starts_with('(') && call_open_forward(rest).is_none());
+                let constructs = one_call && n.chars().next().is_some_and(|c| c.is_ascii_uppercase());
                 return (constructs && callee.split('.').all(is_ident)).then(|| (q.map(str::to_string), n.to_string()));
             }
             let r = after.strip_prefix(':')?;
@@ -1079,6 +1085,32 @@ fn kotlin_std_result(call: &str) -> Option<&'static str> {
         "to" | "Pair" => "Pair",
         _ => return None,
     })
+}
+
+/// Kotlin: `x` of `x.apply { … }` or `x?.also { … }` (which give their receiver); `expr` itself
+/// otherwise.
+fn kotlin_without_scope_call(expr: &str) -> &str {
+    if !expr.ends_with('}') {
+        return expr;
+    }
+    let mut depth = 0i32;
+    for (i, c) in expr.char_indices().rev() {
+        match c {
+            '}' => depth += 1,
+            '{' => {
+                depth -= 1;
+                if depth == 0 {
+                    let head = expr[..i].trim_end();
+                    return ["?.apply", ".apply", "?.also", ".also"]
+                        .iter()
+                        .find_map(|s| head.strip_suffix(s))
+                        .map_or(expr, str::trim_end);
+                }
+            }
+            _ => {}
+        }
+    }
+    expr
 }
 
 /// Kotlin: the name of the type a binding gives its variable where the binding says it
@@ -4961,6 +4993,10 @@ impl<'a> Tables<'a> {
             }
             if rcv.starts_with('(') && call_open(rcv) == Some(0) {
                 rcv = rcv[1..rcv.len() - 1].trim();
+            }
+            // Kotlin: `x.apply { … }` and `x.also { … }` are `x`.
+            if lang == Lang::Kotlin {
+                rcv = kotlin_without_scope_call(rcv);
             }
             if rcv == before {
                 break;

@@ -88,6 +88,8 @@ pub fn lambda_name(n: usize) -> String {
 
 /// Longest signature kept, in bytes.
 const MAX_SIGNATURE: usize = 400;
+/// Longest Kotlin expression body of several lines a signature shows whole, in bytes.
+const MAX_EXPRESSION_BODY: usize = 160;
 /// Longest doc comment kept, in bytes.
 const MAX_DOC: usize = 2000;
 /// Longest receiver text kept, in bytes.
@@ -1765,7 +1767,8 @@ fn signature(node: Node<'_>, source: &[u8]) -> String {
     let s = collapse_ws(&String::from_utf8_lossy(&source[start..end]));
     let s = s.trim_end_matches(|c: char| c == '{' || c == ':' || c.is_whitespace()).to_string();
     // Kotlin: a function of an expression body without a declared type says what it gives
-    // by the expression (`fun builder() = Builder()`): its first line.
+    // by the expression (`fun builder() = Builder()`): the whole of it when it is short, else
+    // its first line and ` …` (so that a chain's start is not read as its result).
     if node.kind() == "function_declaration" && !s.contains("):") {
         let mut cursor = node.walk();
         let body = node.named_children(&mut cursor).find(|c| c.kind() == "function_body");
@@ -1773,8 +1776,14 @@ fn signature(node: Node<'_>, source: &[u8]) -> String {
         if let Some(e) = expr {
             let text = String::from_utf8_lossy(&source[e.byte_range()]);
             let first = text.lines().next().unwrap_or("").trim();
-            if !first.is_empty() && !s.contains(" = ") {
-                return truncate(format!("{s} = {first}"), MAX_SIGNATURE);
+            let whole = collapse_ws(&text);
+            let shown = match text.lines().nth(1) {
+                None => first.to_string(),
+                Some(_) if whole.len() <= MAX_EXPRESSION_BODY => whole,
+                Some(_) => format!("{first} …"),
+            };
+            if !first.is_empty() {
+                return truncate(format!("{s} = {shown}"), MAX_SIGNATURE);
             }
         }
     }

@@ -106,7 +106,9 @@ use crate::walk::SkipReason;
 /// 28: Kotlin: bindings of a variable read from a property (`val c = ctx.command`), of a `for`
 /// loop's element, of a lambda's `it` (`xs.forEach { }`, `x?.let { }`); a variable's declared
 /// type keeps its type arguments (`List<Cmd>`).
-pub const FORMAT_VERSION: u32 = 28;
+/// 29: Kotlin: an expression body of several lines shows whole when short, else its first
+/// line and ` …`; also after a header with default values.
+pub const FORMAT_VERSION: u32 = 29;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
