@@ -294,6 +294,11 @@ struct Binding<'a> {
     type_args: Option<&'a str>,
 }
 
+/// How deep typing an expression goes: each variable, call, field or type alias it passes
+/// through is a level or two (`kdoc.ensure().toBuilder()`, where `val kdoc =
+/// builder.kdoc.build()` and `builder` is a constructor's parameter, needs 9).
+const MAX_TYPE_DEPTH: u8 = 12;
+
 /// Kotlin's standard containers whose elements are their one type argument.
 const KOTLIN_CONTAINERS: [&str; 14] = [
     "List",
@@ -798,7 +803,17 @@ fn return_type(lang: Lang, sig: &str, name: &str) -> Option<(Option<String>, Str
             // call's result is the resolver's to type: `Tables::result_type`.)
             if lang == Lang::Kotlin && after.starts_with('=') {
                 let e = kotlin_expression_body(sig)?;
-                if e == "this" || e.starts_with("this.apply") || e.starts_with("apply") {
+                // (`if (isEmpty()) this else …`: one branch says it.)
+                let then = e
+                    .strip_prefix("if")
+                    .map(str::trim_start)
+                    .filter(|c| c.starts_with('('))
+                    .and_then(|c| Some(c[call_open_forward(c)? + 1..].trim_start()));
+                if e == "this"
+                    || e.starts_with("this.apply")
+                    || e.starts_with("apply")
+                    || then.is_some_and(|t| t.starts_with("this else") || t.ends_with("else this"))
+                {
                     return Some((None, "this".to_string()));
                 }
                 let open = e.find(['(', '{'])?;
@@ -4577,6 +4592,11 @@ impl<'a> Tables<'a> {
                     if b.enclosing != cur || b.until.is_some_and(|u| line < b.line || line > u) {
                         continue;
                     }
+                    // (A variable is not yet there in the call that initialises it: `val names =
+                    // names.toImmutableList()` reads the constructor's parameter.)
+                    if b.call && b.line == line && self.lang_of(file) == Lang::Kotlin {
+                        continue;
+                    }
                     // Two types tested on the same lines (Go's `case *A, *B:`): neither.
                     if b.until.is_some()
                         && self.binding_index[file as usize][alias].iter().any(|&j| {
@@ -4630,7 +4650,7 @@ impl<'a> Tables<'a> {
 
     /// The type a binding gives its variable.
     fn type_from_binding(&self, file: u32, b: &Binding<'a>, depth: u8) -> Option<Vec<u32>> {
-        if depth > 8 || b.elements {
+        if depth > MAX_TYPE_DEPTH || b.elements {
             return None;
         }
         if b.element_of {
@@ -4675,7 +4695,7 @@ impl<'a> Tables<'a> {
     /// The type of the elements of `expr`: a variable bound to a container type, through
     /// `&`, `.iter()`, `.iter_mut()`, `.into_iter()`, `.drain(..)`.
     fn element_type(&self, file: u32, enclosing: Option<u32>, expr: &str, line: u32, depth: u8) -> Option<Vec<u32>> {
-        if depth > 8 {
+        if depth > MAX_TYPE_DEPTH {
             return None;
         }
         let mut e = expr.trim();
@@ -4770,7 +4790,7 @@ impl<'a> Tables<'a> {
         line: u32,
         depth: u8,
     ) -> Option<Vec<u32>> {
-        if depth > 8 {
+        if depth > MAX_TYPE_DEPTH {
             return None;
         }
         let is_type = types_values;
@@ -4905,6 +4925,12 @@ impl<'a> Tables<'a> {
             return call_open(body).and_then(|_| self.receiver_type(s.file, Some(t), body, u32::MAX, depth + 1));
         };
         if name == "Self" || (name == "this" && s.lang != Lang::Rust) {
+            // (Kotlin: an extension's `this` is its receiver.)
+            if let Some(r) = kotlin_extension_receiver(s.signature).filter(|_| s.lang == Lang::Kotlin) {
+                let (q, n) = split_last(r);
+                let around = s.parent.and_then(|p| self.by_id.get(&p).copied());
+                return self.type_named(s.file, around, q, n, u32::MAX, depth + 1);
+            }
             return self.class_of(t).map(|c| vec![c]);
         }
         self.type_named(s.file, Some(t), q.as_deref(), &name, u32::MAX, depth + 1)
@@ -4972,7 +4998,11 @@ impl<'a> Tables<'a> {
     /// variable with a binding, `self`/`this` and their fields, `new Foo(…)`, or a call
     /// whose target declares its result.
     fn receiver_type(&self, file: u32, enclosing: Option<u32>, rcv: &str, line: u32, depth: u8) -> Option<Vec<u32>> {
-        if depth > 8 {
+        let r = self.receiver_type_(file, enclosing, rcv, line, depth);
+        r
+    }
+    fn receiver_type_(&self, file: u32, enclosing: Option<u32>, rcv: &str, line: u32, depth: u8) -> Option<Vec<u32>> {
+        if depth > MAX_TYPE_DEPTH {
             return None;
         }
         let lang = self.lang_of(file);
@@ -5244,7 +5274,7 @@ impl<'a> Tables<'a> {
     /// define: a string literal, or a concatenation with one (`("hello " + name)`), or a
     /// variable declared of such a type (`name: String`). `None` otherwise.
     fn outside_type(&self, file: u32, enclosing: Option<u32>, rcv: &str, line: u32, depth: u8) -> Option<String> {
-        if depth > 8 {
+        if depth > MAX_TYPE_DEPTH {
             return None;
         }
         let mut t = rcv.trim();
@@ -5680,7 +5710,7 @@ impl<'a> Tables<'a> {
         line: u32,
         depth: u8,
     ) -> Option<(Rung, Vec<u32>)> {
-        if depth > 8 {
+        if depth > MAX_TYPE_DEPTH {
             return None;
         }
         let lang = self.lang_of(file);
