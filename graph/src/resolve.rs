@@ -4103,15 +4103,15 @@ impl<'a> Tables<'a> {
         }
         let ty = |h: &str| match h {
             "fn" | "*" => ArgTy::Named(h.to_string()),
-            h => match h.strip_prefix('~') {
-                Some(text) => match self.receiver_type(file, enclosing, text, line, 1) {
+            h => match h.strip_prefix('~').map(|t| t.replace('\u{1f}', ",")) {
+                Some(text) => match self.receiver_type(file, enclosing, &text, line, 1) {
                     Some(c) if c.len() == 1 => ArgTy::Class(c[0]),
                     // (`className.simpleName`: a type from outside; `choices.toMap()`: what
                     // the standard library's function gives.)
-                    _ => match self.outside_type(file, enclosing, text, line, 1) {
+                    _ => match self.outside_type(file, enclosing, &text, line, 1) {
                         Some(t) if self.kotlin_fn_alias(file, enclosing, &t) => ArgTy::Named("fn".into()),
                         Some(t) => ArgTy::Named(kotlin_java_name(&t).to_string()),
-                        None => kotlin_std_result(text).map_or(ArgTy::Unknown, |t| ArgTy::Named(t.to_string())),
+                        None => kotlin_std_result(&text).map_or(ArgTy::Unknown, |t| ArgTy::Named(t.to_string())),
                     },
                 },
                 None => match self.arg_ty(file, enclosing, line, h) {

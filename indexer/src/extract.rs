@@ -1407,6 +1407,11 @@ fn kotlin_arg_hint(a: Node<'_>, source: &[u8]) -> String {
         "number_literal" => if text.ends_with(['l', 'L']) { "long" } else { "int" }.into(),
         "float_literal" => if text.ends_with(['f', 'F']) { "float" } else { "double" }.into(),
         "this_expression" if text == "this" => "this".into(),
+        // (`this@CodeBlock`: the class of that name around; a lambda's label is no type.)
+        "this_expression" => match text.split_once('@') {
+            Some((_, label)) if label.starts_with(|c: char| c.is_ascii_uppercase()) => label.to_string(),
+            _ => "?".into(),
+        },
         "lambda_literal" | "anonymous_function" => "fn".into(),
         "as_expression" => a.child_by_field_name("right").map_or("?".into(), |t| simple(&node_text(t, source))),
         "identifier" => match text.as_ref() {
@@ -1423,10 +1428,12 @@ fn kotlin_arg_hint(a: Node<'_>, source: &[u8]) -> String {
             let capitalised = a.kind() == "call_expression"
                 && callee.chars().next().is_some_and(|c| c.is_ascii_uppercase())
                 && callee.chars().all(|c| c.is_alphanumeric() || c == '_');
+            // (A chain's text keeps its commas as U+001F: the hints are comma-separated.)
+            let chain = collapse_ws(&text);
             if capitalised {
                 callee.into_owned()
-            } else if text.len() <= 80 && !text.contains(',') {
-                format!("~{}", collapse_ws(&text))
+            } else if chain.len() <= MAX_EXPRESSION_BODY && !chain.contains('\u{1f}') {
+                format!("~{}", chain.replace(',', "\u{1f}"))
             } else {
                 "?".into()
             }

@@ -108,7 +108,9 @@ use crate::walk::SkipReason;
 /// type keeps its type arguments (`List<Cmd>`).
 /// 29: Kotlin: an expression body of several lines shows whole when short, else its first
 /// line and ` …`; also after a header with default values.
-pub const FORMAT_VERSION: u32 = 29;
+/// 30: Kotlin: a `catch` parameter is a binding; an argument's chain of up to 160 bytes is a
+/// hint (its commas as U+001F); `this@Class` names the class.
+pub const FORMAT_VERSION: u32 = 30;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";

@@ -291,6 +291,15 @@
     (nullable_type (user_type . (identifier)+ @receiver . (identifier) @name . (type_arguments) .))
   ]) @reference.type
 
+; `catch (e: UsageError)`: `e` is a `UsageError` in the block.
+(catch_block
+  (identifier) @import.alias
+  .
+  [
+    (user_type . (identifier) @name .)
+    (user_type . (identifier)+ @receiver . (identifier) @name .)
+  ]) @reference.type
+
 ; Read from a property: `val command = context.command` (the variable is of the property's
 ; type, which the resolver reads from the receiver's class).
 (property_declaration
