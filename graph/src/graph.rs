@@ -71,7 +71,8 @@ use std::borrow::Cow;
 /// (resolution changed).
 /// 29: typing goes 12 levels deep (was 8); Kotlin: a variable is not in scope in the call
 /// that initialises it, `if (…) this else …` and an extension's `this` (resolution changed).
-pub const GRAPH_FORMAT_VERSION: u32 = 29;
+/// 30: Ada: a child unit sees its parents' declarations (resolution changed).
+pub const GRAPH_FORMAT_VERSION: u32 = 30;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

@@ -2823,6 +2823,23 @@ impl<'a> Tables<'a> {
                 }
             }
             cur = es.parent.and_then(|p| self.by_id.get(&p).copied());
+            // Ada: a child unit is as if nested in its parents (`procedure Zip.Compress.Deflate`
+            // sees `Zip.Compress`'s declarations, then `Zip`'s).
+            if cur.is_none() && lang == Lang::Ada && es.parent.is_none() {
+                let mut unit = es.qualified;
+                while let Some((parent, _)) = unit.rsplit_once('.') {
+                    let found: Vec<u32> = self
+                        .qualified_member(parent, ".", name)
+                        .iter()
+                        .copied()
+                        .filter(|&i| same_lang(&self.syms[i as usize]))
+                        .collect();
+                    if !found.is_empty() {
+                        return Some((Rung::Scope, found));
+                    }
+                    unit = parent;
+                }
+            }
         }
         // An anonymous function (`<lambda1>`) is named only where it is defined: a child
         // of the enclosing scope (above) or of the file's top level, never another's.
