@@ -1208,7 +1208,7 @@ fn kotlin_params(signature: &str, name: &str) -> Option<Vec<KotlinParam>> {
                 }
                 let head = &p[..colon.unwrap_or(0)];
                 let vararg = head.split_whitespace().any(|w| w == "vararg");
-                let name = head.split_whitespace().last().unwrap_or("").to_string();
+                let name = head.split_whitespace().next_back().unwrap_or("").to_string();
                 let ty = colon.map_or("", |c| p[c + 1..eq.unwrap_or(p.len())].trim());
                 let ty = ty.trim_start_matches("suspend ").trim();
                 let ty = if ty.contains("->") {
@@ -5015,10 +5015,6 @@ impl<'a> Tables<'a> {
     /// variable with a binding, `self`/`this` and their fields, `new Foo(…)`, or a call
     /// whose target declares its result.
     fn receiver_type(&self, file: u32, enclosing: Option<u32>, rcv: &str, line: u32, depth: u8) -> Option<Vec<u32>> {
-        let r = self.receiver_type_(file, enclosing, rcv, line, depth);
-        r
-    }
-    fn receiver_type_(&self, file: u32, enclosing: Option<u32>, rcv: &str, line: u32, depth: u8) -> Option<Vec<u32>> {
         if depth > MAX_TYPE_DEPTH {
             return None;
         }
