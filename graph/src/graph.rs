@@ -72,7 +72,9 @@ use std::borrow::Cow;
 /// 29: typing goes 12 levels deep (was 8); Kotlin: a variable is not in scope in the call
 /// that initialises it, `if (…) this else …` and an extension's `this` (resolution changed).
 /// 30: Ada: a child unit sees its parents' declarations (resolution changed).
-pub const GRAPH_FORMAT_VERSION: u32 = 30;
+/// 31: Kotlin: a variable of a type from outside by what its call declares, by a container's
+/// elements or by a property read (resolution changed).
+pub const GRAPH_FORMAT_VERSION: u32 = 31;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

@@ -1128,19 +1128,6 @@ fn kotlin_without_scope_call(expr: &str) -> &str {
     expr
 }
 
-/// Kotlin: the name of the type a binding gives its variable where the binding says it
-/// without the resolver: a declared type, or what a standard library function it is
-/// initialised with gives (`val members = mutableListOf<CodeBlock>()`: `MutableList`).
-fn kotlin_outside_binding<'a>(b: &Binding<'a>) -> Option<&'a str> {
-    if b.elements || b.element_of || b.receiver.is_some() {
-        return None;
-    }
-    if b.call {
-        return kotlin_std_result(b.name);
-    }
-    Some(b.name)
-}
-
 /// Kotlin: a type's name as [`KotlinParam::ty`] writes it (`Int` is `int`).
 fn kotlin_java_name(t: &str) -> &str {
     match t {
@@ -5340,7 +5327,7 @@ impl<'a> Tables<'a> {
                         .flatten()
                         .map(|&i| &bindings[i])
                         .filter(|b| b.enclosing == Some(c))
-                        .find_map(|b| kotlin_outside_binding(b).and_then(outside))
+                        .find_map(|b| self.kotlin_outside_binding(cf, b, depth + 1).and_then(|t| outside(&t)))
                 });
             }
         }
@@ -5349,9 +5336,50 @@ impl<'a> Tables<'a> {
         }
         let b = self.binding(file, enclosing, t, line, true)?;
         match lang {
-            Lang::Kotlin => kotlin_outside_binding(b).and_then(outside),
+            Lang::Kotlin => self.kotlin_outside_binding(file, b, depth + 1).and_then(|t| outside(&t)),
             _ if b.call || b.elements || b.element_of || b.receiver.is_some() => None,
             _ => outside(b.name),
+        }
+    }
+
+    /// Kotlin: the name of the type a binding of `file` gives its variable (whether the
+    /// repository defines it is the caller's to check): a declared type; what the call it is
+    /// initialised with declares or a standard library function gives (`val members =
+    /// mutableListOf<CodeBlock>()`: `MutableList`; `val names = names.toImmutableList()` of a
+    /// repository extension declared `: List<T>`: `List`); a property read's type; an element's
+    /// (`for (b in bounds)` of `bounds: List<KType>`: `KType`; `x.let { it }`: `x`'s).
+    fn kotlin_outside_binding(&self, file: u32, b: &Binding<'a>, depth: u8) -> Option<String> {
+        if b.elements || depth > MAX_TYPE_DEPTH {
+            return None;
+        }
+        if b.element_of {
+            if let Some(value) = b.name.strip_prefix('=') {
+                return self.outside_type(file, b.enclosing, value, b.line, depth + 1);
+            }
+            let container =
+                self.binding(file, b.enclosing, b.name.trim(), b.line, true).filter(|_| is_ident(b.name))?;
+            return container.kotlin_element().map(|(_, n)| n.to_string());
+        }
+        // (A call resolved again only near the expression being typed: deeper, the cost grows
+        // faster than what it finds.)
+        if b.call && depth > 2 {
+            return kotlin_std_result(b.name).map(str::to_string);
+        }
+        if b.call {
+            // (The call's text again, its arguments by their count: the overloads it may mean.)
+            let args = vec!["_"; b.args.unwrap_or(0)].join(", ");
+            let call = match b.receiver {
+                Some(r) => format!("{r}.{}({args})", b.name),
+                None => format!("{}({args})", b.name),
+            };
+            return self
+                .outside_type(file, b.enclosing, &call, b.line, depth + 1)
+                .or_else(|| kotlin_std_result(b.name).map(str::to_string));
+        }
+        match b.receiver {
+            // `val c = ctx.command`.
+            Some(r) => self.outside_type(file, b.enclosing, &format!("{r}.{}", b.name), b.line, depth + 1),
+            None => Some(b.name.to_string()),
         }
     }
 
