@@ -1331,12 +1331,36 @@ const KOTLIN_ELEMENT_LAMBDAS: &[&str] = &[
     "retainAll",
 ];
 
+/// Kotlin: the standard library's functions whose lambda has a receiver or no parameter,
+/// so no `it` of its own.
+const KOTLIN_NO_IT_LAMBDAS: &[&str] = &[
+    "apply",
+    "run",
+    "with",
+    "buildString",
+    "buildList",
+    "buildSet",
+    "buildMap",
+    "synchronized",
+    "lazy",
+    "require",
+    "requireNotNull",
+    "check",
+    "checkNotNull",
+    "thread",
+    "runCatching",
+    "measureTimeMillis",
+    "measureNanoTime",
+    "assert",
+];
+
 /// Kotlin: the `it` of each lambda without parameters that a function of the standard
 /// library is called with on a receiver, as a binding scoped to the lambda (an iteration
 /// reference whose alias is `it?`): an element of the receiver for the functions of
 /// [`KOTLIN_ELEMENT_LAMBDAS`] (`commands.forEach { it.run() }`: `commands`), the receiver
 /// itself for `let`, `also`, `takeIf` and `takeUnless` (`context?.let { it.command }`:
-/// `=context`).
+/// `=context`); of an unknown type (`=`) for any other lambda that may have an `it`, so that
+/// it hides an outer one's; none for a lambda of [`KOTLIN_NO_IT_LAMBDAS`].
 fn kotlin_it_bindings(root: Node<'_>, source: &[u8]) -> Vec<RawRef> {
     let mut out = Vec::new();
     let mut cursor = root.walk();
@@ -1348,31 +1372,45 @@ fn kotlin_it_bindings(root: Node<'_>, source: &[u8]) -> Vec<RawRef> {
         if n.kind() != "lambda_literal" || has_child(n, "lambda_parameters") {
             continue;
         }
-        let Some(call) = n.parent().filter(|a| a.kind() == "annotated_lambda").and_then(|a| a.parent()) else {
-            continue;
+        // The function the lambda is passed to (`xs.forEach { }`, `run { }`, `f(a) { }`),
+        // and what it is called on.
+        let call = n.parent().filter(|a| a.kind() == "annotated_lambda").and_then(|a| a.parent());
+        let callee = call.and_then(|c| c.named_child(0));
+        let (recv, f) = match callee {
+            Some(c) if c.kind() == "navigation_expression" => (
+                c.named_child(0).map(|r| collapse_ws(&node_text(r, source))),
+                c.named_child((c.named_child_count() as u32).saturating_sub(1)).map(|f| node_text(f, source)),
+            ),
+            Some(c) if c.kind() == "identifier" => (None, Some(node_text(c, source))),
+            Some(c) if c.kind() == "call_expression" => (
+                None,
+                c.named_child(0).map(|f| node_text(f, source).rsplit('.').next().unwrap_or("").to_string().into()),
+            ),
+            _ => (None, None),
         };
-        let Some(callee) = call.named_child(0).filter(|c| c.kind() == "navigation_expression") else { continue };
-        let (Some(recv), Some(f)) =
-            (callee.named_child(0), callee.named_child((callee.named_child_count() as u32).saturating_sub(1)))
-        else {
-            continue;
+        let recv = recv.filter(|r| r.len() <= MAX_RECEIVER && !r.contains('{'));
+        let name = match (f.as_deref(), recv) {
+            // (A lambda with a receiver, or of no parameter: no `it` of its own.)
+            (Some(f), _) if KOTLIN_NO_IT_LAMBDAS.contains(&f) => continue,
+            (Some("let" | "also" | "takeIf" | "takeUnless"), Some(r)) => format!("={r}"),
+            (Some(f), Some(r)) if KOTLIN_ELEMENT_LAMBDAS.contains(&f) => r,
+            // Any other lambda may have an `it` of its own, of a type not known: it hides an
+            // outer lambda's (`files.forEach { open(it).use { it.read() } }`).
+            _ => "=".to_string(),
         };
-        let f = node_text(f, source);
-        let recv = collapse_ws(&node_text(recv, source));
-        if recv.len() > MAX_RECEIVER || recv.contains('{') {
-            continue;
+        // (Bindings hold by line: a lambda of several lines binds from its second, so that
+        // `it.children.forEach {` on its first line is still the outer `it`.)
+        let mut span = Span::from_node(&n);
+        if span.end_line > span.start_line {
+            span.start_line += 1;
+            span.start_col = 1;
         }
-        let name = match f.as_ref() {
-            "let" | "also" | "takeIf" | "takeUnless" => format!("={recv}"),
-            f if KOTLIN_ELEMENT_LAMBDAS.contains(&f) => recv,
-            _ => continue,
-        };
         out.push(RawRef {
             start: n.start_byte(),
             range: n.byte_range(),
             name: name.into(),
             kind: RefKind::Iteration,
-            span: Span::from_node(&n),
+            span,
             receiver: None,
             module: None,
             alias: Some(CompactString::const_new("it?")),

@@ -110,7 +110,9 @@ use crate::walk::SkipReason;
 /// line and ` …`; also after a header with default values.
 /// 30: Kotlin: a `catch` parameter is a binding; an argument's chain of up to 160 bytes is a
 /// hint (its commas as U+001F); `this@Class` names the class.
-pub const FORMAT_VERSION: u32 = 30;
+/// 31: Kotlin: any lambda that may have an `it` of its own binds it (of an unknown type when
+/// its function is not known), from the lambda's second line when it has several.
+pub const FORMAT_VERSION: u32 = 31;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
