@@ -786,6 +786,15 @@ fn kotlin_expression_body(sig: &str) -> Option<&str> {
     (!e.is_empty()).then_some(e)
 }
 
+/// Kotlin: whether `s`'s expression body is one call of its own name (`fun builder(type:
+/// KClass<*>) = builder(type.asClassName())`): a call of another overload, since calling
+/// itself it would never return.
+fn kotlin_delegates(s: &Sym<'_>) -> bool {
+    s.lang == Lang::Kotlin
+        && kotlin_expression_body(s.signature)
+            .is_some_and(|b| b.starts_with(s.name) && call_open(b) == Some(s.name.len()))
+}
+
 fn return_type(lang: Lang, sig: &str, name: &str) -> Option<(Option<String>, String)> {
     let sig = sig.trim();
     let ret: &str = match lang {
@@ -3454,10 +3463,7 @@ impl<'a> Tables<'a> {
                     && targets.contains(&e) =>
             {
                 let s = &self.syms[e as usize];
-                let delegates = s.name == r.name.as_str()
-                    && kotlin_expression_body(s.signature)
-                        .is_some_and(|b| call_open(b) == Some(s.name.len()) && b.starts_with(s.name));
-                if delegates {
+                if s.name == r.name.as_str() && kotlin_delegates(s) {
                     targets.into_iter().filter(|&t| t != e).collect()
                 } else {
                     targets
@@ -4350,13 +4356,7 @@ impl<'a> Tables<'a> {
         }
         // (Kotlin: an overload whose expression body calls its own name, `fun builder(type:
         // KClass<*>) = builder(type.asClassName())`, gives what the one it calls gives.)
-        let delegates = |i: u32| {
-            let s = &self.syms[i as usize];
-            s.lang == Lang::Kotlin
-                && kotlin_expression_body(s.signature)
-                    .is_some_and(|b| b.split('(').next().map(str::trim) == Some(s.name))
-        };
-        let mut known = v.iter().copied().filter(|&i| !delegates(i));
+        let mut known = v.iter().copied().filter(|&i| !kotlin_delegates(&self.syms[i as usize]));
         let t = self.result_type(known.next()?, depth)?;
         known.all(|i| self.result_type(i, depth).as_ref() == Some(&t)).then_some(t)
     }

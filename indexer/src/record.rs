@@ -350,6 +350,11 @@ impl Reference {
     /// Ada, for a call: each positional argument, comma-separated: `#str`, `#chr`, `#num` for
     /// a literal, the type of a parameter or variable of a scope around (its subtype mark's
     /// last name, lowercased), `?` otherwise (`Put (File, "x", N)` is `file_type,#str,?`).
+    ///
+    /// Kotlin, for a call: as Java's, with `~text` for a call or property chain the resolver
+    /// types (its commas as U+001F), `fn`/`fn*` for a lambda/a trailing one, `*` for a spread,
+    /// and `name=>hint` for a named argument. For a variable's declared type: its type
+    /// arguments (`Cmd` of `List<Cmd>`).
     pub fn arg_types(&self) -> Option<&str> {
         self.bound.as_ref()?.arg_types.as_deref()
     }
