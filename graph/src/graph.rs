@@ -74,7 +74,9 @@ use std::borrow::Cow;
 /// 30: Ada: a child unit sees its parents' declarations (resolution changed).
 /// 31: Kotlin: a variable of a type from outside by what its call declares, by a container's
 /// elements or by a property read (resolution changed).
-pub const GRAPH_FORMAT_VERSION: u32 = 31;
+/// 32: PHP: a class's traits and superclasses before its interfaces, `__construct` its only
+/// constructor, a namespace import as a qualifier (resolution changed).
+pub const GRAPH_FORMAT_VERSION: u32 = 32;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

@@ -1586,14 +1586,25 @@ pub(crate) fn resolvable(kind: RefKind) -> bool {
     !matches!(kind, RefKind::Import | RefKind::Type)
 }
 
+/// Languages whose member lookup walks a class's chain (its superclasses and their traits)
+/// before its interfaces ([`Tables::member`]): PHP, where a trait's method is the class's
+/// own. (Java's rule is the same, a superclass's method before a superinterface's; not
+/// applied there yet, for want of a measurement.)
+fn classes_first(lang: Lang) -> bool {
+    lang == Lang::Php
+}
+
 pub(crate) fn implicit_this(lang: Lang) -> bool {
     matches!(lang, Lang::Java | Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart | Lang::Cpp | Lang::Ruby)
 }
 
 /// The names of the methods a call or instantiation of the type `class` runs, in the order
-/// they are looked for.
-pub fn constructor_names(class: &str) -> [&str; 7] {
-    ["__init__", "constructor", "init", "initialize", "new", "__construct", class]
+/// they are looked for. PHP's is `__construct` only (a method named `initialize` or `init`
+/// there is an ordinary one).
+pub fn constructor_names(lang: Lang, class: &str) -> impl Iterator<Item = &str> {
+    const ANY: [&str; 6] = ["__init__", "constructor", "init", "initialize", "new", "__construct"];
+    let names: &'static [&'static str] = if lang == Lang::Php { &["__construct"] } else { &ANY };
+    names.iter().copied().chain((lang != Lang::Php).then_some(class))
 }
 
 fn split_segments(s: &str) -> Vec<&str> {
@@ -2561,16 +2572,31 @@ impl<'a> Tables<'a> {
             }
             return Vec::new();
         }
+        // A class, its traits and its superclasses before any interface: a method they
+        // declare is the one that runs, not an interface's declaration of it (PHP's `use
+        // SomeTrait`, written after `implements SomeInterface`; Java's superclass of a
+        // superclass before a superinterface). The interfaces wait in `later`.
+        let deferred = classes_first(self.syms[class as usize].lang);
         let mut queue = std::collections::VecDeque::new();
+        let mut later = std::collections::VecDeque::new();
+        let push =
+            |b: u32, queue: &mut std::collections::VecDeque<u32>, later: &mut std::collections::VecDeque<u32>| {
+                if deferred && self.syms[b as usize].kind == SymbolKind::Interface {
+                    later.push_back(b);
+                } else {
+                    queue.push_back(b);
+                }
+            };
         let mut seen = HashSet::default();
         if include_self {
             queue.push_back(class);
         } else {
             for &b in self.bases(&class).into_iter().flatten() {
-                queue.push_back(b);
+                push(b, &mut queue, &mut later);
             }
         }
-        while let Some(c) = queue.pop_front() {
+        loop {
+            let Some(c) = queue.pop_front().or_else(|| later.pop_front()) else { break };
             if !seen.insert(c) {
                 continue;
             }
@@ -2579,7 +2605,7 @@ impl<'a> Tables<'a> {
                 return found;
             }
             for &b in self.bases(&c).into_iter().flatten() {
-                queue.push_back(b);
+                push(b, &mut queue, &mut later);
             }
         }
         Vec::new()
@@ -3757,7 +3783,7 @@ impl<'a> Tables<'a> {
     fn constructor_for(&self, class: u32, args: Option<usize>) -> Option<u32> {
         let cs = &self.syms[class as usize];
         let callable = |i: &u32| self.syms[*i as usize].kind.is_callable();
-        for n in constructor_names(cs.name) {
+        for n in constructor_names(cs.lang, cs.name) {
             let all: Vec<u32> = self.member(class, n, true).into_iter().filter(callable).collect();
             let Some(&first) = all.first() else { continue };
             let Some(k) = args.filter(|_| overloads_by_arity(cs.lang)) else {
@@ -4918,7 +4944,7 @@ impl<'a> Tables<'a> {
         let class =
             s.parent.and_then(|p| self.by_id.get(&p).copied()).filter(|&c| self.syms[c as usize].kind.is_type_like());
         if let Some(c) = class {
-            if s.lang != Lang::Rust && constructor_names(self.syms[c as usize].name).contains(&s.name) {
+            if s.lang != Lang::Rust && constructor_names(s.lang, self.syms[c as usize].name).any(|n| n == s.name) {
                 return Some(vec![c]);
             }
         }
@@ -5978,6 +6004,21 @@ impl<'a> Tables<'a> {
                     found.dedup();
                     if !found.is_empty() {
                         return Some((Rung::Import, found));
+                    }
+                    // PHP: an imported namespace as a qualifier (`use League\Ext\CommonMark;`
+                    // then `new CommonMark\Renderer\Emphasis()`): the name in the namespace
+                    // the import and the rest of the path spell.
+                    if lang == Lang::Php {
+                        let sep = lang.spec().qualifier;
+                        let mut q = format!("{}{sep}{member}", imp.module);
+                        for s in &segs[1..] {
+                            q.push_str(sep);
+                            q.push_str(s);
+                        }
+                        let found = filter(self.qualified_member(&q, sep, name).to_vec());
+                        if !found.is_empty() {
+                            return Some((Rung::Import, found));
+                        }
                     }
                     // An import from outside the repository (`java.nio.file.Files`).
                     if strict(lang) && imp.files.is_empty() {

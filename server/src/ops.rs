@@ -180,7 +180,7 @@ pub fn walk(
 /// The constructors a type defines (`__init__`, `constructor`, `new`, a method of the type's
 /// own name), as the graph resolves constructor calls to them.
 fn constructors(graph: &dyn GraphView, class: &SymbolInfo) -> cc_graph::Result<Vec<SymbolInfo>> {
-    let names = cc_graph::resolve::constructor_names(&class.name);
+    let names: Vec<&str> = cc_graph::resolve::constructor_names(class.lang, &class.name).collect();
     let mut v: Vec<SymbolInfo> = graph.symbols_in(&class.path)?.into_iter().map(Cow::into_owned).collect();
     v.retain(|s| {
         s.kind.is_callable()
