@@ -38,6 +38,7 @@ for name in "${names[@]}"; do
       c|cpp) python3 "$HERE/ref_c.py" --lang=$lang "$src" "${refargs[@]}" > "$out/ref.json" ;;
       ada) python3 "$HERE/ref_ada.py" "$src" "${refargs[@]}" > "$out/ref.json" ;;
       kotlin) python3 "$HERE/ref_kotlin.py" "$src" > "$out/ref.json" ;;
+      ruby) ruby "$HERE/ref_ruby.rb" "$src" > "$out/ref.json" ;;
       php) php "$HERE/ref_php.php" "$src" > "$out/ref.json" ;;
       r) Rscript "$HERE/ref_r.R" "$src" "${refargs[@]}" > "$out/ref.json" ;;
       rust)  # rustc needs the whole repository (a workspace member's manifest names its root)
