@@ -442,10 +442,14 @@ fn strict(lang: Lang) -> bool {
 
 /// Languages whose variables' types the resolver reads ([`Binding`]): the strict ones, and
 /// C++, C#, Kotlin, Swift, Dart and Zig (a local, a parameter or a member of a declared class
-/// type, or one initialised by a call).
+/// type, or one initialised by a call); Ruby's locals (of no type the resolver knows: that a
+/// name is one is what matters, a bare `x` after `x = …` reads it and calls nothing).
 fn binds(lang: Lang) -> bool {
     strict(lang)
-        || matches!(lang, Lang::Cpp | Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart | Lang::Zig | Lang::Ada)
+        || matches!(
+            lang,
+            Lang::Cpp | Lang::CSharp | Lang::Kotlin | Lang::Swift | Lang::Dart | Lang::Zig | Lang::Ada | Lang::Ruby
+        )
 }
 
 /// Languages whose repository-wide value flow ([`flow`]) is solved: names bound to

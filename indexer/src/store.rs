@@ -112,7 +112,10 @@ use crate::walk::SkipReason;
 /// hint (its commas as U+001F); `this@Class` names the class.
 /// 31: Kotlin: any lambda that may have an `it` of its own binds it (of an unknown type when
 /// its function is not known), from the lambda's second line when it has several.
-pub const FORMAT_VERSION: u32 = 31;
+/// 32: Ruby: a local variable is a binding (`x = …`, `x ||= …`, a block's, a lambda's and a
+/// `rescue`'s parameters), and a bare name passed as an argument is a call (of a method, when
+/// no local has that name).
+pub const FORMAT_VERSION: u32 = 32;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";

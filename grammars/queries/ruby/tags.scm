@@ -177,12 +177,38 @@
   (#not-match? @name "^(private|protected|public|module_function|binding|block_given\\?|__method__)$"))
 
 ; ---------------------------------------------------------------------------
+; Local variables
+; ---------------------------------------------------------------------------
+
+; x = …, x ||= …, a, b = …: from here on a bare `x` reads the variable and calls no method
+; named x (a binding of a type not known: its "type" is the operator).
+(assignment
+  left: (identifier) @import.alias
+  "=" @name) @reference.type
+
+(assignment
+  left: (left_assignment_list (identifier) @import.alias)
+  "=" @name) @reference.type
+
+(operator_assignment
+  left: (identifier) @import.alias
+  operator: _ @name) @reference.type
+
+; each { |k, v| … }, ->(x) { … }, rescue => e: the parameters are locals of the block
+[
+  (block_parameters (identifier) @import.alias)
+  (lambda_parameters (identifier) @import.alias)
+  (exception_variable (identifier) @import.alias)
+] @name @reference.type
+
+; ---------------------------------------------------------------------------
 ; Callbacks: methods passed by name
 ; ---------------------------------------------------------------------------
 
-; foo(bar): bar may be a method called without parentheses, or a proc
+; foo(bar): bar is a local variable (a binding above says so) or a method called without
+; parentheses (Ruby has no other value a bare name can be)
 (argument_list
-  (identifier) @name @reference.callback)
+  (identifier) @name @reference.call)
 
 ; each(&handler), map(&:area)
 (block_argument
