@@ -77,7 +77,9 @@ use std::borrow::Cow;
 /// 32: PHP: a class's traits and superclasses before its interfaces, `__construct` its only
 /// constructor, a namespace import as a qualifier (resolution changed).
 /// 33: Ruby: a local variable is no call of a method of its name (resolution changed).
-pub const GRAPH_FORMAT_VERSION: u32 = 33;
+/// 34: Java: a class's superclasses before its interfaces in member lookup (resolution
+/// changed).
+pub const GRAPH_FORMAT_VERSION: u32 = 34;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

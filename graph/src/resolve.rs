@@ -1592,10 +1592,10 @@ pub(crate) fn resolvable(kind: RefKind) -> bool {
 
 /// Languages whose member lookup walks a class's chain (its superclasses and their traits)
 /// before its interfaces ([`Tables::member`]): PHP, where a trait's method is the class's
-/// own. (Java's rule is the same, a superclass's method before a superinterface's; not
-/// applied there yet, for want of a measurement.)
+/// own, and Java, where a method a superclass inherits from its own superclass implements an
+/// interface's declaration (javac's target).
 fn classes_first(lang: Lang) -> bool {
-    lang == Lang::Php
+    matches!(lang, Lang::Php | Lang::Java)
 }
 
 pub(crate) fn implicit_this(lang: Lang) -> bool {
