@@ -811,6 +811,8 @@ impl<'a> Tables<'a> {
 
     /// Builds and solves the flow of the repository's Python files.
     pub(crate) fn solve_flow(&self) -> Flow<'a> {
+        // Each step's end is logged at debug level (`CC_LOG=cc_graph=debug`).
+        let started = std::time::Instant::now();
         let mut flow = Flow::default();
         let python: Vec<u32> =
             (0..self.files.len() as u32).filter(|&f| super::flows(self.files[f as usize].lang)).collect();
@@ -897,6 +899,7 @@ impl<'a> Tables<'a> {
                 flow.bound.insert((Scope::File(fi), base));
             }
         }
+        tracing::debug!(secs = started.elapsed().as_secs_f64(), "flow: names bound");
         let mut lookups = HashMap::default();
         let mut constraints: Vec<(Sink<'a>, Expr<'a>)> = Vec::new();
         for &fi in &python {
@@ -911,7 +914,14 @@ impl<'a> Tables<'a> {
             }
             _ => true,
         });
+        tracing::debug!(
+            secs = started.elapsed().as_secs_f64(),
+            constraints = constraints.len(),
+            keys = flow.keys.len(),
+            "flow: constraints made"
+        );
         self.propagate(&mut flow, &constraints);
+        tracing::debug!(secs = started.elapsed().as_secs_f64(), "flow: solved");
         flow
     }
 

@@ -311,7 +311,17 @@ fn watch_reindexes_when_a_file_changes() {
 fn callers_callees_and_impact_print_file_and_line() {
     let e = env();
     std::fs::write(e.repo.join("billing/checkout.py"), "from billing.invoice import InvoiceBuilder\n\ndef checkout():\n    InvoiceBuilder().add_line_item('x', 1)\n\ndef compute_total(x):\n    return x\n").unwrap();
+    std::fs::write(
+        e.repo.join("billing/twice.py"),
+        "from billing.invoice import compute_total\n\ndef twice(a, b):\n    return compute_total(a) + compute_total(b)\n",
+    )
+    .unwrap();
     ok(&cc(&e, &["index", path(&e.repo)]));
+    // Two calls on one line are one site.
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&cc(&e, &["callers", "billing.invoice.compute_total", "--json"]))).unwrap();
+    let twice = v["results"].as_array().unwrap().iter().find(|r| r["name"] == "billing.twice.twice");
+    assert_eq!(twice.map(|r| r["sites"].clone()), Some(serde_json::json!(["billing/twice.py:4"])), "{v}");
     let out = ok(&cc(&e, &["callers", "billing.invoice.compute_total"]));
     assert!(
         out.contains("billing/invoice.py:3") && out.contains("billing.invoice.InvoiceBuilder.add_line_item"),
@@ -324,9 +334,13 @@ fn callers_callees_and_impact_print_file_and_line() {
         serde_json::from_str(&ok(&cc(&e, &["impact", "billing.invoice.compute_total", "--depth", "2", "--json"])))
             .unwrap();
     let names: Vec<&str> = v["results"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["billing.invoice.InvoiceBuilder.add_line_item", "billing.checkout.checkout"], "{v}");
-    assert_eq!(v["results"][1]["distance"], 2);
-    assert_eq!(v["results"][1]["sites"][0], "billing/checkout.py:4");
+    assert_eq!(
+        names,
+        ["billing.invoice.InvoiceBuilder.add_line_item", "billing.twice.twice", "billing.checkout.checkout"],
+        "{v}"
+    );
+    assert_eq!(v["results"][2]["distance"], 2);
+    assert_eq!(v["results"][2]["sites"][0], "billing/checkout.py:4");
     // A plain name with two symbols lists them instead of guessing.
     let err = fails(&cc(&e, &["callers", "compute_total"]), 2);
     assert!(

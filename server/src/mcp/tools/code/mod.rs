@@ -505,7 +505,12 @@ pub(crate) fn walk_out(
         (NodeRef::File(p), None) => format!("{p}:1"),
         _ => "(external)".to_string(),
     };
-    let sites = |v: &[cc_graph::Site]| v.iter().map(|s| format!("{}:{}", s.path, s.line)).collect::<Vec<_>>();
+    // (Several calls on one line are one `path:line`: the sites come sorted.)
+    let sites = |v: &[cc_graph::Site]| {
+        let mut at: Vec<String> = v.iter().map(|s| format!("{}:{}", s.path, s.line)).collect();
+        at.dedup();
+        at
+    };
     let results = walk
         .hits
         .iter()
