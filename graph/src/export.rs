@@ -4,13 +4,17 @@
 //! digits the commands accept; empty for an external name) and names (qualified names,
 //! `<path>` for a file's top level, the name as written for an external one), the kind,
 //! its family (`call`, `reference`, `implicit`, `inherited`), the confidence (3 decimals),
-//! the resolution rung that found it (its provenance), whether it is only possible (one
-//! candidate of a call with several), and the site (path, line, column). DOT has one edge per
+//! the resolution rung that found it (its provenance), whether it is only possible at that
+//! site (one candidate of a call with several), and the site (path, line, column). DOT has one edge per
 //! (caller, callee, kind), possible ones dashed.
 
 use std::io::{self, Write};
 
-use crate::graph::{CallGraph, EdgeData, NodeRef};
+use cc_indexer::SymbolId;
+use rustc_hash::FxHashSet as HashSet;
+
+use crate::graph::{CallGraph, EdgeData, NodeRef, Site};
+use crate::resolve::EdgeKind;
 
 /// The formats [`CallGraph::export`] writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +63,7 @@ impl CallGraph {
         struct Row {
             from: (String, String),
             to: (String, String),
+            target: Option<SymbolId>,
             external: bool,
             data: EdgeData,
         }
@@ -68,10 +73,38 @@ impl CallGraph {
             .map(|(a, b, data)| Row {
                 from: self.node_id_and_name(&a),
                 to: self.node_id_and_name(&b),
+                target: match b {
+                    NodeRef::Symbol(id) => Some(id),
+                    _ => None,
+                },
                 external: matches!(b, NodeRef::External(_)),
                 data,
             })
             .collect();
+        // An edge that is a fact somewhere may be only a guess at one of its sites (`x.run()`
+        // where `x` is one of several classes' objects, in a caller that calls `Command.run`
+        // surely elsewhere): such a site's row says possible.
+        let mut guessed: HashSet<(&str, u32, u32, SymbolId, EdgeKind)> = HashSet::default();
+        let mut sure: HashSet<(&str, u32, u32, SymbolId, EdgeKind)> = HashSet::default();
+        for (path, e) in self.file_entries() {
+            for r in &e.refs {
+                for t in &r.resolution.targets {
+                    let key = (&**path, r.line, r.column, t.id, t.kind);
+                    if t.possible {
+                        guessed.insert(key);
+                    } else {
+                        sure.insert(key);
+                    }
+                }
+            }
+        }
+        let possible_at = |r: &Row, s: &Site| {
+            r.data.ambiguous
+                || r.target.is_some_and(|id| {
+                    let key = (&*s.path, s.line, s.column, id, r.data.kind);
+                    guessed.contains(&key) && !sure.contains(&key)
+                })
+        };
         rows.sort_by(|a, b| (&a.from.1, &a.to.1, a.data.kind).cmp(&(&b.from.1, &b.to.1, b.data.kind)));
         if format == ExportFormat::Csv {
             let mut c = csv::Writer::from_writer(w);
@@ -88,7 +121,7 @@ impl CallGraph {
                         d.kind.family(),
                         &rounded(d.confidence).to_string(),
                         d.rung.as_str(),
-                        if d.ambiguous { "true" } else { "false" },
+                        if possible_at(r, s) { "true" } else { "false" },
                         &s.path,
                         &s.line.to_string(),
                         &s.column.to_string(),
@@ -107,7 +140,7 @@ impl CallGraph {
                         "from": r.from.0, "from_name": r.from.1, "to": r.to.0, "to_name": r.to.1,
                         "kind": d.kind.as_str(), "family": d.kind.family(),
                         "confidence": rounded(d.confidence), "rung": d.rung.as_str(),
-                        "possible": d.ambiguous, "path": &*s.path, "line": s.line, "column": s.column,
+                        "possible": possible_at(r, s), "path": &*s.path, "line": s.line, "column": s.column,
                         "external": r.external,
                     });
                     serde_json::to_writer(&mut out, &row)?;

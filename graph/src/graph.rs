@@ -850,6 +850,11 @@ impl CallGraph {
         memory(GraphView::node_id_and_name(self, n))
     }
 
+    /// Each file's resolutions, by path.
+    pub(crate) fn file_entries(&self) -> &BTreeMap<Arc<str>, FileEntry> {
+        &self.files
+    }
+
     pub(crate) fn petgraph(&self) -> &DiGraph<NodeRef, EdgeData> {
         &self.graph
     }

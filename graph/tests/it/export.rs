@@ -120,3 +120,39 @@ fn symbols_of_a_file_or_folder() {
     // A folder is a path prefix up to a `/`, not a string prefix.
     assert_eq!(names("sho"), "");
 }
+
+/// An edge that is a fact at one site and a guess at another: each site's row says which.
+#[test]
+fn a_site_where_the_edge_is_only_guessed_is_possible() {
+    let fixture = r#"
+//- /shop/models.py
+class Order:
+    def save(self):
+        return 1
+
+class User:
+    def save(self):
+        return 2
+//- /shop/service.py
+from shop.models import Order
+
+def place(thing):
+    o = Order()
+    o.save()
+    thing.save()
+"#;
+    let g = CallGraph::build(&records(fixture));
+    let mut out = Vec::new();
+    g.export(&mut out, ExportFormat::Jsonl).unwrap();
+    let rows: Vec<serde_json::Value> =
+        String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let at = |to: &str, line: u64| {
+        rows.iter()
+            .find(|r| r["to_name"] == to && r["line"] == line)
+            .map(|r| r["possible"].as_bool().unwrap())
+            .unwrap_or_else(|| panic!("no row to {to} at line {line}: {rows:?}"))
+    };
+    assert!(!at("shop.models.Order.save", 5), "o.save() is a fact");
+    assert!(at("shop.models.Order.save", 6), "thing.save() only may call Order.save");
+    assert!(at("shop.models.User.save", 6));
+}
