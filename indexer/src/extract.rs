@@ -251,10 +251,11 @@ impl Extractor {
                     // A module declared without a body (`namespace A\\B;`, `package a.b;`)
                     // holds what follows it, up to the end of its parent.
                     // (`Node::parent` walks down from the root: asked only of modules.) An Ada
-                    // package declaration holds its declarations up to its `end Name;`.
+                    // package declaration holds its declarations up to its `end Name;`; an
+                    // empty Ruby module (`module Rack; end`) ends at its `end`.
                     let bodiless_module = kind == SymbolKind::Module
                         && matches!(role, Role::Definition(_))
-                        && lang != Lang::Ada
+                        && !matches!(lang, Lang::Ada | Lang::Ruby)
                         && find_body(node).is_none();
                     let end = match node.parent() {
                         Some(p) if bodiless_module => p.end_byte(),

@@ -115,7 +115,9 @@ use crate::walk::SkipReason;
 /// 32: Ruby: a local variable is a binding (`x = …`, `x ||= …`, a block's, a lambda's and a
 /// `rescue`'s parameters), and a bare name passed as an argument is a call (of a method, when
 /// no local has that name).
-pub const FORMAT_VERSION: u32 = 32;
+/// 33: Ruby: an empty module (`module Rack; end`) ends at its `end` (the modules after it
+/// were named inside it: `Rack::Rack::Builder`).
+pub const FORMAT_VERSION: u32 = 33;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
