@@ -79,7 +79,9 @@ use std::borrow::Cow;
 /// 33: Ruby: a local variable is no call of a method of its name (resolution changed).
 /// 34: Java: a class's superclasses before its interfaces in member lookup (resolution
 /// changed).
-pub const GRAPH_FORMAT_VERSION: u32 = 34;
+/// 35: Ruby: `self` in a module's method is the module; a constant path receiver
+/// (`Thor::Base.subclasses`) looked up lexically by its qualified name (resolution changed).
+pub const GRAPH_FORMAT_VERSION: u32 = 35;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

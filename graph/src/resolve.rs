@@ -2496,7 +2496,12 @@ impl<'a> Tables<'a> {
         let mut cur = Some(sym);
         while let Some(c) = cur {
             let s = &self.syms[c as usize];
-            if s.kind.is_type_like() || (c != sym && zig_type_function(s)) {
+            // (Ruby: a module's methods are its includers' methods; `self.m` in one reaches the
+            // module's `m`, as a class's does.)
+            if s.kind.is_type_like()
+                || (c != sym && zig_type_function(s))
+                || (c != sym && s.lang == Lang::Ruby && s.kind == SymbolKind::Module)
+            {
                 return Some(c);
             }
             // Members of a scope that is not a symbol here (a Rust impl block; C++'s
@@ -2613,6 +2618,51 @@ impl<'a> Tables<'a> {
             }
         }
         Vec::new()
+    }
+
+    /// Ruby: the members named `name` of the class or module the constant path `path` names
+    /// where the code around `enclosing` writes it (`Module.nesting` outwards, then the top
+    /// level; `::X` the top level's only); `None` when it names none of the repository's.
+    fn ruby_constant_member(
+        &self,
+        enclosing: Option<u32>,
+        path: &str,
+        name: &str,
+        filter: &dyn Fn(Vec<u32>) -> Vec<u32>,
+    ) -> Option<Vec<u32>> {
+        let mut prefixes: Vec<&str> = Vec::new();
+        if !path.starts_with("::") {
+            let mut cur = enclosing;
+            while let Some(e) = cur {
+                let s = &self.syms[e as usize];
+                if s.kind.is_type_like() || s.kind == SymbolKind::Module {
+                    prefixes.push(s.qualified);
+                }
+                cur = s.parent.and_then(|p| self.by_id.get(&p).copied());
+            }
+        }
+        let path = path.trim_start_matches("::");
+        let candidates = prefixes.into_iter().map(|p| format!("{p}::{path}")).chain(std::iter::once(path.to_string()));
+        for q in candidates {
+            let owners: Vec<u32> = self
+                .by_qualified(&q)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&c| {
+                    let s = &self.syms[c as usize];
+                    s.kind.is_type_like() || s.kind == SymbolKind::Module
+                })
+                .collect();
+            if owners.is_empty() {
+                continue;
+            }
+            let mut found: Vec<u32> = owners.iter().flat_map(|&c| filter(self.member(c, name, true))).collect();
+            found.sort_unstable();
+            found.dedup();
+            return (!found.is_empty()).then_some(found);
+        }
+        None
     }
 
     /// Members named `name` that `c` itself defines.
@@ -6029,6 +6079,14 @@ impl<'a> Tables<'a> {
                         return None;
                     }
                 }
+            }
+        }
+        // Ruby: a constant path (`Thor::Base.subclasses`, `::Rack::Request.new`) names a class
+        // or module by its qualified name, looked up lexically: in each namespace around the
+        // call, innermost first, then at the top level.
+        if lang == Lang::Ruby && rcv.split("::").all(|s| s.is_empty() || s.starts_with(char::is_uppercase)) {
+            if let Some(found) = self.ruby_constant_member(enclosing, rcv, name, &filter) {
+                return Some((Rung::Receiver, found));
             }
         }
         // A class (or module) by name: a static call.
