@@ -27,6 +27,11 @@ for name in "${names[@]}"; do
     git --git-dir="$ACC_MIRROR/${repo/\//+}/repo" archive "$commit" "$folder" \
       | tar -x -C "$src" --strip-components=$strip --exclude=tests --exclude=__tests__ --exclude=testdata \
           --exclude='*.test.ts' --exclude='*.spec.ts' --exclude='*.d.ts' --exclude='*_test.go'  # sources, not their tests
+    # An R package's DESCRIPTION names the package (its own `PKG::f()` calls): beside the
+    # files, as it is above them in the repository.
+    if [ "$lang" = r ]; then
+      git --git-dir="$ACC_MIRROR/${repo/\//+}/repo" archive "$commit" DESCRIPTION | tar -x -C "$src"
+    fi
   fi
   echo "== $name ($lang, $repo@${commit:0:12}, $folder)" >&2
   if [ ! -s "$out/ref.json" ]; then

@@ -22,6 +22,10 @@
 //! relative to the importing file's (`../internal/util`); the import keeps its name as written
 //! and gets the package's name as its alias (the path's last segment, a major version suffix
 //! `/v2` left out), which is what the file binds.
+//!
+//! R: a package's own code may call its functions as `PKG::f()`, PKG the `Package:` of the
+//! nearest DESCRIPTION at or above the file's folder; such a call loses its receiver and is
+//! resolved as the plain call `f()` it is.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
@@ -47,7 +51,7 @@ const MAX_EXTENDS: usize = 8;
 /// Whether `lang`'s import specifiers are read through an [`ImportMap`] (and so read again
 /// when its fingerprint changes).
 pub fn applies_to(lang: Lang) -> bool {
-    is_js(lang) || lang == Lang::Go
+    is_js(lang) || matches!(lang, Lang::Go | Lang::R)
 }
 
 /// JavaScript and TypeScript, whose specifiers the compiler options and packages map.
@@ -146,6 +150,8 @@ pub struct ImportMap {
     go_modules: Vec<GoModule>,
     /// The folders that hold Go files: the packages an import can name.
     go_dirs: HashSet<String>,
+    /// R: a folder holding R files → the package (its DESCRIPTION's `Package:`) they are of.
+    r_packages: BTreeMap<String, String>,
     fingerprint: String,
 }
 
@@ -157,6 +163,11 @@ impl ImportMap {
         if files.iter().any(|f| f.lang == Lang::Go) {
             map.go_dirs = files.iter().filter(|f| f.lang == Lang::Go).map(|f| dir_of(&f.rel).to_string()).collect();
             map.go_modules = go_modules(root, &map.go_dirs);
+        }
+        if files.iter().any(|f| f.lang == Lang::R) {
+            let dirs: HashSet<String> =
+                files.iter().filter(|f| f.lang == Lang::R).map(|f| dir_of(&f.rel).to_string()).collect();
+            map.r_packages = r_packages(root, &dirs);
         }
         if files.iter().any(|f| is_js(f.lang)) {
             map.build_js(root, files);
@@ -196,7 +207,7 @@ impl ImportMap {
     fn fingerprint_of(&self) -> String {
         let mut scopes: Vec<&Scope> =
             self.scope_list.iter().filter(|s| s.base_url.is_some() || !s.paths.is_empty()).collect();
-        if scopes.is_empty() && self.packages.is_empty() && self.go_modules.is_empty() {
+        if scopes.is_empty() && self.packages.is_empty() && self.go_modules.is_empty() && self.r_packages.is_empty() {
             return String::new();
         }
         scopes.sort_by(|a, b| a.config.cmp(&b.config));
@@ -210,6 +221,9 @@ impl ImportMap {
             go.sort_by(|a, b| a.path.cmp(&b.path));
             text.push_str(&format!("\n{go:?}"));
         }
+        if !self.r_packages.is_empty() {
+            text.push_str(&format!("\nR {:?}", self.r_packages));
+        }
         blake3::hash(text.as_bytes()).to_hex().to_string()
     }
 
@@ -217,6 +231,17 @@ impl ImportMap {
     /// the repository; see the module doc.
     pub fn apply(&self, lang: Lang, rel: &str, refs: &mut [Reference]) {
         if !applies_to(lang) || self.fingerprint.is_empty() {
+            return;
+        }
+        // R: `PKG::f()` in package PKG's own code is its `f`, looked up as a plain call.
+        if lang == Lang::R {
+            if let Some(package) = self.r_packages.get(dir_of(rel)) {
+                for r in refs.iter_mut().filter(|r| r.kind == crate::RefKind::Call) {
+                    if r.receiver.as_deref() == Some(package.as_str()) {
+                        r.receiver = None;
+                    }
+                }
+            }
             return;
         }
         if lang == Lang::Go {
@@ -578,10 +603,10 @@ fn export_targets(v: &serde_json::Value, out: &mut Vec<String>) {
 }
 
 /// The modules whose `go.mod` is the nearest above (or in) one of `dirs`, longest path first.
-fn go_modules(root: &Path, dirs: &HashSet<String>) -> Vec<GoModule> {
-    // A folder → the folder of the nearest go.mod at or above it.
+/// Each folder of `dirs` → the folder of the nearest `manifest` at or above it (`None`: none up
+/// to the repository's root).
+fn nearest_manifests(root: &Path, dirs: &HashSet<String>, manifest: &str) -> HashMap<String, Option<String>> {
     let mut nearest: HashMap<String, Option<String>> = HashMap::new();
-    let mut found: BTreeMap<String, ()> = BTreeMap::new();
     for dir in dirs {
         let mut walked = Vec::new();
         let mut d = Some(dir.as_str());
@@ -591,18 +616,21 @@ fn go_modules(root: &Path, dirs: &HashSet<String>) -> Vec<GoModule> {
                 break h.clone();
             }
             walked.push(cur.to_string());
-            if root.join(join(cur, "go.mod")).is_file() {
+            if root.join(join(cur, manifest)).is_file() {
                 break Some(cur.to_string());
             }
             d = parent(cur);
         };
-        if let Some(h) = &hit {
-            found.insert(h.clone(), ());
-        }
         for w in walked {
             nearest.insert(w, hit.clone());
         }
     }
+    nearest
+}
+
+fn go_modules(root: &Path, dirs: &HashSet<String>) -> Vec<GoModule> {
+    let found: BTreeMap<String, ()> =
+        nearest_manifests(root, dirs, "go.mod").into_values().flatten().map(|d| (d, ())).collect();
     let mut out: Vec<GoModule> = found
         .into_keys()
         .filter_map(|dir| {
@@ -611,6 +639,27 @@ fn go_modules(root: &Path, dirs: &HashSet<String>) -> Vec<GoModule> {
         })
         .collect();
     out.sort_by(|a, b| b.path.len().cmp(&a.path.len()).then_with(|| a.path.cmp(&b.path)));
+    out
+}
+
+/// R: each folder holding R files → the package its nearest DESCRIPTION names (`Package:`).
+fn r_packages(root: &Path, dirs: &HashSet<String>) -> BTreeMap<String, String> {
+    let nearest = nearest_manifests(root, dirs, "DESCRIPTION");
+    let mut names: HashMap<String, Option<String>> = HashMap::new();
+    let mut out = BTreeMap::new();
+    for dir in dirs {
+        let Some(Some(at)) = nearest.get(dir) else { continue };
+        let name = names.entry(at.clone()).or_insert_with(|| {
+            let text = std::fs::read_to_string(root.join(join(at, "DESCRIPTION"))).ok()?;
+            text.lines()
+                .find_map(|l| l.strip_prefix("Package:"))
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
+        });
+        if let Some(n) = name {
+            out.insert(dir.clone(), n.clone());
+        }
+    }
     out
 }
 
@@ -805,6 +854,31 @@ mod tests {
         let (_t, m) = map(&[("a/a.go", "package a\n"), ("b/b.go", "package b\n")]);
         assert_eq!(m.fingerprint(), "");
         assert_eq!(m.rewrite_go("b/b.go", "example.com/x/a"), None);
+    }
+
+    #[test]
+    fn r_calls_of_the_package_itself_by_its_name_are_plain_calls() {
+        let (_t, m) = map(&[
+            ("DESCRIPTION", "Package: mypkg\nVersion: 1.0\n"),
+            ("R/slice.R", "n <- function() 1\n"),
+            ("data-raw/make.R", "x <- 1\n"),
+            ("tools/DESCRIPTION", "Title: no package line\n"),
+            ("tools/check.R", "y <- 2\n"),
+        ]);
+        assert!(!m.fingerprint().is_empty());
+        assert_eq!(m.r_packages.get("R").map(String::as_str), Some("mypkg"));
+        assert_eq!(m.r_packages.get("data-raw").map(String::as_str), Some("mypkg"), "the nearest DESCRIPTION above");
+        assert_eq!(m.r_packages.get("tools"), None, "a DESCRIPTION without Package:");
+        const SPAN: crate::Span = crate::Span { start_line: 1, start_col: 1, end_line: 1, end_col: 4 };
+        let call =
+            |rcv: &str| Reference::new("n".into(), crate::RefKind::Call, SPAN, None, Some(rcv.into()), None, None);
+        let mut refs = vec![call("mypkg"), call("dplyr")];
+        m.apply(Lang::R, "R/slice.R", &mut refs);
+        assert_eq!(refs[0].receiver, None, "mypkg::n() in mypkg is n()");
+        assert_eq!(refs[1].receiver.as_deref(), Some("dplyr"));
+        let mut refs = vec![call("mypkg")];
+        m.apply(Lang::R, "tools/check.R", &mut refs);
+        assert_eq!(refs[0].receiver.as_deref(), Some("mypkg"), "not of the package");
     }
 
     #[test]
