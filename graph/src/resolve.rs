@@ -2677,7 +2677,10 @@ impl<'a> Tables<'a> {
             .copied()
             .filter(|&i| !same_file || self.syms[i as usize].file == cs.file)
             .collect();
-        if !found.is_empty() {
+        // (Only Rust has members elsewhere, in `impl`s of other modules: another language's
+        // miss reads nothing more, and notes no key of the type's members, which every member
+        // added to the type would change.)
+        if !found.is_empty() || cs.lang != Lang::Rust {
             return found;
         }
         self.extra_members(&c).into_iter().flatten().copied().filter(|&i| self.syms[i as usize].name == name).collect()
