@@ -2665,6 +2665,17 @@ impl<'a> Tables<'a> {
         None
     }
 
+    /// The symbols named `name` in the namespace `base` and then `rest` spell, joined by
+    /// `lang`'s qualifier (`mylib::text` + `trim`).
+    fn member_under(&self, lang: Lang, mut base: String, rest: &[&str], name: &str) -> Vec<u32> {
+        let sep = lang.spec().qualifier;
+        for s in rest {
+            base.push_str(sep);
+            base.push_str(s);
+        }
+        self.qualified_member(&base, sep, name).to_vec()
+    }
+
     /// Members named `name` that `c` itself defines.
     fn own_member(&self, c: u32, name: &str) -> Vec<u32> {
         let cs = &self.syms[c as usize];
@@ -6034,13 +6045,7 @@ impl<'a> Tables<'a> {
                     // its qualified name (the package's subprograms are its children); C++:
                     // `namespace txt = mylib::text;` then `txt::upper(…)`.
                     if matches!(lang, Lang::Ada | Lang::Cpp) {
-                        let sep = lang.spec().qualifier;
-                        let mut q = imp.module.clone();
-                        for s in &segs[1..] {
-                            q.push_str(sep);
-                            q.push_str(s);
-                        }
-                        let found = filter(self.qualified_member(&q, sep, name).to_vec());
+                        let found = filter(self.member_under(lang, imp.module.clone(), &segs[1..], name));
                         if !found.is_empty() {
                             return Some((Rung::Import, found));
                         }
@@ -6066,13 +6071,8 @@ impl<'a> Tables<'a> {
                     // then `new CommonMark\Renderer\Emphasis()`): the name in the namespace
                     // the import and the rest of the path spell.
                     if lang == Lang::Php {
-                        let sep = lang.spec().qualifier;
-                        let mut q = format!("{}{sep}{member}", imp.module);
-                        for s in &segs[1..] {
-                            q.push_str(sep);
-                            q.push_str(s);
-                        }
-                        let found = filter(self.qualified_member(&q, sep, name).to_vec());
+                        let base = format!("{}{}{member}", imp.module, lang.spec().qualifier);
+                        let found = filter(self.member_under(lang, base, &segs[1..], name));
                         if !found.is_empty() {
                             return Some((Rung::Import, found));
                         }
