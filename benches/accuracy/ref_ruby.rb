@@ -221,6 +221,19 @@ def unresolve(caller, site, why)
   $unresolved << { "caller" => caller, "site" => site, "why" => why }
 end
 
+# A call of `mid` on the class or module `owner` itself: `new` runs a class's `initialize`
+# (declared or inherited; none: the class), anything else is a singleton method.
+def class_call(owner, mid, caller, site)
+  if mid == "new" && $owners[owner].kind == "class"
+    keys, = find_imethod(owner, "initialize")
+    key = $owners[owner].key
+    keys ? edge(caller, keys, site) : ($defs[key] && edge(caller, [key], site))
+  else
+    keys = find_smethod(owner, mid)
+    keys ? edge(caller, keys, site) : ($external += 1)
+  end
+end
+
 # `ctx`: [owner name or nil, self is the owner itself (singleton), caller key, the method's
 # name, nesting, in a `class << self` body (its `def`s are singleton methods)]
 def calls(node, path, ctx)
@@ -251,13 +264,7 @@ def calls(node, path, ctx)
         keys = $top_methods[mid]
         keys.empty? ? ($external += 1) : edge(caller, keys, site)
       elsif singleton
-        if mid == "new"
-          keys, = find_imethod(owner, "initialize")
-          keys ? edge(caller, keys, site) : ($defs[$owners[owner].key] ? edge(caller, [$owners[owner].key], site) : nil)
-        else
-          keys = find_smethod(owner, mid)
-          keys ? edge(caller, keys, site) : ($external += 1)
-        end
+        class_call(owner, mid, caller, site)
       else
         keys, outside = find_imethod(owner, mid)
         if keys
@@ -271,13 +278,7 @@ def calls(node, path, ctx)
         end
       end
     elsif (target = resolve_const(const_text(recv), nesting))
-      if mid == "new" && $owners[target].kind == "class"
-        keys, = find_imethod(target, "initialize")
-        keys ? edge(caller, keys, site) : ($defs[$owners[target].key] ? edge(caller, [$owners[target].key], site) : nil)
-      else
-        keys = find_smethod(target, mid)
-        keys ? edge(caller, keys, site) : ($external += 1)
-      end
+      class_call(target, mid, caller, site)
     elsif const_text(recv)
       $external += 1  # a constant from outside the code base
     else
