@@ -1007,6 +1007,7 @@ impl CallGraph {
         let whole = |g: CallGraph, update: Option<UpdateStats>| -> Result<Saving> {
             let started = std::time::Instant::now();
             g.save(dir, records_generation)?;
+            tracing::debug!(secs = started.elapsed().as_secs_f64(), "graph: saved whole");
             let saving = Saving {
                 nodes: g.node_count(),
                 edges: g.edge_count(),
@@ -1042,7 +1043,10 @@ impl CallGraph {
             // Built whole, with the tables made.
             let files = resolve_all_with(&records, &tables);
             drop(tables);
-            return whole(CallGraph::from_owned(files, records), None);
+            tracing::debug!(secs = started.elapsed().as_secs_f64(), "graph: every file resolved");
+            let g = CallGraph::from_owned(files, records);
+            tracing::debug!(secs = started.elapsed().as_secs_f64(), "graph: assembled");
+            return whole(g, None);
         };
         let before = saved.generation;
         let mut saved = saved;
