@@ -305,6 +305,19 @@ impl Extractor {
                     if text.is_empty() || (kind == RefKind::Call && lang == Lang::Cpp && extern_declaration(node)) {
                         continue;
                     }
+                    // Python: `self` or `cls` passed along is the instance or the class, a value
+                    // (the query's argument patterns capture every name as a callback: one
+                    // pattern fewer per form tried at every call).
+                    let kind = match kind {
+                        RefKind::Callback
+                            if lang == Lang::Python
+                                && receiver.is_none()
+                                && matches!(text.as_str(), "self" | "cls") =>
+                        {
+                            RefKind::Value
+                        }
+                        k => k,
+                    };
                     // MATLAB: `window(2)` where `window` is a variable of the function (a
                     // parameter, its result, or assigned before) indexes it: no call.
                     if kind == RefKind::Call && lang == Lang::Matlab && receiver.is_none() {

@@ -189,19 +189,43 @@
 ] @flow.return
   (#not-eq? @name "super"))
 
-; g(f(…)), g(key=f(…)): the call's result is an argument of g
+; g(f(…)), g(key=f(…)): the call's result is an argument of g. (One pattern per form of
+; the argument, here and below: an alternation over a list's children costs tree-sitter a
+; state per child and branch, and these patterns are tried at every call.)
 (call
   function: [
     (identifier) @arg.of
     (attribute attribute: (identifier) @arg.of)
   ]
   arguments: (argument_list
-    [
-      (call function: (identifier) @name) @reference.call
-      (keyword_argument value: (call function: (identifier) @name) @reference.call)
-      (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
-      (keyword_argument value: (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call)
-    ]) @arg.list
+    (call function: (identifier) @name) @reference.call) @arg.list
+  (#not-eq? @name "super"))
+
+(call
+  function: [
+    (identifier) @arg.of
+    (attribute attribute: (identifier) @arg.of)
+  ]
+  arguments: (argument_list
+    (keyword_argument value: (call function: (identifier) @name) @reference.call)) @arg.list
+  (#not-eq? @name "super"))
+
+(call
+  function: [
+    (identifier) @arg.of
+    (attribute attribute: (identifier) @arg.of)
+  ]
+  arguments: (argument_list
+    (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call) @arg.list
+  (#not-eq? @name "super"))
+
+(call
+  function: [
+    (identifier) @arg.of
+    (attribute attribute: (identifier) @arg.of)
+  ]
+  arguments: (argument_list
+    (keyword_argument value: (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call)) @arg.list
   (#not-eq? @name "super"))
 
 ; @dec def f / @dec(args) def f: the decorator's call, bound to the name it decorates
@@ -296,19 +320,15 @@
 ; the callee's parameter)
 ; ---------------------------------------------------------------------------
 
+; (`self` and `cls` passed so are values, the instance or the class: the extractor makes them
+; so.)
 (call
   function: [
     (identifier) @arg.of
     (attribute attribute: (identifier) @arg.of)
   ]
   arguments: (argument_list
-    [
-      (identifier) @name @reference.callback
-      (keyword_argument value: (identifier) @name @reference.callback)
-      (list_splat (identifier) @name @reference.callback)
-      (dictionary_splat (identifier) @name @reference.callback)
-    ]) @arg.list
-  (#not-match? @name "^(self|cls)$"))
+    (identifier) @name @reference.callback) @arg.list)
 
 (call
   function: [
@@ -316,24 +336,50 @@
     (attribute attribute: (identifier) @arg.of)
   ]
   arguments: (argument_list
-    [
-      (attribute object: (_) @receiver attribute: (identifier) @name @reference.callback)
-      (keyword_argument value: (attribute object: (_) @receiver attribute: (identifier) @name @reference.callback))
-    ]) @arg.list
+    (keyword_argument value: (identifier) @name @reference.callback)) @arg.list)
+
+(call
+  function: [
+    (identifier) @arg.of
+    (attribute attribute: (identifier) @arg.of)
+  ]
+  arguments: (argument_list
+    (list_splat (identifier) @name @reference.callback)) @arg.list)
+
+(call
+  function: [
+    (identifier) @arg.of
+    (attribute attribute: (identifier) @arg.of)
+  ]
+  arguments: (argument_list
+    (dictionary_splat (identifier) @name @reference.callback)) @arg.list)
+
+(call
+  function: [
+    (identifier) @arg.of
+    (attribute attribute: (identifier) @arg.of)
+  ]
+  arguments: (argument_list
+    (attribute object: (_) @receiver attribute: (identifier) @name @reference.callback)) @arg.list
   (#not-match? @name "^__.*__$"))
 
-; self, a lambda, passed along: values
 (call
   function: [
     (identifier) @arg.of
     (attribute attribute: (identifier) @arg.of)
   ]
   arguments: (argument_list
-    [
-      (identifier) @name @reference.value
-      (keyword_argument value: (identifier) @name @reference.value)
-    ]) @arg.list
-  (#match? @name "^(self|cls)$"))
+    (keyword_argument value: (attribute object: (_) @receiver attribute: (identifier) @name @reference.callback))) @arg.list
+  (#not-match? @name "^__.*__$"))
+
+; a lambda passed along: a value
+(call
+  function: [
+    (identifier) @arg.of
+    (attribute attribute: (identifier) @arg.of)
+  ]
+  arguments: (argument_list
+    (lambda) @name @reference.value) @arg.list)
 
 (call
   function: [
@@ -341,13 +387,11 @@
     (attribute attribute: (identifier) @arg.of)
   ]
   arguments: (argument_list
-    [
-      (lambda) @name @reference.value
-      (keyword_argument value: (lambda) @name @reference.value)
-    ]) @arg.list)
+    (keyword_argument value: (lambda) @name @reference.value)) @arg.list)
 
 ; arguments of a call of something else (`engines[k](f)`, `f()(g)`): no link
 (call
+  function: [(subscript) (call) (parenthesized_expression) (list_splat) (await)]
   arguments: (argument_list
     [
       (identifier) @name @reference.callback
@@ -356,6 +400,7 @@
   (#not-match? @name "^(self|cls)$"))
 
 (call
+  function: [(subscript) (call) (parenthesized_expression) (list_splat) (await)]
   arguments: (argument_list
     [
       (attribute object: (_) @receiver attribute: (identifier) @name @reference.callback)
