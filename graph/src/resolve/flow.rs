@@ -32,6 +32,7 @@
 //! decorators return; `for`/`with` run the iterator and context methods of what the
 //! expression holds.
 
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use smallvec::SmallVec;
 
@@ -237,22 +238,94 @@ impl<'a> Flow<'a> {
 /// the ladder's answers), only looked up once the flow is solved (resolution runs on
 /// every core, reading it).
 enum Cx<'f, 'a> {
-    Build(&'f mut Flow<'a>, &'f mut HashMap<(u32, Option<u32>, &'a str), Expr<'a>>),
+    /// One file's constraints being made (on any core): the keys they name are made in
+    /// `Made`, numbered apart from the flow's.
+    Build(&'f Flow<'a>, &'f mut Made<'a>, &'f mut HashMap<(u32, Option<u32>, &'a str), Expr<'a>>),
     Read(&'f Flow<'a>),
 }
 
 impl<'a> Cx<'_, 'a> {
     fn flow(&self) -> &Flow<'a> {
         match self {
-            Cx::Build(f, _) => f,
+            Cx::Build(f, ..) => f,
             Cx::Read(f) => f,
         }
     }
 
     fn key(&mut self, k: Key<'a>) -> Option<u32> {
         match self {
-            Cx::Build(f, _) => Some(f.key(k)),
+            Cx::Build(_, made, _) => Some(made.key(k)),
             Cx::Read(f) => f.get(&k),
+        }
+    }
+}
+
+/// What making one file's constraints made: keys numbered in the order they were first
+/// named, and the decorated definitions' keys. Merged file by file in the files' order
+/// ([`Made::merge_into`]), the keys get the numbers one core making every file's
+/// constraints in turn gave them, so the solve is the same however the files were shared.
+#[derive(Default)]
+struct Made<'a> {
+    ids: HashMap<Key<'a>, u32>,
+    keys: Vec<Key<'a>>,
+    decorated: Vec<(u32, u32)>,
+}
+
+impl<'a> Made<'a> {
+    fn key(&mut self, k: Key<'a>) -> u32 {
+        let n = self.keys.len() as u32;
+        *self.ids.entry(k).or_insert_with(|| {
+            self.keys.push(k);
+            n
+        })
+    }
+
+    /// Makes these keys in `flow` and renumbers `constraints` (made with them) to the flow's.
+    fn merge_into(self, flow: &mut Flow<'a>, constraints: &mut [(Sink<'a>, Expr<'a>)]) {
+        let mut ids: Vec<u32> = Vec::with_capacity(self.keys.len());
+        for k in self.keys {
+            // A record's keys name the record's own key, made before them.
+            let k = match k {
+                Key::Prop(o, name) => Key::Prop(ids[o as usize], name),
+                Key::Elems(o) => Key::Elems(ids[o as usize]),
+                k => k,
+            };
+            ids.push(flow.key(k));
+        }
+        for (def, dec) in self.decorated {
+            flow.decorated.insert(def, ids[dec as usize]);
+        }
+        for (sink, expr) in constraints {
+            sink.renumber(&ids);
+            expr.renumber(&ids);
+        }
+    }
+}
+
+impl Sink<'_> {
+    fn renumber(&mut self, ids: &[u32]) {
+        match self {
+            Sink::Key(k) => *k = ids[*k as usize],
+            Sink::Param { callee: e, .. } | Sink::Field { obj: e, .. } => e.renumber(ids),
+        }
+    }
+}
+
+impl Expr<'_> {
+    /// The keys (and records) it names, by `ids` (old number -> new).
+    fn renumber(&mut self, ids: &[u32]) {
+        match self {
+            Expr::Values(v) | Expr::Raw(v) => {
+                for x in v.iter_mut() {
+                    if let Value::Obj(o) = x {
+                        *o = ids[*o as usize];
+                    }
+                }
+            }
+            Expr::Key(k) => *k = ids[*k as usize],
+            Expr::Attr(e, _) | Expr::Call(e) | Expr::Iter(e) | Expr::Enter(e) | Expr::Index(e) => e.renumber(ids),
+            Expr::Union(es) => es.iter_mut().for_each(|e| e.renumber(ids)),
+            Expr::Unknown => {}
         }
     }
 }
@@ -596,14 +669,14 @@ impl<'a> Tables<'a> {
             parts.push(Expr::Key(k));
         }
         if var.is_none() || module_var {
-            if let Cx::Build(_, cache) = cx {
+            if let Cx::Build(_, _, cache) = cx {
                 if let Some(e) = cache.get(&(file, enclosing, name)) {
                     parts.push(e.clone());
                     return union(parts);
                 }
             }
             let found = self.looked_up(cx, file, enclosing, name, var.is_none());
-            if let Cx::Build(_, cache) = cx {
+            if let Cx::Build(_, _, cache) = cx {
                 cache.insert((file, enclosing, name), found.clone());
             }
             parts.push(found);
@@ -900,12 +973,21 @@ impl<'a> Tables<'a> {
             }
         }
         tracing::debug!(secs = started.elapsed().as_secs_f64(), "flow: names bound");
-        let mut lookups = HashMap::default();
-        let mut constraints: Vec<(Sink<'a>, Expr<'a>)> = Vec::new();
-        for &fi in &python {
-            self.file_constraints(&mut Cx::Build(&mut flow, &mut lookups), fi, &mut constraints);
+        // Each file's constraints on any core; their keys renumbered into the flow's in the
+        // files' order.
+        let made: Vec<(Made<'a>, Vec<(Sink<'a>, Expr<'a>)>)> = python
+            .par_iter()
+            .map(|&fi| {
+                let (mut made, mut lookups, mut out) = (Made::default(), HashMap::default(), Vec::new());
+                self.file_constraints(&mut Cx::Build(&flow, &mut made, &mut lookups), fi, &mut out);
+                (made, out)
+            })
+            .collect();
+        let mut constraints: Vec<(Sink<'a>, Expr<'a>)> = Vec::with_capacity(made.iter().map(|m| m.1.len()).sum());
+        for (m, mut cs) in made {
+            m.merge_into(&mut flow, &mut cs);
+            constraints.append(&mut cs);
         }
-        drop(lookups);
         // A callee known already whose parameter nothing reads: nothing to follow (every
         // read is a key by now).
         constraints.retain(|(sink, _)| match sink {
@@ -988,8 +1070,8 @@ impl<'a> Tables<'a> {
                     let Some(&(def, below, outermost)) = stacked.get(&ri) else { continue };
                     let Some(v) = self.value_of(def) else { continue };
                     let Some(dec) = cx.key(Key::Dec(def)) else { continue };
-                    if let Cx::Build(flow, _) = cx {
-                        flow.decorated.insert(def, dec);
+                    if let Cx::Build(_, made, _) = cx {
+                        made.decorated.push((def, dec));
                     }
                     let callee = self.decorator_expr(cx, fi, enclosing, r, alias);
                     let arg = match below.and_then(|b| refs.get(b)) {
