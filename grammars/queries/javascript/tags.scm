@@ -377,57 +377,79 @@
 ] @flow.return
   (#not-eq? @name "require"))
 
-; g(f(…)): the call's result is an argument of g
-([
-  (call_expression
-    function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
-    arguments: (arguments [
-      (call_expression function: (identifier) @name)
-      (new_expression constructor: (identifier) @name)
-    ] @reference.call) @arg.list)
-  (call_expression
-    function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
-    arguments: (arguments (call_expression
-      function: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call) @arg.list)
-]
+; g(f(…)): the call's result is an argument of g. (One pattern per form of the argument,
+; here and below: an alternation over a list's children costs tree-sitter a state per child
+; and branch, and these patterns are tried at every call.)
+(call_expression
+  function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (call_expression function: (identifier) @name) @reference.call) @arg.list
+  (#not-eq? @name "require"))
+
+(call_expression
+  function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (new_expression constructor: (identifier) @name) @reference.call) @arg.list
+  (#not-eq? @name "require"))
+
+(call_expression
+  function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (call_expression
+    function: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call) @arg.list
   (#not-eq? @name "require"))
 
 ; g(f), g(o.f), new G(f), g(...fs): the value flows to g's parameter
-([
-  (call_expression
-    function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
-    arguments: (arguments [
-      (identifier) @name @reference.callback
-      (member_expression object: (_) @receiver property: (property_identifier) @name @reference.callback)
-      (spread_element (identifier) @name @reference.callback)
-    ]) @arg.list)
-  (new_expression
-    constructor: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
-    arguments: (arguments [
-      (identifier) @name @reference.callback
-      (member_expression object: (_) @receiver property: (property_identifier) @name @reference.callback)
-    ]) @arg.list)
-]
+(call_expression
+  function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (identifier) @name @reference.callback) @arg.list
+  (#not-match? @name "^(undefined|null|this|arguments)$"))
+
+(call_expression
+  function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (member_expression object: (_) @receiver property: (property_identifier) @name @reference.callback)) @arg.list
+  (#not-match? @name "^(undefined|null|this|arguments)$"))
+
+(call_expression
+  function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (spread_element (identifier) @name @reference.callback)) @arg.list
+  (#not-match? @name "^(undefined|null|this|arguments)$"))
+
+(new_expression
+  constructor: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (identifier) @name @reference.callback) @arg.list
+  (#not-match? @name "^(undefined|null|this|arguments)$"))
+
+(new_expression
+  constructor: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (member_expression object: (_) @receiver property: (property_identifier) @name @reference.callback)) @arg.list
   (#not-match? @name "^(undefined|null|this|arguments)$"))
 
 ; g(function () { … }), g(x => …): the function flows to g's parameter
-([
-  (call_expression
-    function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
-    arguments: (arguments [
-      (arrow_function) @name @reference.value
-      (function_expression !name) @name @reference.value
-      (generator_function !name) @name @reference.value
-      (function_expression name: (identifier) @name) @reference.value
-    ]) @arg.list)
-  (new_expression
-    constructor: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
-    arguments: (arguments [
-      (arrow_function) @name @reference.value
-      (function_expression !name) @name @reference.value
-      (function_expression name: (identifier) @name) @reference.value
-    ]) @arg.list)
-])
+(call_expression
+  function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (arrow_function) @name @reference.value) @arg.list)
+
+(call_expression
+  function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (function_expression !name) @name @reference.value) @arg.list)
+
+(call_expression
+  function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (generator_function !name) @name @reference.value) @arg.list)
+
+(call_expression
+  function: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (function_expression name: (identifier) @name) @reference.value) @arg.list)
+
+(new_expression
+  constructor: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (arrow_function) @name @reference.value) @arg.list)
+
+(new_expression
+  constructor: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (function_expression !name) @name @reference.value) @arg.list)
+
+(new_expression
+  constructor: [(identifier) @arg.of (member_expression property: (property_identifier) @arg.of)]
+  arguments: (arguments (function_expression name: (identifier) @name) @reference.value) @arg.list)
 
 ; h = f, const h = o.f, this.h = f, d[k] = f, h = d[k], h = c ? f : g, h = f || g
 (variable_declarator
