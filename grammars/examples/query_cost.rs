@@ -8,8 +8,9 @@
 //! query is matched over every tree (best of RUNS, default 3), and again with each pattern
 //! disabled in turn: a pattern's share is the time its absence saves. `QUERY=path` matches
 //! another query source instead of the built-in one (to try a rewrite); `ONLY=1` times the
-//! whole query alone. The numbers are of this machine and this sitting: compare rewrites
-//! side by side, in one run.
+//! whole query alone; `COMPILE=1` times compiling each pattern alone instead (a process
+//! compiles a language's query once, before its first file of that language). The numbers
+//! are of this machine and this sitting: compare rewrites side by side, in one run.
 use std::time::Instant;
 use tree_sitter::{Parser, Query, QueryCursor, StreamingIterator, Tree};
 
@@ -51,10 +52,30 @@ fn main() {
         (best, matched)
     };
     let compile = || Query::new(&lang.grammar(), &source).expect("the query compiles");
+    let started = Instant::now();
     let whole = compile();
+    println!("compiled in {:.3} s", started.elapsed().as_secs_f64());
     let (all, matched) = time(&whole);
     println!("{} files, whole query: {all:.3} s, {matched} matches", trees.len());
     if std::env::var_os("ONLY").is_some() {
+        return;
+    }
+    if std::env::var_os("COMPILE").is_some() {
+        let mut rows: Vec<(f64, usize, usize)> = (0..whole.pattern_count())
+            .map(|i| {
+                let (from, to) = (
+                    whole.start_byte_for_pattern(i),
+                    if i + 1 < whole.pattern_count() { whole.start_byte_for_pattern(i + 1) } else { source.len() },
+                );
+                let started = Instant::now();
+                let _ = Query::new(&lang.grammar(), &source[from..to]);
+                (started.elapsed().as_secs_f64(), i, source[..from].lines().count() + 1)
+            })
+            .collect();
+        rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (secs, i, line) in rows.iter().take(15) {
+            println!("{secs:.3} s  pattern {i:3} (line {line}) compiled alone");
+        }
         return;
     }
     let mut rows: Vec<(f64, usize, usize)> = (0..whole.pattern_count())
