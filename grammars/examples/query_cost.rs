@@ -8,7 +8,8 @@
 //! query is matched over every tree (best of RUNS, default 3), and again with each pattern
 //! disabled in turn: a pattern's share is the time its absence saves. `QUERY=path` matches
 //! another query source instead of the built-in one (to try a rewrite); `ONLY=1` times the
-//! whole query alone; `COMPILE=1` times compiling each pattern alone instead (a process
+//! whole query alone; `ROOTS=1` disables the patterns that start at one kind of node
+//! together, kind by kind; `COMPILE=1` times compiling each pattern alone instead (a process
 //! compiles a language's query once, before its first file of that language). The numbers
 //! are of this machine and this sitting: compare rewrites side by side, in one run.
 use std::time::Instant;
@@ -58,6 +59,30 @@ fn main() {
     let (all, matched) = time(&whole);
     println!("{} files, whole query: {all:.3} s, {matched} matches", trees.len());
     if std::env::var_os("ONLY").is_some() {
+        return;
+    }
+    if std::env::var_os("ROOTS").is_some() {
+        // Patterns grouped by the node they start at (`(call`, `([`): each group disabled.
+        let mut groups: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
+        for i in 0..whole.pattern_count() {
+            let text = source[whole.start_byte_for_pattern(i)..].trim_start_matches(['(', ' ', '\n']);
+            let root: String = text.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '[').collect();
+            groups.entry(root).or_default().push(i);
+        }
+        let mut rows: Vec<(f64, String, usize)> = groups
+            .into_iter()
+            .map(|(root, patterns)| {
+                let mut query = compile();
+                for &i in &patterns {
+                    query.disable_pattern(i);
+                }
+                (all - time(&query).0, root, patterns.len())
+            })
+            .collect();
+        rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (saved, root, n) in rows.iter().take(15) {
+            println!("{:6.1}%  {n:3} patterns at ({root}", 100.0 * saved / all);
+        }
         return;
     }
     if std::env::var_os("COMPILE").is_some() {
