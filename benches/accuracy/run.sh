@@ -46,6 +46,7 @@ for name in "${names[@]}"; do
       ruby) ruby "$HERE/ref_ruby.rb" "$src" > "$out/ref.json" ;;
       php) php "$HERE/ref_php.php" "$src" > "$out/ref.json" ;;
       r) Rscript "$HERE/ref_r.R" "$src" "${refargs[@]}" > "$out/ref.json" ;;
+      csharp) "$PYTHON" "$HERE/ref_csharp.py" "$src" "${refargs[@]}" > "$out/ref.json" ;;
       rust)  # rustc needs the whole repository (a workspace member's manifest names its root)
         crate=$ACC_WORK/crate/$name
         [ -d "$crate" ] || { mkdir -p "$crate"; git --git-dir="$ACC_MIRROR/${repo/\//+}/repo" archive "$commit" | tar -x -C "$crate"; }
