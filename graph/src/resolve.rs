@@ -3455,6 +3455,34 @@ impl<'a> Tables<'a> {
             targets
         };
         let targets = self.pick_overloads(lang, args, targets);
+        // C#: an extension method called on a value (`name.MatchName(a, b)`) takes the value
+        // as its `this` parameter and the arguments as the others: `SetValue(this Spec s,
+        // object o, object v)` is not `prop.SetValue(o, v, null)`. None left: the call is of
+        // something else (a framework type's own method).
+        let targets: Vec<u32> = match (args, receiver) {
+            (Some(k), Some(rcv))
+                if lang == Lang::CSharp
+                    && !value
+                    && !targets.is_empty()
+                    && targets.iter().all(|&i| csharp_extension(&self.syms[i as usize])) =>
+            {
+                let fit: Vec<u32> = targets
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        let class = self.syms[i as usize].qualified.rsplit('.').nth(1);
+                        // (`StringExt.Shout(s)`, called through its class, passes `this` too.)
+                        rcv.rsplit('.').next() == class
+                            || self.arity_of(i).is_none_or(|a| k >= a.min && (a.variadic || k < a.params))
+                    })
+                    .collect();
+                if fit.is_empty() {
+                    return external();
+                }
+                fit
+            }
+            _ => targets,
+        };
         // Ada: a subprogram whose parameters cannot take the call's arguments is not the one
         // called (overloads; a name of a `use`d package from outside the repository; `Obj.F
         // (X)` passes `Obj` too). None left: the call is of something the repository does
@@ -4956,6 +4984,14 @@ impl<'a> Tables<'a> {
                         scope = scope.rsplit_once(sep).map_or("", |(outer, _)| outer);
                     }
                 }
+                // C#: `Execution.VM.ByteCode` inside `namespace Acme.Tree` may be
+                // `Acme.Execution.VM.ByteCode` (the namespaces around, then the `using`s).
+                if lang == Lang::CSharp && q.split('.').all(is_ident) {
+                    let v = self.csharp_scoped(file, enclosing, &format!("{q}.{name}"), &|s: &Sym<'_>| is_type(s));
+                    if !v.is_empty() {
+                        return (v.len() == 1).then_some(v);
+                    }
+                }
                 match self.resolve_with_receiver(file, enclosing, q, name, &is_type, line, depth + 1) {
                     Some((rung, v)) if rung != Rung::Ambiguous && v.len() == 1 => Some(v),
                     _ => None,
@@ -5379,6 +5415,10 @@ impl<'a> Tables<'a> {
             return Some("String".to_string());
         }
         let lang = self.lang_of(file);
+        // C#: `ToString()` gives a string, whatever it is called on.
+        if lang == Lang::CSharp && t.ends_with(".ToString()") {
+            return Some("string".to_string());
+        }
         // (A type's name, where the repository defines no type of that name.)
         let outside = |ty: &str| {
             let ty = ty.trim_end_matches('?');
@@ -6127,11 +6167,56 @@ impl<'a> Tables<'a> {
                 s.kind == SymbolKind::Method && compatible(s.lang, lang) && ok(s)
             })
             .collect();
+        // C#: when no class of the repository has a method of that name, only extension
+        // methods do (`static bool IsName(this Token t)`), and those a namespace the file sees
+        // declares are overloads of one: that extension. C# looks extensions up by name, in
+        // the namespaces around and the `using`s, once the receiver's type has no such member.
+        // (Not on a type's name, `Enumerable.Empty<T>()`: a class of the framework's, which
+        // no extension is called on.)
+        let type_name = is_ident(rcv)
+            && rcv.starts_with(|c: char| c.is_ascii_uppercase())
+            && self.binding(file, enclosing, rcv, line, true).is_none()
+            && enclosing.and_then(|e| self.class_of(e)).is_none_or(|c| self.member(c, rcv, true).is_empty());
+        if lang == Lang::CSharp
+            && !type_name
+            && !methods.is_empty()
+            && methods.iter().all(|&i| csharp_extension(&self.syms[i as usize]))
+        {
+            let seen: Vec<u32> = methods.iter().copied().filter(|&i| self.csharp_sees(file, enclosing, i)).collect();
+            if seen.iter().all(|&i| self.syms[i as usize].qualified == self.syms[seen[0] as usize].qualified)
+                && !seen.is_empty()
+            {
+                return Some((Rung::Import, seen));
+            }
+        }
         if !methods.is_empty() && methods.len() <= MAX_CANDIDATES {
             return Some((Rung::Ambiguous, methods));
         }
         None
     }
+
+    /// C#: whether the namespace declaring the method `m`'s class is one `file` sees at
+    /// `enclosing`: the global one, one around the code, or a `using`'s.
+    fn csharp_sees(&self, file: u32, enclosing: Option<u32>, m: u32) -> bool {
+        let Some((class, _)) = self.syms[m as usize].qualified.rsplit_once('.') else { return true };
+        let Some((ns, _)) = class.rsplit_once('.') else { return true };
+        let scope = enclosing.map_or("", |e| self.syms[e as usize].qualified);
+        if scope.strip_prefix(ns).is_some_and(|rest| rest.is_empty() || rest.starts_with('.')) {
+            return true;
+        }
+        self.imports_of(file).iter().any(|imp| {
+            let hit = imp.member.is_none() && imp.module == ns;
+            if hit {
+                imp.used();
+            }
+            hit
+        })
+    }
+}
+
+/// C#: whether `s` is an extension method (`static T Name(this Type x, …)`).
+fn csharp_extension(s: &Sym<'_>) -> bool {
+    s.lang == Lang::CSharp && s.signature.contains("(this ")
 }
 
 /// Languages whose symbols can call each other (C and C++ share headers; JS and TS

@@ -286,7 +286,8 @@
     (identifier) @name
     (generic_name (identifier) @name)
     (qualified_name qualifier: (_) @receiver name: [(identifier) @name (generic_name (identifier) @name)])
-    (nullable_type type: [(identifier) @name (generic_name (identifier) @name)])
+    (nullable_type type: [(identifier) @name (generic_name (identifier) @name) (predefined_type) @name])
+    (predefined_type) @name
   ]
   name: (identifier) @import.alias) @reference.type
 
@@ -295,15 +296,28 @@
     (identifier) @name
     (generic_name (identifier) @name)
     (qualified_name qualifier: (_) @receiver name: [(identifier) @name (generic_name (identifier) @name)])
-    (nullable_type type: [(identifier) @name (generic_name (identifier) @name)])
+    (nullable_type type: [(identifier) @name (generic_name (identifier) @name) (predefined_type) @name])
+    (predefined_type) @name
   ]
   (variable_declarator name: (identifier) @import.alias)) @reference.type
+
+; A property is typed as a field is (`public Table Registry { get; }`: `s.Registry.Set(…)`).
+(property_declaration
+  type: [
+    (identifier) @name
+    (generic_name (identifier) @name)
+    (qualified_name qualifier: (_) @receiver name: [(identifier) @name (generic_name (identifier) @name)])
+    (nullable_type type: [(identifier) @name (generic_name (identifier) @name) (predefined_type) @name])
+    (predefined_type) @name
+  ]
+  name: (identifier) @import.alias) @reference.type
 
 (foreach_statement
   type: [
     (identifier) @name
     (generic_name (identifier) @name)
     (qualified_name qualifier: (_) @receiver name: [(identifier) @name (generic_name (identifier) @name)])
-    (nullable_type type: [(identifier) @name (generic_name (identifier) @name)])
+    (nullable_type type: [(identifier) @name (generic_name (identifier) @name) (predefined_type) @name])
+    (predefined_type) @name
   ]
   left: (identifier) @import.alias) @reference.type
