@@ -10,7 +10,8 @@
 //      (base types and interfaces of this assembly only)
 //   M  method-id  type-id  name  parameter-count  flags  file  first-line  last-line
 //      (no lines: "-" 0 0); flags: comma-separated of ctor, static, abstract, virtual, final,
-//      newslot, generated, accessor (a property's or event's), operator; "-" for none
+//      newslot, generated, accessor (a property's or event's), operator, conditional (a
+//      [Conditional] method: the compiler drops its calls unless the symbol is defined); "-" for none
 //   C  method-id  opcode  callee  file  line  column
 //      callee: a method-id of this assembly, or "ext:" and the callee's full name
 // A method-id is its metadata token; a type-id too. A site is the sequence point in force at
@@ -73,6 +74,7 @@ static class RefCSharp
                 if (Generated(m) || Generated(t) || m.Name.StartsWith("<")) flags.Add("generated");
                 if (m.IsGetter || m.IsSetter || m.IsAddOn || m.IsRemoveOn) flags.Add("accessor");
                 if (m.IsSpecialName && m.Name.StartsWith("op_")) flags.Add("operator");
+                if (m.CustomAttributes.Any(a => a.AttributeType.Name == "ConditionalAttribute")) flags.Add("conditional");
                 var points = m.HasBody
                     ? m.Body.Instructions.Select(i => i.SequencePoint)
                         .Where(p => p != null && p.StartLine != Hidden).ToList()

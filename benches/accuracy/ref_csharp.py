@@ -29,15 +29,18 @@ accessor `get_X` is the property `X`). `newobj` is its class (`construct`), and 
 `call` of a struct's constructor (`new S(…)` into a variable) and a constructor's explicit
 `: base(…)`/`: this(…)`. A callee outside the assembly is external (counted).
 
-Left unresolved, with a reason: a call whose target is abstract or an interface's method,
-and a `callvirt` of a virtual method some class of the assembly overrides (the compiler
-names the original declaration, whatever the receiver's class: which override runs is the
-run time's choice). Left out, counted: a method group taken as a value (`ldftn`: a
-reference, not a call), calls of property and event accessors (a property read, which no
-reference models), of operators (`a + b`, conversions), of what the compiler makes (a
-lambda's, an iterator's class), a delegate made (`new D(f)`, a lambda converted), and a constructor's implicit call of its base's. Lines of a
-preprocessor branch the build leaves out, and every line of an excluded file, are
-unresolved ("not compiled"), each line with a `name(` on it. Output: the same JSON as
+Left unresolved, with a reason: a call whose target is abstract or an interface's method;
+a `callvirt` of a virtual method some class of the assembly overrides (the compiler names
+the original declaration, whatever the receiver's class: which override runs is the run
+time's choice), and of a framework's virtual method (`Equals`, `ToString`) that a class of
+the assembly overrides; the lines of a preprocessor branch the build leaves out, and every
+line of an excluded file ("not compiled"), and the calls of a [Conditional] method, which
+the compiler drops without its symbol, each line with such a call on it. Left out,
+counted: a method group taken as a value (`ldftn`: a reference, not a call), a delegate
+made (`new D(f)`, a lambda converted), calls of property and event accessors (a property
+read, which no reference models) and of operators (`a + b`, conversions), of what the
+compiler makes (a lambda's method, an iterator's class), and a constructor's implicit call
+of its base's. A file's byte-order mark is no text. Output: the same JSON as
 ref_python.py.
 """
 import json
@@ -206,8 +209,12 @@ def declarations(path, src):
                 visit(c, ns, d)
                 continue
             if t in CALLABLES:
-                if t == "operator_declaration" or t == "conversion_operator_declaration":
-                    name, line = "operator", c.start_point[0] + 1
+                if t == "operator_declaration":
+                    op = c.child_by_field_name("operator")
+                    name, line = (op.text.decode(), op.start_point[0] + 1) if op is not None else (None, None)
+                elif t == "conversion_operator_declaration":
+                    kind = "op_Implicit" if any(x.type == "implicit" for x in c.children) else "op_Explicit"
+                    name, line = kind, c.start_point[0] + 1
                 else:
                     name, line = name_of(c)
                 if name is None:
@@ -282,7 +289,7 @@ def main():
     unresolved = []
     for f in files:
         raw = open(os.path.join(root, f), "rb").read()
-        text = raw.decode("utf-8", errors="replace")
+        text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
         lines_of[f] = code_lines(text)
         live = active_lines(text, defines) if f in compiled else [False] * (text.count("\n") + 2)
         active[f] = live
@@ -345,6 +352,15 @@ def main():
         if "virtual" in m["flags"] and "newslot" not in m["flags"]:
             overrides[m["type"]].add((m["name"], m["params"]))
 
+    all_overrides = {o for v in overrides.values() for o in v}
+    # [Conditional] methods: the compiler drops their calls (no instruction) where the symbol
+    # is not defined, and they run nowhere: their call sites are no calls of this build.
+    dropped = {m["name"] for m in methods.values() if "conditional" in m["flags"]}
+    for f in files:
+        for i, l in enumerate(lines_of[f], 1):
+            if any(re.search(rf"\b{re.escape(n)}\s*\(", l) for n in dropped):
+                unresolved.append({"caller": None, "site": f"{f}:{i}:0", "why": "a call of a [Conditional] method the build drops"})
+
     def overridden(m):
         seen, todo = set(), list(derived[m["type"]])
         while todo:
@@ -368,8 +384,6 @@ def main():
             name = name.split("_", 1)[1]
             if name == "Item":
                 name = "this"
-        elif "operator" in m["flags"]:
-            name = "operator"
         if m["file"] and m["first"]:
             d = innermost(m["file"], m["first"], name)
             if d is not None:
@@ -400,6 +414,12 @@ def main():
             skipped["a method group as a value (a reference)"] += 1
             continue
         if callee.startswith("ext:"):
+            # `o.Equals(x)`, `ToString()`: the compiler names the framework's declaration (a
+            # virtual of `System.Object`); a class of the assembly that overrides it may run.
+            ext = re.match(r"\S+ [^:]+::([^(]+)\((.*)\)$", callee[4:])
+            if op == "callvirt" and ext and (ext.group(1), len(ext.group(2).split(",")) if ext.group(2) else 0) in all_overrides:
+                unresolved.append({"caller": caller, "site": site, "why": "a framework virtual method the code base overrides (the run time's choice)"})
+                continue
             external += 1
             continue
         m = methods[callee]
