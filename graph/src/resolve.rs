@@ -1227,6 +1227,36 @@ fn kotlin_params(signature: &str, name: &str) -> Option<Vec<KotlinParam>> {
 /// Java: a parameter's type as its signature writes it, without annotations, `final`, its
 /// generic arguments and its name (`final List<String> xs` is `List`, `Object... args`
 /// `Object...`, `int[] a` `int[]`).
+/// A C# parameter as Java would write it, for [`java_param_type`]: without its attributes,
+/// its modifiers (`this`, `ref`, `out`, `in`) and its default value; `params T[] xs` is
+/// `T... xs`, a nullable `int?` an `Integer`, `string`/`object`/`bool` Java's names.
+fn csharp_param_type(param: &str) -> String {
+    let mut p = param.trim();
+    while let Some(rest) = p.strip_prefix('[') {
+        p = rest.split_once(']').map_or("", |(_, r)| r).trim_start();
+    }
+    let p = p.split_once('=').map_or(p, |(l, _)| l).trim();
+    let mut words: Vec<&str> = p.split_whitespace().collect();
+    let params = words.first() == Some(&"params");
+    words.retain(|w| !matches!(*w, "this" | "ref" | "out" | "in" | "params" | "scoped"));
+    let Some((&name, ty)) = words.split_last() else { return String::new() };
+    let ty = ty.join(" ");
+    let ty = match ty.as_str() {
+        "string" => "String".to_string(),
+        "object" => "Object".to_string(),
+        "bool" => "boolean".to_string(),
+        "int?" => "Integer".to_string(),
+        "long?" => "Long".to_string(),
+        "double?" => "Double".to_string(),
+        "bool?" => "Boolean".to_string(),
+        t => t.to_string(),
+    };
+    match ty.strip_suffix("[]") {
+        Some(element) if params => format!("{element}... {name}"),
+        _ => format!("{ty} {name}"),
+    }
+}
+
 fn java_param_type(param: &str) -> String {
     let mut text = String::new();
     let mut depth = 0i32;
@@ -3565,7 +3595,13 @@ impl<'a> Tables<'a> {
         // arguments' types fit (`t.error(this)`: `error(TokeniserState)`, not `error(String)`).
         let targets = match r.arg_types() {
             Some(hints) if lang == Lang::Java && targets.len() > 1 && !value => {
-                self.pick_by_arg_types(file, enclosing, line, hints, targets)
+                self.pick_by_arg_types(file, enclosing, line, hints, targets, false)
+            }
+            // C#: the same, an extension called on a value taking it as its `this`.
+            Some(hints) if lang == Lang::CSharp && targets.len() > 1 && !value => {
+                let class = self.syms[targets[0] as usize].qualified.rsplit('.').nth(1);
+                let on_value = receiver.is_some_and(|rcv| rcv.rsplit('.').next() != class);
+                self.pick_by_arg_types(file, enclosing, line, hints, targets, on_value)
             }
             // Kotlin: the same, its parameters' defaults and a trailing lambda counted.
             Some(hints) if lang == Lang::Kotlin && targets.len() > 1 && !value => {
@@ -4124,7 +4160,18 @@ impl<'a> Tables<'a> {
     /// `new X(…)`, a cast, a variable's declared type), fixed arity before varargs, then the
     /// most specific. An argument whose type is not known fits any parameter; `v` as it is
     /// when none or all fit.
-    fn pick_by_arg_types(&self, file: u32, enclosing: Option<u32>, line: u32, hints: &str, v: Vec<u32>) -> Vec<u32> {
+    ///
+    /// C#'s parameters are read in Java's terms ([`csharp_param_type`]); `on_value`: the call
+    /// passes its receiver as an extension method's `this` parameter, which takes no argument.
+    fn pick_by_arg_types(
+        &self,
+        file: u32,
+        enclosing: Option<u32>,
+        line: u32,
+        hints: &str,
+        v: Vec<u32>,
+        on_value: bool,
+    ) -> Vec<u32> {
         let first = self.syms[v[0] as usize].qualified;
         if v.iter().any(|&i| self.syms[i as usize].qualified != first) {
             return v;
@@ -4138,7 +4185,14 @@ impl<'a> Tables<'a> {
             .map(|&i| {
                 let s = &self.syms[i as usize];
                 let list = param_list(s.signature, s.name)?;
-                Some(top_level_parts(list)?.into_iter().map(java_param_type).collect())
+                let mut parts = top_level_parts(list)?;
+                if s.lang != Lang::CSharp {
+                    return Some(parts.into_iter().map(java_param_type).collect());
+                }
+                if on_value && parts.first().is_some_and(|p| p.starts_with("this ")) {
+                    parts.remove(0);
+                }
+                Some(parts.into_iter().map(|p| java_param_type(&csharp_param_type(p))).collect())
             })
             .collect();
         // (Fixed arity first; a varargs overload only when none takes the call as it is.)
@@ -4377,6 +4431,10 @@ impl<'a> Tables<'a> {
                 match self.type_from_binding(file, b, 0) {
                     Some(c) if c.len() == 1 => ArgTy::Class(c[0]),
                     Some(_) => ArgTy::Unknown,
+                    // (C#: `string s` is a `String`, as its parameters are read.)
+                    None if !b.call && b.receiver.is_none() && self.lang_of(file) == Lang::CSharp => {
+                        ArgTy::Named(java_param_type(&csharp_param_type(&format!("{} x", b.name))))
+                    }
                     None if !b.call && b.receiver.is_none() => ArgTy::Named(b.name.to_string()),
                     None => ArgTy::Unknown,
                 }
@@ -4447,8 +4505,9 @@ impl<'a> Tables<'a> {
                         }
                         // Not two types known apart (String, the boxes, Class), nor a parameter
                         // of a repository type, which a value of a type from outside cannot be.
+                        // An `Object` fits none of those either (`m(String)` takes no `Object`).
                         let known = |t: &str| JAVA_FINAL.contains(&t);
-                        !(known(n) && known(p)) && self.param_class(file, m, p).is_none()
+                        !((known(n) || n == "Object") && known(p)) && self.param_class(file, m, p).is_none()
                     }
                 }
             }
@@ -5938,6 +5997,20 @@ impl<'a> Tables<'a> {
                 // Kotlin: the extensions the repository gives the type (or a base of it).
                 if lang == Lang::Kotlin && found.is_empty() {
                     found.extend(self.kotlin_extensions(&classes, name, &filter));
+                }
+                // C#: the extension methods the repository gives the type or a type above it
+                // (`static int Put(this Table t, …)`), when it has no such member itself.
+                if lang == Lang::CSharp && found.is_empty() {
+                    for &c in &classes {
+                        let mut above = vec![c];
+                        let mut seen: HashSet<u32> = HashSet::default();
+                        while let Some(x) = above.pop() {
+                            if seen.insert(x) && seen.len() < 64 {
+                                found.extend(filter(self.extensions_of(lang, self.syms[x as usize].name, name)));
+                                above.extend(self.bases(&x).into_iter().flatten().copied());
+                            }
+                        }
+                    }
                 }
                 found.sort_unstable();
                 found.dedup();

@@ -410,6 +410,7 @@ impl Extractor {
                             }
                             (RefKind::Call, Lang::Java) => java_arg_types(node, source),
                             (RefKind::Call, Lang::Kotlin) => kotlin_arg_types(node, source),
+                            (RefKind::Call, Lang::CSharp) => csharp_arg_types(node, source),
                             (RefKind::Call, Lang::Ada) => ada_arg_types(node, source, &mut ada_locals),
                             (RefKind::Call, Lang::Rust) => rust_macro_tokens(node, name_node, source),
                             // (A Kotlin variable's declared type's arguments: `Cmd` of `List<Cmd>`.)
@@ -1174,6 +1175,89 @@ fn java_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
         out.push_str(&hint);
     }
     known.then(|| out.into())
+}
+
+/// C#: what the arguments of the call `call` are, as [`java_arg_types`] writes them, in
+/// Java's names (`"x"` a `String`, `2L` a `long`, `3m` a `decimal`, `typeof(T)` a `Type`);
+/// `None` without arguments, when none says anything, or with a named argument (`n: 1`,
+/// whose place is its parameter's).
+fn csharp_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
+    let list = call.child_by_field_name("arguments")?;
+    let mut cursor = list.walk();
+    let mut out = String::new();
+    let mut known = false;
+    for (i, arg) in list.named_children(&mut cursor).filter(|x| x.kind() == "argument").enumerate() {
+        let mut inner = arg.walk();
+        let kids: Vec<Node<'_>> = arg.named_children(&mut inner).filter(|x| !is_comment(x)).collect();
+        if arg.child_by_field_name("name").is_some() || kids.len() != 1 {
+            return None;
+        }
+        // (`ref x`, `out var y`: the parameter is a `ref`'s, which no hint says.)
+        let modified = arg.child(0).is_some_and(|c| matches!(c.kind(), "ref" | "out" | "in"));
+        let a = kids[0];
+        let text = |n: Node<'_>| node_text(n, source);
+        let simple = |n: Node<'_>| {
+            let t = text(n);
+            t.split('<').next().unwrap_or("").split_whitespace().collect::<String>()
+        };
+        let hint = match a.kind() {
+            _ if modified => String::new(),
+            "string_literal" | "verbatim_string_literal" | "raw_string_literal" | "interpolated_string_expression" => {
+                "String".to_string()
+            }
+            "character_literal" => "char".to_string(),
+            "integer_literal" => {
+                let t = text(a).to_ascii_lowercase();
+                if t.ends_with('l') {
+                    "long"
+                } else if t.ends_with('u') {
+                    "uint"
+                } else {
+                    "int"
+                }
+                .to_string()
+            }
+            "real_literal" => {
+                let t = text(a).to_ascii_lowercase();
+                if t.ends_with('f') {
+                    "float"
+                } else if t.ends_with('m') {
+                    "decimal"
+                } else {
+                    "double"
+                }
+                .to_string()
+            }
+            "boolean_literal" => "boolean".to_string(),
+            "null_literal" => "null".to_string(),
+            "this" => "this".to_string(),
+            "typeof_expression" => "Type".to_string(),
+            "identifier" => format!("={}", text(a)),
+            "object_creation_expression" => a.child_by_field_name("type").map(simple).unwrap_or_default(),
+            "cast_expression" => {
+                a.child_by_field_name("type").map(|t| csharp_java_name(&simple(t)).to_string()).unwrap_or_default()
+            }
+            _ => String::new(),
+        };
+        let hint = if hint.is_empty() || hint.contains(',') { "?".to_string() } else { hint };
+        known |= hint != "?";
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&hint);
+    }
+    known.then(|| out.into())
+}
+
+/// A C# type's name as Java writes the same type (`string` → `String`, `bool` → `boolean`),
+/// for the hints [`csharp_arg_types`] shares with Java's.
+fn csharp_java_name(t: &str) -> &str {
+    match t {
+        "string" | "String" => "String",
+        "object" | "Object" => "Object",
+        "bool" => "boolean",
+        other => other,
+    }
 }
 
 /// Kotlin, for a call: what each argument is, as [`java_arg_types`] writes it (a literal's

@@ -402,6 +402,62 @@ public:
     assert_eq!(callers(&cpp, "void write(const char* msg, int level, int a, int b)"), Vec::<&str>::new());
 }
 
+#[test]
+fn csharp_overloads_of_one_arity_are_told_apart_by_the_arguments_types() {
+    let e = edges(
+        r#"
+//- /src/Data/Table.cs
+namespace Acme.Data
+{
+    public class Table
+    {
+        public int Get(string key) => 1;
+        public int Get(int key) => 2;
+        public int Get(object key) => 3;
+    }
+
+    public static class TableExt
+    {
+        public static int Put(this Table t, string key) => 1;
+        public static int Put(this Table t, double key) => 2;
+    }
+
+    public class Reader
+    {
+        public int Literals(Table t) => t.Get("x") + t.Get(1);
+
+        public int Variables(Table t, string name, int n, object boxed) => t.Get(name) + t.Get(n) + t.Get(boxed);
+
+        public int Casts(Table t, string name) => t.Get((object)name);
+
+        public int Extensions(Table t) => t.Put("y") + t.Put(2.5) + TableExt.Put(t, "z");
+    }
+}
+"#,
+    );
+    let of = |caller: &str| -> Vec<&str> {
+        e.iter()
+            .filter(|x| x.starts_with(&format!("Acme.Data.Reader.{caller} ->")))
+            .map(|x| x.split_once(" -> ").unwrap().1)
+            .collect()
+    };
+    assert_eq!(of("Literals"), ["public int Get(int key)", "public int Get(string key)"], "{e:#?}");
+    // A variable's declared type, `object` too: an object fits `Get(object)` only.
+    assert_eq!(
+        of("Variables"),
+        ["public int Get(int key)", "public int Get(object key)", "public int Get(string key)"],
+        "{e:#?}"
+    );
+    assert_eq!(of("Casts"), ["public int Get(object key)"], "{e:#?}");
+    // An extension called on a value: the value is its `this`, the argument its next
+    // parameter; called through its class, the first argument is the `this`.
+    assert_eq!(
+        of("Extensions"),
+        ["public static int Put(this Table t, double key)", "public static int Put(this Table t, string key)"],
+        "{e:#?}"
+    );
+}
+
 /// C: a macro that renames a function (`#define compress z_compress`, where some `#if` puts
 /// it in force) renames its definition too, so a call of the name reaches the function, not
 /// the macro; a `static` function is seen only in its own source file.
