@@ -24,9 +24,12 @@ for name in "${names[@]}"; do
   if [ ! -d "$src" ]; then
     mkdir -p "$src"
     strip=$(echo "$folder" | tr / '\n' | wc -l); [ "$folder" = . ] && strip=0
+    # Sources, not their tests; but Zig's compiler compiles what its tests reach, and only that.
+    skip=(--exclude=tests --exclude=__tests__ --exclude=testdata --exclude='*.test.ts' --exclude='*.spec.ts'
+          --exclude='*.d.ts' --exclude='*_test.go')
+    [ "$lang" = zig ] && skip=()
     git --git-dir="$ACC_MIRROR/${repo/\//+}/repo" archive "$commit" "$folder" \
-      | tar -x -C "$src" --strip-components=$strip --exclude=tests --exclude=__tests__ --exclude=testdata \
-          --exclude='*.test.ts' --exclude='*.spec.ts' --exclude='*.d.ts' --exclude='*_test.go'  # sources, not their tests
+      | tar -x -C "$src" --strip-components=$strip "${skip[@]}"
     # An R package's DESCRIPTION names the package (its own `PKG::f()` calls): beside the
     # files, as it is above them in the repository.
     if [ "$lang" = r ]; then
@@ -47,6 +50,7 @@ for name in "${names[@]}"; do
       php) php "$HERE/ref_php.php" "$src" > "$out/ref.json" ;;
       r) Rscript "$HERE/ref_r.R" "$src" "${refargs[@]}" > "$out/ref.json" ;;
       csharp) "$PYTHON" "$HERE/ref_csharp.py" "$src" "${refargs[@]}" > "$out/ref.json" ;;
+      zig) "$PYTHON" "$HERE/ref_zig.py" "$src" "${refargs[@]}" > "$out/ref.json" ;;
       rust)  # rustc needs the whole repository (a workspace member's manifest names its root)
         crate=$ACC_WORK/crate/$name
         [ -d "$crate" ] || { mkdir -p "$crate"; git --git-dir="$ACC_MIRROR/${repo/\//+}/repo" archive "$commit" | tar -x -C "$crate"; }
