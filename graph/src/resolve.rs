@@ -1731,8 +1731,12 @@ impl<'a> Tables<'a> {
             for s in &f.symbols {
                 let i = t.syms.len() as u32;
                 t.by_id.insert(s.id, i);
-                t.name_index.entry(&s.name).or_default().push(i);
-                t.qualified_index.entry(&s.qualified_name).or_default().push(i);
+                // (A Zig test, `test "parseParams" {…}`, is named by its string and called by
+                // nothing: no lookup finds it, so that it hides no function of its name.)
+                if !(s.lang == Lang::Zig && s.signature.starts_with("test ")) {
+                    t.name_index.entry(&s.name).or_default().push(i);
+                    t.qualified_index.entry(&s.qualified_name).or_default().push(i);
+                }
                 t.syms.push(Sym {
                     id: s.id,
                     name: &s.name,
@@ -2905,14 +2909,16 @@ impl<'a> Tables<'a> {
             let found: Vec<u32> = if es.kind.is_type_like() {
                 // (The classes around a reference are in its own file, which an update
                 // resolves whole when it changes: no key to note.)
-                let nested = self.child_table.get(&e).filter(|_| implicit_this(lang));
+                // (Zig: a struct's declarations, its functions too, are in scope inside it:
+                // `isWordChar(c)` in a method of the struct that declares `isWordChar`.)
+                let nested = self.child_table.get(&e).filter(|_| implicit_this(lang) || lang == Lang::Zig);
                 nested
                     .into_iter()
                     .flatten()
                     .copied()
                     .filter(|&i| {
                         let s = &self.syms[i as usize];
-                        s.name == name && s.kind.is_type_like() && ok_any(s)
+                        s.name == name && (s.kind.is_type_like() || lang == Lang::Zig) && ok_any(s)
                     })
                     .collect()
             } else {
@@ -4982,7 +4988,7 @@ impl<'a> Tables<'a> {
         match qualifier {
             None => {
                 // Zig: `Self` (`const Self = @This();`) is the struct around.
-                if name == "Self" && self.lang_of(file) == Lang::Zig {
+                if (name == "Self" || name == "@This") && self.lang_of(file) == Lang::Zig {
                     return enclosing.and_then(|e| self.class_of(e)).map(|c| vec![c]);
                 }
                 if let Some((rung, v)) = self.lookup_name(file, enclosing, name, is_type) {

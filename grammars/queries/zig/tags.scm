@@ -184,6 +184,23 @@
     (pointer_type (identifier) @name)
   ]) @reference.type
 
+;; A struct's field: `it: StringIterator` types `p.it`.
+(container_field
+  name: (identifier) @import.alias
+  type: [
+    (identifier) @name
+    (pointer_type (identifier) @name)
+  ]) @reference.type
+
+;; `self: *@This()`: the struct around, as `Self` is.
+((parameter
+  name: (identifier) @import.alias
+  type: [
+    (builtin_function (builtin_identifier) @name)
+    (pointer_type (builtin_function (builtin_identifier) @name))
+  ]) @reference.type
+  (#eq? @name "@This"))
+
 (variable_declaration
   (identifier) @import.alias
   !type
@@ -207,6 +224,26 @@
 ;; ---------------------------------------------------------------------------
 ;; Calls
 ;; ---------------------------------------------------------------------------
+
+;; `var p = Parser.init(a)`, `const c = try Compiler.init(a)`, `var it = iterate(xs)`: the
+;; call's @import.alias is the variable that holds its result (the resolver types calls on
+;; it from what the function returns). Before the generic patterns, which match it too.
+(variable_declaration
+  (identifier) @import.alias
+  !type
+  [
+    (call_expression
+      function: [
+        (field_expression object: (_) @receiver member: (identifier) @name)
+        (identifier) @name
+      ]) @reference.call
+    (try_expression
+      (call_expression
+        function: [
+          (field_expression object: (_) @receiver member: (identifier) @name)
+          (identifier) @name
+        ]) @reference.call)
+  ])
 
 ;; `!s.isBlank(x)`: the grammar reads `!s` as an error union type, so the receiver is
 ;; its `ok` side (this pattern must come before the generic one).
