@@ -225,7 +225,8 @@
 ;; Calls
 ;; ---------------------------------------------------------------------------
 
-;; `var p = Parser.init(a)`, `const c = try Compiler.init(a)`, `var it = iterate(xs)`: the
+;; `var p = Parser.init(a)`, `const c = try Compiler.init(a)`, `var re = Regex.compile(a, s)
+;; catch unreachable`, `var it = iterate(xs)`: the
 ;; call's @import.alias is the variable that holds its result (the resolver types calls on
 ;; it from what the function returns). Before the generic patterns, which match it too.
 (variable_declaration
@@ -238,6 +239,13 @@
         (identifier) @name
       ]) @reference.call
     (try_expression
+      (call_expression
+        function: [
+          (field_expression object: (_) @receiver member: (identifier) @name)
+          (identifier) @name
+        ]) @reference.call)
+    (catch_expression
+      .
       (call_expression
         function: [
           (field_expression object: (_) @receiver member: (identifier) @name)
