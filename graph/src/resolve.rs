@@ -4853,9 +4853,12 @@ impl<'a> Tables<'a> {
         }
         if !b.call {
             let named = self.type_named(file, b.enclosing, b.receiver, b.name, b.line, depth + 1);
-            // Kotlin: `val command = context.command`, of the property's type.
+            // Kotlin: `val command = context.command`, of the property's type; Zig: `var input =
+            // thread.input`, of the field's.
             return match (named, b.receiver) {
-                (None, Some(q)) if self.lang_of(file) == Lang::Kotlin && !q.starts_with(char::is_uppercase) => {
+                (None, Some(q))
+                    if matches!(self.lang_of(file), Lang::Kotlin | Lang::Zig) && !q.starts_with(char::is_uppercase) =>
+                {
                     match self.receiver_type(file, b.enclosing, q, b.line, depth + 1)?[..] {
                         [c] => self.field_type(c, b.name, depth + 1),
                         _ => None,

@@ -184,6 +184,20 @@
     (pointer_type (identifier) @name)
   ]) @reference.type
 
+;; Read from a field: `var input = thread.input`, `var it = &p.it` (the variable is of the
+;; field's type, which the resolver reads from the receiver's struct). In a function's body
+;; only: a container's `const Allocator = std.mem.Allocator` is an import.
+(block
+  (variable_declaration
+    (identifier) @import.alias
+    !type
+    [
+      (field_expression object: (_) @receiver member: (identifier) @name) @reference.type
+      (unary_expression
+        operator: "&"
+        argument: (field_expression object: (_) @receiver member: (identifier) @name) @reference.type)
+    ]))
+
 ;; A struct's field: `it: StringIterator` types `p.it`.
 (container_field
   name: (identifier) @import.alias
