@@ -5606,7 +5606,7 @@ impl<'a> Tables<'a> {
                         let r = r.rsplit('.').next().unwrap_or(r);
                         r.eq_ignore_ascii_case(ty) || self.kotlin_alias_of(r, ty)
                     }),
-                    Lang::CSharp => extends(s.signature, &format!("(this {ty_lower} ")),
+                    Lang::CSharp => csharp_extends(s, ty),
                     Lang::Swift => parent.is_some_and(|p| {
                         p.signature.trim_start().starts_with("extension") && p.name.eq_ignore_ascii_case(ty)
                     }),
@@ -6298,7 +6298,48 @@ impl<'a> Tables<'a> {
 
 /// C#: whether `s` is an extension method (`static T Name(this Type x, …)`).
 fn csharp_extension(s: &Sym<'_>) -> bool {
-    s.lang == Lang::CSharp && s.signature.contains("(this ")
+    csharp_this_type(s).is_some()
+}
+
+/// C#: the type of an extension method's `this` parameter as written (`IEnumerable<T>`,
+/// whatever whitespace or line breaks the signature holds before it).
+fn csharp_this_type<'s>(s: &Sym<'s>) -> Option<&'s str> {
+    if s.lang != Lang::CSharp {
+        return None;
+    }
+    let rest = param_list(s.signature, s.name)?.trim_start().strip_prefix("this")?;
+    if !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let mut depth = 0i32;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            c if c.is_whitespace() && depth == 0 => return Some(&rest[..i]),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// C#: whether the extension method `s` extends the type named `ty` (any case, C#'s
+/// `string` being `String`): its `this` parameter's type by its last name without type
+/// arguments, or one of the method's type parameters (`ToMaybe<T>(this T value)` extends
+/// every type).
+fn csharp_extends(s: &Sym<'_>, ty: &str) -> bool {
+    let Some(this) = csharp_this_type(s) else { return false };
+    let base = strip_generics(this).trim_end_matches(['?', '[', ']']);
+    let base = base.rsplit('.').next().unwrap_or(base);
+    if base.eq_ignore_ascii_case(ty) {
+        return true;
+    }
+    // (The method's own type parameters: `Name<T, U>(`.)
+    let Some(at) = s.signature.find(&format!("{}<", s.name)) else { return false };
+    let generics = &s.signature[at + s.name.len() + 1..];
+    let generics = &generics[..generics.find('>').unwrap_or(0)];
+    generics.split(',').any(|g| g.trim() == base)
 }
 
 /// Languages whose symbols can call each other (C and C++ share headers; JS and TS
