@@ -1027,9 +1027,22 @@ enum ArgTy {
 
 const JAVA_PRIMITIVES: [&str; 8] = ["byte", "short", "char", "int", "long", "float", "double", "boolean"];
 
-/// Types no other type is below (a value of one is of no other type of this list).
-const JAVA_FINAL: [&str; 10] =
-    ["String", "Integer", "Long", "Character", "Double", "Float", "Boolean", "Short", "Byte", "Class"];
+/// Types no other type is below (a value of one is of no other type of this list): Java's
+/// final classes a call's text shows, and C#'s sealed `StringBuilder` (as Java's).
+const JAVA_FINAL: [&str; 12] = [
+    "String",
+    "Integer",
+    "Long",
+    "Character",
+    "Double",
+    "Float",
+    "Boolean",
+    "Short",
+    "Byte",
+    "Class",
+    "StringBuilder",
+    "StringBuffer",
+];
 
 /// Java's widening of primitives (`int` to `long`, `char` to `int`).
 fn java_widens(from: &str, to: &str) -> bool {
@@ -4512,7 +4525,7 @@ impl<'a> Tables<'a> {
                         // Not two types known apart (String, the boxes, Class), nor a parameter
                         // of a repository type, which a value of a type from outside cannot be.
                         // An `Object` fits none of those either (`m(String)` takes no `Object`).
-                        let known = |t: &str| JAVA_FINAL.contains(&t);
+                        let known = |t: &str| JAVA_FINAL.contains(&t.rsplit('.').next().unwrap_or(t));
                         !((known(n) || n == "Object") && known(p)) && self.param_class(file, m, p).is_none()
                     }
                 }

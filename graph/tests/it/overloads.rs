@@ -414,6 +414,7 @@ namespace Acme.Data
         public int Get(string key) => 1;
         public int Get(int key) => 2;
         public int Get(object key) => 3;
+        public int Get(System.Text.StringBuilder key) => 4;
     }
 
     public static class TableExt
@@ -442,6 +443,7 @@ namespace Acme.Data
             .collect()
     };
     assert_eq!(of("Literals"), ["public int Get(int key)", "public int Get(string key)"], "{e:#?}");
+    // (A string is no StringBuilder: `Get(StringBuilder)` is never one of them.)
     // A variable's declared type, `object` too: an object fits `Get(object)` only.
     assert_eq!(
         of("Variables"),
