@@ -1140,16 +1140,11 @@ fn macro_arm_at(def: Node<'_>, at: usize) -> u8 {
 fn java_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
     let list = call.child_by_field_name("arguments")?;
     let mut cursor = list.walk();
-    let mut out = String::new();
-    let mut known = false;
-    for (i, a) in list.named_children(&mut cursor).filter(|x| !is_comment(x)).enumerate() {
+    let mut hints = Vec::new();
+    for a in list.named_children(&mut cursor).filter(|x| !is_comment(x)) {
         let text = |n: Node<'_>| node_text(n, source);
-        // A type as written, without its generic arguments (`Token.EOF`, `List`).
-        let simple = |n: Node<'_>| {
-            let t = text(n);
-            t.split('<').next().unwrap_or("").split_whitespace().collect::<String>()
-        };
-        let hint = match a.kind() {
+        let simple = |n: Node<'_>| type_without_args(n, source);
+        hints.push(match a.kind() {
             "string_literal" | "text_block" => "String".to_string(),
             "character_literal" => "char".to_string(),
             "decimal_integer_literal" | "hex_integer_literal" | "octal_integer_literal" | "binary_integer_literal" => {
@@ -1166,7 +1161,23 @@ fn java_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
             "object_creation_expression" => a.child_by_field_name("type").map(simple).unwrap_or_default(),
             "cast_expression" => a.child_by_field_name("type").map(simple).unwrap_or_default(),
             _ => String::new(),
-        };
+        });
+    }
+    join_arg_hints(hints)
+}
+
+/// A type as written, without its generic arguments or whitespace (`Token.EOF`, `List`).
+fn type_without_args(n: Node<'_>, source: &[u8]) -> String {
+    node_text(n, source).split('<').next().unwrap_or("").split_whitespace().collect()
+}
+
+/// Argument hints as [`Reference::arg_types`] holds them: comma-separated, `?` for an
+/// argument nothing is known of (or whose hint holds a comma); `None` when nothing is known
+/// of any.
+fn join_arg_hints(hints: Vec<String>) -> Option<CompactString> {
+    let mut out = String::new();
+    let mut known = false;
+    for (i, hint) in hints.into_iter().enumerate() {
         let hint = if hint.is_empty() || hint.contains(',') { "?".to_string() } else { hint };
         known |= hint != "?";
         if i > 0 {
@@ -1184,9 +1195,8 @@ fn java_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
 fn csharp_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
     let list = call.child_by_field_name("arguments")?;
     let mut cursor = list.walk();
-    let mut out = String::new();
-    let mut known = false;
-    for (i, arg) in list.named_children(&mut cursor).filter(|x| x.kind() == "argument").enumerate() {
+    let mut hints = Vec::new();
+    for arg in list.named_children(&mut cursor).filter(|x| x.kind() == "argument") {
         let mut inner = arg.walk();
         let kids: Vec<Node<'_>> = arg.named_children(&mut inner).filter(|x| !is_comment(x)).collect();
         if arg.child_by_field_name("name").is_some() || kids.len() != 1 {
@@ -1196,11 +1206,8 @@ fn csharp_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
         let modified = arg.child(0).is_some_and(|c| matches!(c.kind(), "ref" | "out" | "in"));
         let a = kids[0];
         let text = |n: Node<'_>| node_text(n, source);
-        let simple = |n: Node<'_>| {
-            let t = text(n);
-            t.split('<').next().unwrap_or("").split_whitespace().collect::<String>()
-        };
-        let hint = match a.kind() {
+        let simple = |n: Node<'_>| type_without_args(n, source);
+        hints.push(match a.kind() {
             _ if modified => String::new(),
             "string_literal" | "verbatim_string_literal" | "raw_string_literal" | "interpolated_string_expression" => {
                 "String".to_string()
@@ -1238,15 +1245,9 @@ fn csharp_arg_types(call: Node<'_>, source: &[u8]) -> Option<CompactString> {
                 a.child_by_field_name("type").map(|t| csharp_java_name(&simple(t)).to_string()).unwrap_or_default()
             }
             _ => String::new(),
-        };
-        let hint = if hint.is_empty() || hint.contains(',') { "?".to_string() } else { hint };
-        known |= hint != "?";
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&hint);
+        });
     }
-    known.then(|| out.into())
+    join_arg_hints(hints)
 }
 
 /// A C# type's name as Java writes the same type (`string` → `String`, `bool` → `boolean`),
