@@ -81,7 +81,10 @@ use std::borrow::Cow;
 /// changed).
 /// 35: Ruby: `self` in a module's method is the module; a constant path receiver
 /// (`Thor::Base.subclasses`) looked up lexically by its qualified name (resolution changed).
-pub const GRAPH_FORMAT_VERSION: u32 = 35;
+/// 36: C#: extension methods, namespace-relative types, overloads by argument types; Zig:
+/// tests found by no lookup, a struct's declarations in scope inside it; Java and C#: an
+/// `Object` or `String` argument fits fewer parameters.
+pub const GRAPH_FORMAT_VERSION: u32 = 36;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.

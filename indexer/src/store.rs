@@ -117,7 +117,10 @@ use crate::walk::SkipReason;
 /// no local has that name).
 /// 33: Ruby: an empty module (`module Rack; end`) ends at its `end` (the modules after it
 /// were named inside it: `Rack::Rack::Builder`).
-pub const FORMAT_VERSION: u32 = 33;
+/// 34: C#: variables and properties of a predefined type, and properties, are bindings; a
+/// call's argument types (`Reference::arg_types`). Zig: a variable holding a call's result or
+/// a field read, `*@This()` parameters and struct fields are bindings.
+pub const FORMAT_VERSION: u32 = 34;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
