@@ -37,7 +37,8 @@ pub fn drop_in_background<T: Send + 'static>(value: T) {
 }
 
 /// Caps glibc's malloc arenas at two per core (at least 4; glibc's default is eight per
-/// core). Call it first thing in `main`, before any thread starts.
+/// core), and grows the heaps 64 MB at a time. Call it first thing in `main`, before any
+/// thread starts.
 ///
 /// An index run's threads (the walk, the parse workers, tantivy's) each take an arena;
 /// with one arena per thread and up to 16 on two cores, what one phase freed sat in
@@ -45,6 +46,13 @@ pub fn drop_in_background<T: Send + 'static>(value: T) {
 /// to run: sqlalchemy's `index` peaked at 136 MB most runs and 151-155 MB in about one of
 /// five. Four arenas on two cores: 132-138 MB in every run of ten, in the same time (two:
 /// 130-133 MB, 5% slower, from lock contention).
+///
+/// The heap's growth step (`M_TOP_PAD`, glibc's default 128 KB): an update of one file
+/// decodes the whole repository's records and saved graph (spring-framework: 570 MB
+/// touched in under a second), and growing the heaps 128 KB at a time (a `brk` or an
+/// `mprotect` each) was 8% of that command: 1.03 → 0.93 s, 10 runs interleaved. Only
+/// address space is reserved: a page is resident once it is written, as before, and
+/// `return_freed` still gives freed memory back.
 pub fn limit_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -55,6 +63,7 @@ pub fn limit_arenas() {
         #[allow(unsafe_code)]
         unsafe {
             libc::mallopt(libc::M_ARENA_MAX, arenas);
+            libc::mallopt(libc::M_TOP_PAD, 64 << 20);
         }
     }
 }
