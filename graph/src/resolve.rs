@@ -130,7 +130,7 @@ impl Rung {
 }
 
 /// A directory's path segments and its files.
-type DirKey = (Vec<String>, Vec<u32>);
+type DirKey<'a> = (Vec<&'a str>, Vec<u32>);
 
 /// What happens between the two ends of an edge.
 ///
@@ -336,14 +336,15 @@ pub(crate) struct Tables<'a> {
     pub files: &'a [FileRecord],
     pub syms: Vec<Sym<'a>>,
     pub by_id: HashMap<SymbolId, u32>,
-    name_index: HashMap<&'a str, Vec<u32>>,
-    qualified_index: HashMap<&'a str, Vec<u32>>,
+    /// Most names are one symbol's: kept inline, no allocation each (nor a free).
+    name_index: HashMap<&'a str, smallvec::SmallVec<[u32; 2]>>,
+    qualified_index: HashMap<&'a str, smallvec::SmallVec<[u32; 2]>>,
     file_of_path: HashMap<&'a str, u32>,
     dir_files: HashMap<&'a str, Vec<u32>>,
     /// Module keys (path segments, variants) -> files, by last segment.
-    module_keys: HashMap<String, Vec<(Vec<String>, u32)>>,
+    module_keys: HashMap<&'a str, Vec<(Vec<&'a str>, u32)>>,
     /// Directory keys (path segments) -> the files in that directory, by last segment.
-    dir_keys: HashMap<String, Vec<DirKey>>,
+    dir_keys: HashMap<&'a str, Vec<DirKey<'a>>>,
     imports: Vec<Vec<Import<'a>>>,
     base_table: HashMap<u32, Vec<u32>>,
     /// The keys the lookups of each class's bases noted (see [`deps`]).
@@ -1669,22 +1670,22 @@ const KNOWN_EXTS: &[&str] = &[
 
 /// Path segments of a file without its extension, plus the variant without an index
 /// file name (`pkg/__init__.py` is also `pkg`).
-fn file_keys(path: &str) -> Vec<Vec<String>> {
+fn file_keys(path: &str) -> Vec<Vec<&str>> {
     let stem = match path.rsplit_once('.') {
         Some((s, ext)) if !ext.contains('/') => s,
         _ => path,
     };
     // MATLAB package (`+pkg`) and class (`@cls`) folders name their module without the sigil.
-    let segs: Vec<String> = stem.split('/').map(|s| s.trim_start_matches(['+', '@']).to_string()).collect();
+    let segs: Vec<&str> = stem.split('/').map(|s| s.trim_start_matches(['+', '@'])).collect();
     let mut keys = vec![segs.clone()];
     if let Some(last) = segs.last() {
-        if matches!(last.as_str(), "__init__" | "index" | "mod" | "lib" | "main") && segs.len() > 1 {
+        if matches!(*last, "__init__" | "index" | "mod" | "lib" | "main") && segs.len() > 1 {
             keys.push(segs[..segs.len() - 1].to_vec());
         }
     }
     // Rust and Dart sources live under src/ or lib/: `tokio/src/sync/mod.rs` is `sync`.
     for k in keys.clone() {
-        if let Some(i) = k.iter().rposition(|s| s == "src" || s == "lib") {
+        if let Some(i) = k.iter().rposition(|s| *s == "src" || *s == "lib") {
             if i + 1 < k.len() {
                 keys.push(k[i + 1..].to_vec());
             }
@@ -1737,8 +1738,8 @@ impl<'a> Tables<'a> {
             t.file_of_path.insert(&f.path, fi);
             t.dir_files.entry(dir_of(&f.path)).or_default().push(fi);
             for key in file_keys(&f.path) {
-                if let Some(last) = key.last() {
-                    t.module_keys.entry(last.clone()).or_default().push((key.clone(), fi));
+                if let Some(&last) = key.last() {
+                    t.module_keys.entry(last).or_default().push((key, fi));
                 }
             }
             for s in &f.symbols {
@@ -1797,9 +1798,9 @@ impl<'a> Tables<'a> {
         }
         let dirs: Vec<(&str, Vec<u32>)> = t.dir_files.iter().map(|(d, f)| (*d, f.clone())).collect();
         for (d, fs) in dirs {
-            let segs: Vec<String> = d.split('/').filter(|s| !s.is_empty()).map(str::to_string).collect();
-            if let Some(last) = segs.last() {
-                t.dir_keys.entry(last.clone()).or_default().push((segs.clone(), fs));
+            let segs: Vec<&str> = d.split('/').filter(|s| !s.is_empty()).collect();
+            if let Some(&last) = segs.last() {
+                t.dir_keys.entry(last).or_default().push((segs, fs));
             }
         }
         // Each file's imports mapped to files, the files on every core.
@@ -2062,15 +2063,15 @@ impl<'a> Tables<'a> {
     }
 
     /// The symbols named `name`.
-    pub(crate) fn by_name(&self, name: &str) -> Option<&Vec<u32>> {
+    pub(crate) fn by_name(&self, name: &str) -> Option<&[u32]> {
         deps::note_str(Kind::Name, name);
-        self.name_index.get(name)
+        self.name_index.get(name).map(|v| &v[..])
     }
 
     /// The symbols whose qualified name is `qualified`.
-    pub(crate) fn by_qualified(&self, qualified: &str) -> Option<&Vec<u32>> {
+    pub(crate) fn by_qualified(&self, qualified: &str) -> Option<&[u32]> {
         deps::note_str(Kind::Qualified, qualified);
-        self.qualified_index.get(qualified)
+        self.qualified_index.get(qualified).map(|v| &v[..])
     }
 
     /// The direct bases of class `c`, in the order its header names them.
@@ -2339,8 +2340,9 @@ impl<'a> Tables<'a> {
                 // (`module_files` falls back to the module a name is in: that is no submodule.
                 // A namespace package, a folder without `__init__.py`, is its files: one of
                 // them may be the submodule itself.)
-                let named =
-                    |f: &u32| file_keys(&self.files[*f as usize].path).iter().any(|k| k.last().is_some_and(|l| l == m));
+                let named = |f: &u32| {
+                    file_keys(&self.files[*f as usize].path).iter().any(|k| k.last().is_some_and(|l| *l == m))
+                };
                 let namespace = lang == Lang::Python && sub_files.iter().all(named);
                 if !sub_files.is_empty() && (sub_files != files || namespace) {
                     files = sub_files;
@@ -2491,16 +2493,12 @@ impl<'a> Tables<'a> {
                 }
             }
         }
-        let full: Vec<String> = if relative {
-            base.iter().chain(segs.iter()).map(|s| s.to_string()).collect()
-        } else {
-            segs.iter().map(|s| s.to_string()).collect()
-        };
+        let full: Vec<&str> = if relative { base.iter().chain(segs.iter()).copied().collect() } else { segs };
         let Some(last) = full.last() else {
             return Vec::new();
         };
-        let ends_with = |key: &[String]| key.len() >= full.len() && key[key.len() - full.len()..] == full[..];
-        let exact = |key: &[String]| key == &full[..];
+        let ends_with = |key: &[&str]| key.len() >= full.len() && key[key.len() - full.len()..] == full[..];
+        let exact = |key: &[&str]| key == &full[..];
         let mut out: Vec<u32> = self
             .module_keys
             .get(last)
@@ -2612,7 +2610,7 @@ impl<'a> Tables<'a> {
             key.push_str(container);
             key.push_str(sep);
             key.push_str(name);
-            self.by_qualified(key.as_str()).map_or(&[][..], Vec::as_slice)
+            self.by_qualified(key.as_str()).unwrap_or_default()
         })
     }
 
@@ -3070,7 +3068,7 @@ impl<'a> Tables<'a> {
                 // (Kotlin's module is the whole path, the member its last segment.)
                 let whole = imp.module.strip_suffix(m).is_some_and(|head| head.is_empty() || head.ends_with(sep));
                 let by_name = if whole {
-                    self.by_qualified(&imp.module).map_or(&[][..], Vec::as_slice)
+                    self.by_qualified(&imp.module).unwrap_or_default()
                 } else {
                     self.qualified_member(&imp.module, sep, m)
                 };
