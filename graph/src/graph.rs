@@ -657,11 +657,20 @@ impl CallGraph {
             .filter_map(|(p, e)| index.get(&**p).filter(|_| !changed.contains(&**p)).map(|&i| (i, e)))
             .collect();
         // What an unchanged file provides can change too: what its classes' bases and its
-        // `impl`s of other modules' types resolved to (through the changed files).
-        let provides: Vec<Vec<(deps::Key, u32)>> =
-            entries.par_iter().map(|(i, _)| tables.provided(*i as u32)).collect();
+        // `impl`s of other modules' types resolved to (through the changed files). Made again
+        // for the files whose lookups of those noted a changed key (every file when files
+        // were added or deleted).
+        let provides: Vec<Option<Vec<(deps::Key, u32)>>> = entries
+            .par_iter()
+            .map(|(i, _)| {
+                let i = *i as u32;
+                (paths_changed || tables.provided_may_change(i, &keys)).then(|| tables.provided(i))
+            })
+            .collect();
         for ((_, e), new) in entries.iter().zip(&provides) {
-            deps::changed(&e.provides, new, &mut keys);
+            if let Some(new) = new {
+                deps::changed(&e.provides, new, &mut keys);
+            }
         }
         tracing::debug!(secs = started.elapsed().as_secs_f64(), "re-resolve: every file's provided keys");
         keys.insert(deps::ANY);
@@ -672,8 +681,11 @@ impl CallGraph {
             .zip(provides)
             .map(|((i, entry), provides)| {
                 let (i, f) = (*i, &records[*i]);
-                let provided = entry.provides != provides;
-                entry.provides = provides;
+                let provided = provides.is_some_and(|p| {
+                    let changed = entry.provides != p;
+                    entry.provides = p;
+                    changed
+                });
                 let calls = || f.references.iter().filter(|r| resolvable(r.kind));
                 let again: Vec<u32> = if paths_changed {
                     Self::affected_broadly(f, calls(), &entry.refs, &names, flow_changed)
@@ -872,6 +884,26 @@ impl CallGraph {
             by_name: Vec::new(),
             by_qualified: Vec::new(),
         }
+    }
+
+    /// The first file whose saved part (content hash, names, provided keys, resolutions)
+    /// differs between the two graphs, and how: an update must leave what a cold build
+    /// makes, or the next update starts wrong.
+    ///
+    /// The keys each resolution noted are not compared: a reference an update did not
+    /// resolve again keeps the keys its last resolution noted, and a cold build's same
+    /// resolution can note more (one a lookup on its way now passes, such as a name an
+    /// added import binds elsewhere), the answer the same.
+    #[doc(hidden)]
+    pub fn first_entry_difference(&self, other: &CallGraph) -> Option<String> {
+        let paths: std::collections::BTreeSet<&Arc<str>> = self.files.keys().chain(other.files.keys()).collect();
+        let same = |a: &FileEntry, b: &FileEntry| {
+            (a.hash, a.lang, &a.names, &a.provides, &a.refs) == (b.hash, b.lang, &b.names, &b.provides, &b.refs)
+        };
+        paths.into_iter().find_map(|p| match (self.files.get(p), other.files.get(p)) {
+            (Some(a), Some(b)) if same(a, b) => None,
+            (a, b) => Some(format!("{p}: {a:?}\n  against\n{b:?}")),
+        })
     }
 
     /// Every edge as (from, to, data), sorted: for comparing graphs.

@@ -372,6 +372,9 @@ pub(crate) struct Tables<'a> {
     /// Rust methods of an `impl` in another module than their type: method -> type,
     /// and type -> those methods.
     impl_table: HashMap<u32, (u32, Vec<deps::Key>)>,
+    /// Rust methods of an `impl` whose type is looked up in other modules, found or not: the
+    /// keys the lookup noted (what can change whether it is in `impl_table`).
+    impl_looked: HashMap<u32, Vec<deps::Key>>,
     extra_table: HashMap<u32, Vec<u32>>,
     /// Implementations of abstract methods, computed once each (a base class with
     /// hundreds of subclasses is called through often).
@@ -1724,6 +1727,7 @@ impl<'a> Tables<'a> {
             rust_prefixes: HashSet::default(),
             rust_crates: HashSet::default(),
             impl_table: HashMap::default(),
+            impl_looked: HashMap::default(),
             extra_table: HashMap::default(),
             impl_cache: std::sync::Mutex::new(HashMap::default()),
             override_cache: std::sync::Mutex::new(HashMap::default()),
@@ -1835,13 +1839,16 @@ impl<'a> Tables<'a> {
             let Some((container, _)) = s.qualified.rsplit_once("::") else {
                 continue;
             };
-            let local =
-                t.by_qualified(container).into_iter().flatten().any(|&c| t.syms[c as usize].kind.is_type_like());
-            let ty = container.rsplit("::").next().unwrap_or(container);
-            if local || !ty.starts_with(|c: char| c.is_uppercase()) {
-                continue;
-            }
-            let (found, keys) = deps::recorded(|| t.lookup_name(s.file, None, ty, |x| x.kind.is_type_like()));
+            let (found, keys) = deps::recorded(|| {
+                let local =
+                    t.by_qualified(container).into_iter().flatten().any(|&c| t.syms[c as usize].kind.is_type_like());
+                let ty = container.rsplit("::").next().unwrap_or(container);
+                if local || !ty.starts_with(|c: char| c.is_uppercase()) {
+                    return None;
+                }
+                t.lookup_name(s.file, None, ty, |x| x.kind.is_type_like())
+            });
+            t.impl_looked.insert(i, keys.clone());
             if let Some((rung, v)) = found {
                 if rung != Rung::Ambiguous && v.len() == 1 {
                     t.impl_table.insert(i, (v[0], keys));
@@ -2254,6 +2261,25 @@ impl<'a> Tables<'a> {
             }
         }
         out
+    }
+
+    /// Whether what file `fi` provides ([`Tables::provided`]) can differ from what it
+    /// provided before a change that changed the fingerprints of `changed`, its content the
+    /// same and no file added or deleted. Only the bases of the classes its headers name can
+    /// (what their lookups found, which noted their keys, and which headers name the class:
+    /// another file's `impl Trait for Type` too, which that file provides under the class's
+    /// name), and what its Rust `impl`s of other modules' types were found to be of (those
+    /// lookups noted their keys too).
+    pub(crate) fn provided_may_change(&self, fi: u32, changed: &HashSet<deps::Key>) -> bool {
+        let hit = |keys: &Vec<deps::Key>| keys.iter().any(|k| *k == deps::ANY || changed.contains(k));
+        let f = &self.files[fi as usize];
+        self.headers[fi as usize]
+            .iter()
+            .any(|(c, _)| changed.contains(&self.syms[*c as usize].name_key) || self.base_deps.get(c).is_some_and(hit))
+            || (f.lang == Lang::Rust
+                && f.symbols
+                    .iter()
+                    .any(|s| self.by_id.get(&s.id).and_then(|i| self.impl_looked.get(i)).is_some_and(hit)))
     }
 
     fn has_multiple_bases_above(&self, c: u32) -> bool {

@@ -351,12 +351,23 @@ fn check(lang: &Lang, start: &(Vec<usize>, Vec<u64>), edits: &[Edit]) -> Result<
         );
         // Sites, rungs, confidences and external names too.
         prop_assert!(g.edges() == full.edges(), "after {:?}: edges differ beyond callers and callees\n{}", e, fixture);
+        // And what the next update starts from: each file's provided keys, noted keys, resolutions.
+        let differs = g.first_entry_difference(&full);
+        prop_assert!(differs.is_none(), "after {:?}: {}\n{}", e, differs.unwrap_or_default(), fixture);
         generation += 1;
         let saving = CallGraph::save_current(saved.path(), r.clone(), generation, false).unwrap();
         prop_assert_eq!((saving.nodes, saving.edges), (full.node_count(), full.edge_count()), "counts after {:?}", e);
         // graph.bin with its journal: what the next update starts from.
         let loaded = CallGraph::load_with(saved.path(), &r).unwrap();
         prop_assert!(loaded.edges() == full.edges(), "graph.bin and its journal after {:?}\n{}", e, fixture);
+        let differs = loaded.first_entry_difference(&full);
+        prop_assert!(
+            differs.is_none(),
+            "graph.bin and its journal after {:?}: {}\n{}",
+            e,
+            differs.unwrap_or_default(),
+            fixture
+        );
         // What a query reads: the map, with the delta over it.
         let case = format!("after {e:?}\n{fixture}");
         if saving.layered {
