@@ -84,8 +84,8 @@ use std::borrow::Cow;
 /// 36: C#: extension methods, namespace-relative types, overloads by argument types; Zig:
 /// tests found by no lookup, a struct's declarations in scope inside it; Java and C#: an
 /// `Object` or `String` argument fits fewer parameters.
-/// 37: a file's resolutions kept encoded in `graph.bin` until used ([`Refs`]); `graph.bin`'s
-/// zstd frame checksummed.
+/// 37: a file's resolutions, names and provided keys kept encoded in `graph.bin` until used
+/// ([`Encoded`]); `graph.bin`'s zstd frame checksummed.
 pub const GRAPH_FORMAT_VERSION: u32 = 37;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
@@ -168,89 +168,108 @@ pub struct RefEdge {
 pub(crate) struct FileEntry {
     hash: [u8; 32],
     pub(crate) lang: Lang,
-    names: Vec<String>,
-    provides: Vec<(deps::Key, u32)>,
+    names: Encoded<Vec<String>>,
+    provides: Encoded<Vec<(deps::Key, u32)>>,
     deps: FileDeps,
     pub(crate) refs: Refs,
 }
 
-/// A file's resolutions, as `graph.bin` and its journal hold them: their encoding until first
-/// used. An update decodes only the files it re-resolves or lays over the map (spring-framework:
-/// a few of 9,645), not the 800,000 resolutions of the others.
+impl FileEntry {
+    /// Every part decoded now, or why one does not decode.
+    fn settle(&mut self) -> Result<()> {
+        self.names.settle()?;
+        self.provides.settle()?;
+        self.refs.settle()
+    }
+}
+
+/// A file's resolutions, as `graph.bin` and its journal hold them.
+pub(crate) type Refs = Encoded<Vec<RefEdge>>;
+
+/// A part of a file's entry as `graph.bin` and its journal hold it: its encoding until first
+/// used. An update decodes the resolutions, names and provided keys of only the files it
+/// re-resolves, compares or lays over the map (spring-framework: a few of 9,645), not the
+/// 800,000 resolutions and 130,000 names of the others.
 ///
 /// Read through `Deref` (decoded once, on any thread); `DerefMut` decodes and lets go of the
 /// encoding. The bytes were written by this format version and read through a checksum
 /// (graph.bin's zstd frame, a journal frame's CRC), so they decode: a failure is a bug, and
-/// panics rather than answering with a file's edges missing. [`Refs::settle`] decodes with
-/// the error returned instead, for a reader that wants every file anyway.
+/// panics rather than answering with a file's edges missing. [`Encoded::settle`] decodes
+/// with the error returned instead, for a reader that wants every file anyway.
 #[derive(Clone, Default)]
-pub(crate) struct Refs {
-    decoded: std::sync::OnceLock<Vec<RefEdge>>,
-    /// postcard of the `Vec<RefEdge>` while not decoded; empty after.
+pub(crate) struct Encoded<T> {
+    decoded: std::sync::OnceLock<T>,
+    /// postcard of the value while not decoded; empty after.
     encoded: Box<[u8]>,
 }
 
-impl Refs {
-    fn decoded(&self) -> &Vec<RefEdge> {
+impl<T: serde::de::DeserializeOwned> Encoded<T> {
+    fn decoded(&self) -> &T {
         self.decoded.get_or_init(|| match postcard::from_bytes(&self.encoded) {
             Ok(v) => v,
-            Err(e) => panic!("a checksummed graph.bin's resolutions do not decode: {e}"),
+            Err(e) => panic!("a checksummed graph.bin's entry does not decode: {e}"),
         })
     }
 
     /// Decodes now (letting go of the encoding), or says why the bytes do not decode.
     fn settle(&mut self) -> Result<()> {
         if self.decoded.get().is_none() {
-            let v = postcard::from_bytes(&self.encoded).map_err(|e| Error::Corrupt(format!("resolutions: {e}")))?;
+            let v = postcard::from_bytes(&self.encoded).map_err(|e| Error::Corrupt(format!("a file's entry: {e}")))?;
             let _ = self.decoded.set(v);
         }
         self.encoded = Box::default();
         Ok(())
     }
-}
 
-impl From<Vec<RefEdge>> for Refs {
-    fn from(v: Vec<RefEdge>) -> Refs {
-        Refs { decoded: std::sync::OnceLock::from(v), encoded: Box::default() }
+    /// The value, decoded, the encoding let go of.
+    fn into_inner(mut self) -> T {
+        self.decoded();
+        self.decoded.take().expect("decoded just now")
     }
 }
 
-impl std::ops::Deref for Refs {
-    type Target = [RefEdge];
-    fn deref(&self) -> &[RefEdge] {
+impl<T> From<T> for Encoded<T> {
+    fn from(v: T) -> Encoded<T> {
+        Encoded { decoded: std::sync::OnceLock::from(v), encoded: Box::default() }
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> std::ops::Deref for Encoded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
         self.decoded()
     }
 }
 
-impl std::ops::DerefMut for Refs {
-    fn deref_mut(&mut self) -> &mut [RefEdge] {
+impl<T: serde::de::DeserializeOwned> std::ops::DerefMut for Encoded<T> {
+    fn deref_mut(&mut self) -> &mut T {
         self.decoded();
         self.encoded = Box::default();
         self.decoded.get_mut().expect("decoded just now")
     }
 }
 
-impl<'a> IntoIterator for &'a Refs {
-    type Item = &'a RefEdge;
-    type IntoIter = std::slice::Iter<'a, RefEdge>;
+impl<'a, T: serde::de::DeserializeOwned> IntoIterator for &'a Encoded<Vec<T>> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
         self.decoded().iter()
     }
 }
 
-impl PartialEq for Refs {
-    fn eq(&self, other: &Refs) -> bool {
+impl<T: serde::de::DeserializeOwned + PartialEq> PartialEq for Encoded<T> {
+    fn eq(&self, other: &Encoded<T>) -> bool {
         self.decoded() == other.decoded()
     }
 }
 
-impl std::fmt::Debug for Refs {
+impl<T: serde::de::DeserializeOwned + std::fmt::Debug> std::fmt::Debug for Encoded<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.decoded()).finish()
+        self.decoded().fmt(f)
     }
 }
 
-impl Serialize for Refs {
+impl<T: Serialize> Serialize for Encoded<T> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         match self.decoded.get() {
             Some(v) => s.serialize_bytes(&postcard::to_stdvec(v).map_err(serde::ser::Error::custom)?),
@@ -260,22 +279,22 @@ impl Serialize for Refs {
     }
 }
 
-impl<'de> Deserialize<'de> for Refs {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Refs, D::Error> {
-        struct Bytes;
-        impl serde::de::Visitor<'_> for Bytes {
-            type Value = Refs;
+impl<'de, T> Deserialize<'de> for Encoded<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Encoded<T>, D::Error> {
+        struct Bytes<T>(std::marker::PhantomData<T>);
+        impl<T> serde::de::Visitor<'_> for Bytes<T> {
+            type Value = Encoded<T>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a file's encoded resolutions")
+                f.write_str("a part of a file's entry, encoded")
             }
-            fn visit_bytes<E>(self, v: &[u8]) -> std::result::Result<Refs, E> {
-                Ok(Refs { decoded: std::sync::OnceLock::new(), encoded: v.into() })
+            fn visit_bytes<E>(self, v: &[u8]) -> std::result::Result<Encoded<T>, E> {
+                Ok(Encoded { decoded: std::sync::OnceLock::new(), encoded: v.into() })
             }
-            fn visit_byte_buf<E>(self, v: Vec<u8>) -> std::result::Result<Refs, E> {
-                Ok(Refs { decoded: std::sync::OnceLock::new(), encoded: v.into_boxed_slice() })
+            fn visit_byte_buf<E>(self, v: Vec<u8>) -> std::result::Result<Encoded<T>, E> {
+                Ok(Encoded { decoded: std::sync::OnceLock::new(), encoded: v.into_boxed_slice() })
             }
         }
-        d.deserialize_byte_buf(Bytes)
+        d.deserialize_byte_buf(Bytes(std::marker::PhantomData))
     }
 }
 
@@ -349,7 +368,7 @@ impl Change {
         let missing = || Error::Corrupt(format!("graph.jnl changes {path}, which graph.bin does not have as it says"));
         let entry = files.get_mut(path.as_str()).ok_or_else(missing)?;
         if let Some(p) = provides {
-            entry.provides = p;
+            entry.provides = p.into();
         }
         for (&k, r) in again.iter().zip(resolutions) {
             entry.refs.get_mut(k as usize).ok_or_else(missing)?.resolution = r;
@@ -505,8 +524,8 @@ fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
     FileEntry {
         hash: f.hash,
         lang: f.lang,
-        names,
-        provides: tables.provided(fi),
+        names: names.into(),
+        provides: tables.provided(fi).into(),
         deps: FileDeps::from_pairs(pairs),
         refs: refs.into(),
     }
@@ -588,7 +607,7 @@ impl CallGraph {
                     match old {
                         Some(e) => {
                             names.extend(e.names.iter().cloned());
-                            old_provides.insert(&f.path, e.provides.clone());
+                            old_provides.insert(&f.path, e.provides.to_vec());
                         }
                         None => added = true,
                     }
@@ -600,7 +619,7 @@ impl CallGraph {
         for p in &deleted {
             if let Some(e) = self.files.remove(p) {
                 flow_deleted |= flows(e.lang);
-                names.extend(e.names);
+                names.extend(e.names.into_inner());
             }
         }
         if changed.is_empty() && deleted.is_empty() {
@@ -682,8 +701,8 @@ impl CallGraph {
             .map(|((i, entry), provides)| {
                 let (i, f) = (*i, &records[*i]);
                 let provided = provides.is_some_and(|p| {
-                    let changed = entry.provides != p;
-                    entry.provides = p;
+                    let changed = *entry.provides != p;
+                    entry.provides = p.into();
                     changed
                 });
                 let calls = || f.references.iter().filter(|r| resolvable(r.kind));
@@ -692,7 +711,7 @@ impl CallGraph {
                 } else {
                     entry.deps.hit(&keys)
                 };
-                let provides = provided.then(|| entry.provides.clone());
+                let provides = provided.then(|| entry.provides.to_vec());
                 if again.is_empty() {
                     let change = provides.map(|p| Change::Again {
                         provides: Some(p),
@@ -1037,7 +1056,7 @@ impl CallGraph {
                 let file = std::fs::File::create(&tmp).map_err(io)?;
                 let mut z = zstd::stream::Encoder::new(std::io::BufWriter::new(file), cc_indexer::store::ZSTD_LEVEL)
                     .map_err(io)?;
-                // Checked as it is read: the resolutions are decoded later, file by file ([`Refs`]).
+                // Checked as it is read: parts of the entries are decoded later, file by file ([`Encoded`]).
                 z.include_checksum(true).map_err(io)?;
                 // postcard writes field by field: whole blocks to the encoder.
                 let mut failed = None;
@@ -1196,9 +1215,9 @@ impl CallGraph {
         let mut saved = saved;
         let mut g = CallGraph::empty(std::mem::take(&mut saved.files));
         let (files, stats, dirty) = g.reresolve(&records, &tables);
-        drop(tables);
         tracing::debug!(secs = started.elapsed().as_secs_f64(), refs = stats.refs_resolved, "graph: re-resolved");
         let Some(files) = files else {
+            drop(tables);
             if let Some((nodes, edges)) = CallGraph::saved_counts(dir, records_generation) {
                 return Ok(Saving { nodes, edges, update: Some(stats), save_seconds: 0.0, layered: false });
             }
@@ -1207,7 +1226,7 @@ impl CallGraph {
         };
         let journal_room =
             saved.journal_len <= (saved.base_len / JOURNAL_SHARE).max(JOURNAL_MIN) && saved.frames < JOURNAL_FRAMES;
-        if !dirty.broad && journal_room {
+        let lay = || -> Result<Option<(usize, usize, f64)>> {
             let started = std::time::Instant::now();
             let update = crate::delta::Update {
                 files: &files,
@@ -1219,19 +1238,30 @@ impl CallGraph {
             // The delta first: it decides whether the update is laid over the map. (Killed
             // after it, the journal is one generation behind it: the next update, started
             // from the journal, finds the delta not of its start and writes whole.)
-            if let Some((nodes, edges)) = crate::delta::save(dir, update)? {
-                let mut frame: Vec<(String, Change)> = dirty.again;
-                frame.extend(dirty.whole.into_iter().map(|p| {
-                    let e = files.get(p.as_str()).cloned();
-                    (p, Change::Whole(e))
-                }));
-                append_journal(dir, &saved, records_generation, frame)?;
-                write_summary(dir, records_generation, nodes, edges)?;
-                let save_seconds = started.elapsed().as_secs_f64();
-                tracing::debug!(save_secs = save_seconds, "graph: delta and journal written");
-                cc_indexer::memory::drop_in_background((files, records));
-                return Ok(Saving { nodes, edges, update: Some(stats), save_seconds, layered: true });
-            }
+            let Some((nodes, edges)) = crate::delta::save(dir, update)? else {
+                return Ok(None);
+            };
+            let mut frame: Vec<(String, Change)> = dirty.again;
+            frame.extend(dirty.whole.into_iter().map(|p| {
+                let e = files.get(p.as_str()).cloned();
+                (p, Change::Whole(e))
+            }));
+            append_journal(dir, &saved, records_generation, frame)?;
+            write_summary(dir, records_generation, nodes, edges)?;
+            Ok(Some((nodes, edges, started.elapsed().as_secs_f64())))
+        };
+        // The tables (hundreds of thousands of blocks) are freed on one core while the
+        // update is laid over the saved graph on the other.
+        let laid = if !dirty.broad && journal_room {
+            rayon::join(move || drop(tables), lay).1?
+        } else {
+            drop(tables);
+            None
+        };
+        if let Some((nodes, edges, save_seconds)) = laid {
+            tracing::debug!(save_secs = save_seconds, "graph: delta and journal written");
+            cc_indexer::memory::drop_in_background((files, records));
+            return Ok(Saving { nodes, edges, update: Some(stats), save_seconds, layered: true });
         }
         whole(CallGraph::from_owned(files, records), Some(stats))
     }
@@ -1251,12 +1281,12 @@ impl CallGraph {
     fn read_stored(dir: &Path) -> Result<(BTreeMap<Arc<str>, FileEntry>, u64)> {
         let mut saved = CallGraph::read_saved(dir)?;
         // Every file is wanted: decoded now, on every core, with a failure an error.
-        saved.files.par_iter_mut().try_for_each(|(_, e)| e.refs.settle())?;
+        saved.files.par_iter_mut().try_for_each(|(_, e)| e.settle())?;
         Ok((saved.files, saved.generation))
     }
 
     /// [`CallGraph::read_stored`], with where the journal stands; each file's resolutions still
-    /// encoded ([`Refs`]).
+    /// encoded ([`Encoded`]).
     fn read_saved(dir: &Path) -> Result<Saved> {
         let path = dir.join("graph.bin");
         let data = match std::fs::read(&path) {

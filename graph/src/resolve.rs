@@ -1938,68 +1938,83 @@ impl<'a> Tables<'a> {
                 m
             })
             .collect();
-        // Base classes: type references in a class's own header.
+        // Base classes: type references in a class's own header, looked up on every core,
+        // then taken in the files' order.
+        type Found<'a> = (u32, Vec<deps::Key>, &'a str, Option<Vec<u32>>);
+        let found_per_file: Vec<Vec<Found<'a>>> = files
+            .par_iter()
+            .enumerate()
+            .map(|(fi, f)| {
+                let mut out: Vec<Found<'a>> = Vec::new();
+                for r in f.references.iter().filter(|r| r.kind == RefKind::Type) {
+                    // A binding types a variable (Kotlin: a primary constructor's parameter,
+                    // `class Spec(val name: ClassName)`); it names no base.
+                    if r.alias().is_some() && binds(f.lang) {
+                        continue;
+                    }
+                    let Some(&ci) = r.enclosing.as_ref().and_then(|e| t.by_id.get(e)) else {
+                        continue;
+                    };
+                    if !t.syms[ci as usize].kind.is_type_like() {
+                        continue;
+                    }
+                    let cls_span = f.symbols.iter().find(|s| s.id == t.syms[ci as usize].id).map(|s| s.span);
+                    let Some(span) = cls_span else { continue };
+                    // The class's own header: before its first member starts. A reference
+                    // the class encloses from outside its span sits in the header of a scope
+                    // standing for it (`impl Trait for Type`).
+                    let line = r.span.start_line;
+                    let outside = line < span.start_line || line > span.end_line;
+                    let first_member = f
+                        .symbols
+                        .iter()
+                        .filter(|s| s.parent == Some(t.syms[ci as usize].id))
+                        .map(|s| s.span.start_line)
+                        .filter(|&l| l >= span.start_line && l <= span.end_line)
+                        .min()
+                        .unwrap_or(u32::MAX);
+                    // Go: embedded fields and interfaces anywhere in the type's body. Kotlin: a
+                    // supertype the header names, however many lines its primary constructor takes
+                    // (`class ClassName internal constructor(\n…\n) : TypeName(…)`; the signature is
+                    // the whole header).
+                    let in_header =
+                        f.lang == Lang::Kotlin && has_word(kotlin_supertypes(t.syms[ci as usize].signature), &r.name);
+                    if !outside
+                        && !in_header
+                        && f.lang != Lang::Go
+                        && (line > first_member || line > span.start_line + 3)
+                    {
+                        continue;
+                    }
+                    // Looked up from where the class is declared: a nested class's base may be a
+                    // sibling nested class (`class Token { class Tag {} class StartTag extends Tag
+                    // {} }`), which a top-level class of that name does not shadow.
+                    let around = t.syms[ci as usize].parent.as_ref().and_then(|p| t.by_id.get(p)).copied();
+                    let (found, keys) =
+                        deps::recorded(|| match r.receiver.as_deref().filter(|x| strict(f.lang) && !x.is_empty()) {
+                            Some(q) => t
+                                .type_named(fi as u32, around, Some(q), &r.name, r.span.start_line, 0)
+                                .map(|v| (Rung::Import, v)),
+                            // (Ruby: a module `include`d is a base too, a mixin.)
+                            None => t.lookup_name(fi as u32, around, &r.name, |s| {
+                                s.kind.is_type_like() || (f.lang == Lang::Ruby && s.kind == SymbolKind::Module)
+                            }),
+                        });
+                    out.push((ci, keys, &r.name, found.map(|(_, targets)| targets)));
+                }
+                out
+            })
+            .collect();
         let mut bases: HashMap<u32, Vec<u32>> = HashMap::default();
         let mut base_deps: HashMap<u32, Vec<deps::Key>> = HashMap::default();
         let mut headers: Vec<Vec<(u32, &'a str)>> = vec![Vec::new(); files.len()];
-        for (fi, f) in files.iter().enumerate() {
-            for r in f.references.iter().filter(|r| r.kind == RefKind::Type) {
-                // A binding types a variable (Kotlin: a primary constructor's parameter,
-                // `class Spec(val name: ClassName)`); it names no base.
-                if r.alias().is_some() && binds(f.lang) {
-                    continue;
-                }
-                let Some(&ci) = r.enclosing.as_ref().and_then(|e| t.by_id.get(e)) else {
-                    continue;
-                };
-                if !t.syms[ci as usize].kind.is_type_like() {
-                    continue;
-                }
-                let cls_span = f.symbols.iter().find(|s| s.id == t.syms[ci as usize].id).map(|s| s.span);
-                let Some(span) = cls_span else { continue };
-                // The class's own header: before its first member starts. A reference
-                // the class encloses from outside its span sits in the header of a scope
-                // standing for it (`impl Trait for Type`).
-                let line = r.span.start_line;
-                let outside = line < span.start_line || line > span.end_line;
-                let first_member = f
-                    .symbols
-                    .iter()
-                    .filter(|s| s.parent == Some(t.syms[ci as usize].id))
-                    .map(|s| s.span.start_line)
-                    .filter(|&l| l >= span.start_line && l <= span.end_line)
-                    .min()
-                    .unwrap_or(u32::MAX);
-                // Go: embedded fields and interfaces anywhere in the type's body. Kotlin: a
-                // supertype the header names, however many lines its primary constructor takes
-                // (`class ClassName internal constructor(\n…\n) : TypeName(…)`; the signature is
-                // the whole header).
-                let in_header =
-                    f.lang == Lang::Kotlin && has_word(kotlin_supertypes(t.syms[ci as usize].signature), &r.name);
-                if !outside && !in_header && f.lang != Lang::Go && (line > first_member || line > span.start_line + 3) {
-                    continue;
-                }
-                // Looked up from where the class is declared: a nested class's base may be a
-                // sibling nested class (`class Token { class Tag {} class StartTag extends Tag
-                // {} }`), which a top-level class of that name does not shadow.
-                let around = t.syms[ci as usize].parent.as_ref().and_then(|p| t.by_id.get(p)).copied();
-                let (found, keys) =
-                    deps::recorded(|| match r.receiver.as_deref().filter(|x| strict(f.lang) && !x.is_empty()) {
-                        Some(q) => t
-                            .type_named(fi as u32, around, Some(q), &r.name, r.span.start_line, 0)
-                            .map(|v| (Rung::Import, v)),
-                        // (Ruby: a module `include`d is a base too, a mixin.)
-                        None => t.lookup_name(fi as u32, around, &r.name, |s| {
-                            s.kind.is_type_like() || (f.lang == Lang::Ruby && s.kind == SymbolKind::Module)
-                        }),
-                    });
+        for (fi, found) in found_per_file.into_iter().enumerate() {
+            for (ci, keys, name, targets) in found {
                 base_deps.entry(ci).or_default().extend(keys);
-                headers[fi].push((ci, &r.name));
-                if let Some((_, targets)) = found {
-                    for b in targets {
-                        if b != ci {
-                            bases.entry(ci).or_default().push(b);
-                        }
+                headers[fi].push((ci, name));
+                for b in targets.into_iter().flatten() {
+                    if b != ci {
+                        bases.entry(ci).or_default().push(b);
                     }
                 }
             }
