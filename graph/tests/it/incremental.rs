@@ -375,3 +375,23 @@ fn a_torn_journal_frame_and_a_stale_delta_are_not_read() {
     std::fs::write(dir.path().join("graph.delta"), delta).unwrap();
     assert!(matches!(LayeredGraph::open(dir.path()), Err(cc_graph::Error::Missing)));
 }
+
+/// graph.bin's entries are decoded late, file by file, so its zstd frame carries a checksum:
+/// a byte changed anywhere in it fails the read, and the next update builds the graph whole
+/// (no panic, no entry decoded from damaged bytes).
+#[test]
+fn a_damaged_graph_bin_is_built_again_not_decoded() {
+    let before = records(BEFORE);
+    let after = records(AFTER);
+    let dir = tempfile::tempdir().unwrap();
+    CallGraph::build(&before).save(dir.path(), 1).unwrap();
+    let path = dir.path().join("graph.bin");
+    let mut bin = std::fs::read(&path).unwrap();
+    let middle = bin.len() / 2;
+    bin[middle] ^= 0x10;
+    std::fs::write(&path, bin).unwrap();
+    assert!(CallGraph::load_with(dir.path(), &after).is_err(), "a damaged graph.bin was read");
+    let saving = CallGraph::save_current(dir.path(), after.clone(), 2, false).unwrap();
+    assert!(saving.update.is_none(), "updated over a damaged graph.bin: {:?}", saving.update);
+    assert_eq!(CallGraph::load_with(dir.path(), &after).unwrap().edges(), CallGraph::build(&after).edges());
+}
