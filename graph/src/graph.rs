@@ -633,7 +633,7 @@ impl CallGraph {
             loop {
                 let before = names.len();
                 for f in records {
-                    for r in &f.references {
+                    for r in f.references.kept() {
                         if r.kind != RefKind::Type || r.alias().is_some() || !names.contains(r.name.as_str()) {
                             continue;
                         }
@@ -780,7 +780,7 @@ impl CallGraph {
         let imported = import_bindings(f);
         let whole_module = f
             .references
-            .iter()
+            .kept()
             .any(|r| r.kind == RefKind::Import && (r.name == "*" || r.module().is_none_or(|m| m == r.name.as_str())));
         let hit = |r: &cc_indexer::Reference| {
             whole_module
@@ -1491,7 +1491,7 @@ fn affects(r: &cc_indexer::Reference, lang: Lang, names: &HashSet<String>) -> bo
 /// The local names a file's imports bind (`h` of `use a::helper as h`, `helper` of
 /// `from a import helper`, `util` of `import util`).
 fn import_bindings(f: &FileRecord) -> HashSet<&str> {
-    f.references.iter().filter(|r| r.kind == RefKind::Import).flat_map(crate::resolve::import_names).collect()
+    f.references.kept().filter(|r| r.kind == RefKind::Import).flat_map(crate::resolve::import_names).collect()
 }
 
 /// Bounds of a walk.

@@ -1637,12 +1637,16 @@ pub(crate) fn import_names(r: &Reference) -> impl Iterator<Item = &str> {
 /// Java: the names of the classes `f` makes (`new X(…)` is a call named `X`; `X::new` a
 /// value named `new` on `X`). Every call's name counts: a method call named like a class
 /// only makes that class count as made, which keeps more of its implementations possible.
+/// (Read without decoding the file's plain calls: their names are kept apart.)
 fn made_in(f: &FileRecord) -> impl Iterator<Item = &str> {
-    f.references.iter().filter_map(|r| match r.kind {
-        RefKind::Call => Some(r.name.as_str()),
-        RefKind::Value if r.name == "new" => r.receiver.as_deref().map(|q| split_last(q).1),
-        _ => None,
-    })
+    f.references
+        .kept()
+        .filter_map(|r| match r.kind {
+            RefKind::Call => Some(r.name.as_str()),
+            RefKind::Value if r.name == "new" => r.receiver.as_deref().map(|q| split_last(q).1),
+            _ => None,
+        })
+        .chain(f.references.call_names())
 }
 
 /// The references the graph resolves: calls, values (callbacks included) and implicit calls.
@@ -1827,7 +1831,7 @@ impl<'a> Tables<'a> {
             .enumerate()
             .map_init(ModuleCache::default, |cache, (fi, f)| {
                 f.references
-                    .iter()
+                    .kept()
                     .filter(|r| r.kind == RefKind::Import && !is_default_export(r))
                     .map(|r| {
                         let (mut imp, keys) = deps::recorded(|| t.import(fi as u32, r, cache));
@@ -1840,7 +1844,7 @@ impl<'a> Tables<'a> {
         t.imports = imports;
         tracing::debug!(secs = started.elapsed().as_secs_f64(), "tables: imports mapped");
         for (fi, f) in files.iter().enumerate() {
-            if let Some(r) = f.references.iter().rev().find(|r| r.kind == RefKind::Import && is_default_export(r)) {
+            if let Some(r) = f.references.kept().rev().find(|r| r.kind == RefKind::Import && is_default_export(r)) {
                 t.default_table.insert(fi as u32, &r.name);
             }
         }
@@ -1878,13 +1882,14 @@ impl<'a> Tables<'a> {
                 // call's result is: no variable of unknown type to hide it.
                 let imported: HashSet<(Option<&SymbolId>, &str)> = f
                     .references
-                    .iter()
+                    .kept()
                     .filter(|r| r.kind == RefKind::Import)
                     .filter_map(|r| Some((r.enclosing.as_ref(), r.alias()?)))
                     .collect();
+                // (Bindings are kept references: a call binds the variable its alias names.)
                 let bindings = f
                     .references
-                    .iter()
+                    .kept()
                     .filter(|r| matches!(r.kind, RefKind::Type | RefKind::Call | RefKind::Iteration) && binds(f.lang))
                     .filter(|r| {
                         imported.is_empty()
@@ -1943,7 +1948,7 @@ impl<'a> Tables<'a> {
             .map(|f| {
                 let mut m: HashMap<(Option<u32>, &'a str), Vec<&'a Reference>> = HashMap::default();
                 if f.lang == Lang::Java {
-                    for r in f.references.iter().filter(|r| r.kind == RefKind::Value) {
+                    for r in f.references.kept().filter(|r| r.kind == RefKind::Value) {
                         let Some(alias) = r.alias() else { continue };
                         let enclosing = r.enclosing.as_ref().and_then(|e| t.by_id.get(e).copied());
                         m.entry((enclosing, alias)).or_default().push(r);
@@ -1960,7 +1965,7 @@ impl<'a> Tables<'a> {
             .enumerate()
             .map(|(fi, f)| {
                 let mut out: Vec<Found<'a>> = Vec::new();
-                for r in f.references.iter().filter(|r| r.kind == RefKind::Type) {
+                for r in f.references.kept().filter(|r| r.kind == RefKind::Type) {
                     // A binding types a variable (Kotlin: a primary constructor's parameter,
                     // `class Spec(val name: ClassName)`); it names no base.
                     if r.alias().is_some() && binds(f.lang) {
@@ -2253,7 +2258,7 @@ impl<'a> Tables<'a> {
                 }
             }
         }
-        for r in f.references.iter().filter(|r| r.kind == RefKind::Import) {
+        for r in f.references.kept().filter(|r| r.kind == RefKind::Import) {
             let h = item(&|h| (&r.name, r.alias(), r.module()).hash(h));
             for n in import_names(r) {
                 items.push((deps::key(Kind::Name, n), h));
@@ -6430,6 +6435,16 @@ fn compatible(a: Lang, b: Lang) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The value flow reads every reference of its languages' files, for every file: those
+    /// languages' records keep their calls decoded (`cc_indexer::References`), or an update
+    /// would decode them all again.
+    #[test]
+    fn the_flow_languages_keep_their_calls_decoded() {
+        for lang in Lang::all() {
+            assert_eq!(flows(lang), cc_indexer::keeps_calls_decoded(lang), "{lang:?}");
+        }
+    }
 
     fn a(min: usize, params: usize, variadic: bool) -> Option<Arity> {
         Some(Arity { min, params, variadic })

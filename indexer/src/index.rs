@@ -621,7 +621,7 @@ fn process(
         mtime_ns: f.mtime_ns,
         module: module.to_string(),
         symbols: out.symbols,
-        references: out.references,
+        references: out.references.into(),
         diagnostics: out.diagnostics,
     })
 }

@@ -9,6 +9,10 @@ pub use compact_str::CompactString;
 pub use cc_grammars::captures::{RefKind, SymbolKind};
 pub use cc_grammars::Lang;
 
+mod references;
+pub(crate) use references::WireIn;
+pub use references::{keeps_calls_decoded, References};
+
 /// A symbol's stable id: the first 8 bytes of
 /// `blake3(path \0 qualified_name \0 kind \0 n)`, where `n` counts earlier symbols of
 /// the same file with the same qualified name and kind. It does not depend on line
@@ -508,7 +512,7 @@ pub struct FileRecord {
     /// [`crate::modules`] reads it from the repository's manifests.
     pub module: String,
     pub symbols: Vec<Symbol>,
-    pub references: Vec<Reference>,
+    pub references: References,
     pub diagnostics: Vec<Diagnostic>,
 }
 

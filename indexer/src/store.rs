@@ -1,6 +1,6 @@
 //! The persisted index of one repository, and reading it back.
 //!
-//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 15):
+//! Layout of `<data_dir>/repos/<name>/` (FORMAT_VERSION 35):
 //!
 //! | file | content |
 //! |---|---|
@@ -32,7 +32,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, IoContext, Result};
-use crate::record::{Diagnostic, FileRecord, Lang, Reference, Symbol, SymbolId};
+use crate::record::{Diagnostic, FileRecord, Lang, References, Symbol, SymbolId, WireIn};
 use crate::walk::SkipReason;
 
 /// Version of everything under a repository's folder. Bump it whenever the layout, a
@@ -120,7 +120,9 @@ use crate::walk::SkipReason;
 /// 34: C#: variables and properties of a predefined type, and properties, are bindings; a
 /// call's argument types (`Reference::arg_types`). Zig: a variable holding a call's result or
 /// a field read, `*@This()` parameters and struct fields are bindings.
-pub const FORMAT_VERSION: u32 = 34;
+/// 35: a file's plain calls are stored apart from its other references, with their names
+/// each once (`record::References`): read back, they stay encoded until used.
+pub const FORMAT_VERSION: u32 = 35;
 
 /// The records of a repository's index folder.
 pub const RECORDS_FILE: &str = "records.bin";
@@ -670,12 +672,9 @@ pub(crate) fn write_records_pending(
                         debug_assert_eq!(s.path, f.path, "a symbol is in its file's record");
                         push_entry(heads, &s.id.0.to_le_bytes(), &symbol_body(s)).map_err(|e| corrupt(&path, e))?;
                     }
-                    push_entry(
-                        rest,
-                        &[],
-                        &Rest { module: &f.module, references: &f.references, diagnostics: &f.diagnostics },
-                    )
-                    .map_err(|e| corrupt(&path, e))?;
+                    let references = f.references.wire(f.lang).map_err(|e| corrupt(&path, e))?;
+                    push_entry(rest, &[], &Rest { module: &f.module, references, diagnostics: &f.diagnostics })
+                        .map_err(|e| corrupt(&path, e))?;
                 }
                 let mut frame = |raw: &Vec<u8>| compressor.compress(raw).map(|z| (z, raw.len() as u64)).at(&tmp);
                 Ok([frame(heads)?, frame(rest)?])
@@ -802,15 +801,24 @@ fn decode<'de, T: Deserialize<'de>>(path: &Path, entry: &'de [u8]) -> Result<T> 
     Ok(value)
 }
 
-/// The files of one group, from the bytes of `records.bin`.
+/// Whether a zstd frame carries a checksum of its content (the frame header's
+/// `Content_Checksum_flag`).
+fn checksummed(frame: &[u8]) -> bool {
+    frame.get(4).is_some_and(|descriptor| descriptor & 0x04 != 0)
+}
+
+/// The files of one group, from the bytes of `records.bin`; with `lazy`, the plain calls of
+/// a frame whose checksum vouches for them are left encoded (see [`References`]).
 fn decode_group(
     path: &Path,
     group: &Group,
     bytes: &[u8],
     decompressor: &mut zstd::bulk::Decompressor<'_>,
+    lazy: bool,
 ) -> Result<Vec<FileRecord>> {
-    let mut frame =
-        |p: &Part| decompress(path, p, &bytes[p.offset as usize..(p.offset + p.len) as usize], decompressor);
+    let compressed = |p: &Part| &bytes[p.offset as usize..(p.offset + p.len) as usize];
+    let lazy = lazy && checksummed(compressed(&group.rest));
+    let mut frame = |p: &Part| decompress(path, p, compressed(p), decompressor);
     let (heads, rest) = (frame(&group.heads)?, frame(&group.rest)?);
     let mut files = Vec::with_capacity(group.files as usize);
     let mut rests = entries(path, &rest);
@@ -824,7 +832,11 @@ fn decode_group(
             })
             .collect::<Result<Vec<Symbol>>>()?;
         let Some(rest) = rests.next() else { break };
-        let rest: Rest<String, Vec<Reference>, Vec<Diagnostic>> = decode(path, rest?)?;
+        let rest: Rest<String, WireIn<'_>, Vec<Diagnostic>> = decode(path, rest?)?;
+        let mut references = References::from_wire(rest.references).map_err(|e| corrupt(path, e))?;
+        if !lazy {
+            references.settle().map_err(|e| corrupt(path, e))?;
+        }
         files.push(FileRecord {
             path: head.path,
             lang: head.lang,
@@ -833,7 +845,7 @@ fn decode_group(
             mtime_ns: head.mtime_ns,
             module: rest.module,
             symbols,
-            references: rest.references,
+            references,
             diagnostics: rest.diagnostics,
         });
     }
@@ -843,20 +855,38 @@ fn decode_group(
     Ok(files)
 }
 
-/// Reads `records.bin` (its groups decompressed in parallel). A missing file is an empty
-/// index.
+/// Reads `records.bin` (its groups decompressed in parallel), every reference decoded. A
+/// missing file is an empty index.
 pub fn read_records(dir: &Path) -> Result<Vec<FileRecord>> {
     read_records_generation(dir).map(|(files, _)| files)
 }
 
 /// [`read_records`], with the generation of the file they were read from (0: none).
 pub fn read_records_generation(dir: &Path) -> Result<(Vec<FileRecord>, u64)> {
-    read_records_previous(dir).map(|(files, generation, _)| (files, generation))
+    read_records_as(dir, false).map(|(files, generation, _)| (files, generation))
 }
 
 /// [`read_records_generation`], with the file as read (`None`: there is none), for the
-/// next write to copy from.
+/// next write to copy from; the plain calls left encoded (an update decodes those of the
+/// few files it resolves again).
 pub(crate) fn read_records_previous(dir: &Path) -> Result<(Vec<FileRecord>, u64, Option<Previous>)> {
+    read_records_as(dir, true)
+}
+
+/// [`read_records`], the plain calls left encoded until used (see [`References`]): the
+/// records as an update reads them.
+pub fn read_records_lazily(dir: &Path) -> Result<Vec<FileRecord>> {
+    read_records_as(dir, true).map(|(files, _, _)| files)
+}
+
+/// Writes `files` (sorted by path) as `dir`'s `records.bin` of `generation`, in place: for
+/// a test or a tool with records of its own (an index run writes its records beside its
+/// search index, see the module's doc).
+pub fn write_records(dir: &Path, files: &[FileRecord], generation: u64) -> Result<()> {
+    write_records_pending(dir, files, generation, None)?.commit()
+}
+
+fn read_records_as(dir: &Path, lazy: bool) -> Result<(Vec<FileRecord>, u64, Option<Previous>)> {
     use rayon::prelude::*;
     let path = dir.join(RECORDS_FILE);
     let bytes = match std::fs::read(&path) {
@@ -870,7 +900,7 @@ pub(crate) fn read_records_previous(dir: &Path) -> Result<(Vec<FileRecord>, u64,
         .par_iter()
         .map_init(zstd::bulk::Decompressor::new, |decompressor, g| {
             let decompressor = decompressor.as_mut().map_err(|e| corrupt(&path, e))?;
-            decode_group(&path, g, &bytes, decompressor)
+            decode_group(&path, g, &bytes, decompressor, lazy)
         })
         .collect::<Result<Vec<_>>>()?;
     let files: Vec<FileRecord> = parts.into_iter().flatten().collect();
@@ -1029,7 +1059,7 @@ pub(crate) fn now_secs() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Reference, Span, SymbolKind};
+    use crate::record::{RefKind, Reference, Span, SymbolKind};
 
     /// `n` files of `size` source bytes each, with `size / 1000` symbols and a reference
     /// per symbol.
@@ -1055,9 +1085,7 @@ mod tests {
                     .collect();
                 let references = symbols
                     .iter()
-                    .map(|s| {
-                        Reference::new("h".into(), crate::record::RefKind::Call, span, Some(s.id), None, None, None)
-                    })
+                    .map(|s| Reference::new("h".into(), RefKind::Call, span, Some(s.id), None, None, None))
                     .collect();
                 FileRecord {
                     path,
@@ -1159,6 +1187,56 @@ mod tests {
         // Nothing as read: nothing copied.
         let none = vec![false; all.len()];
         assert!(plan(&all, Some((&previous, &none))).iter().all(|g| g.from.is_none()));
+    }
+
+    /// Java files read back keep their plain calls encoded; a group written again because
+    /// one of its files changed carries its other files' calls as they were read.
+    #[test]
+    fn plain_calls_stay_encoded_through_a_rewrite() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut all = files(12, 9_000);
+        for f in &mut all {
+            f.lang = Lang::Java;
+            let span = Span { start_line: 3, start_col: 0, end_line: 3, end_col: 5 };
+            let binding = Reference::new("Circle".into(), RefKind::Type, span, None, None, None, Some("c".into()));
+            f.references.insert(1, binding);
+        }
+        write_records_pending(tmp.path(), &all, 1, None).unwrap().commit().unwrap();
+        let (mut read, _, previous) = read_records_previous(tmp.path()).unwrap();
+        let previous = previous.unwrap();
+        assert!(previous.groups.len() >= 2);
+        for (r, f) in read.iter().zip(&all) {
+            assert!(!r.references.decoded(), "{}", r.path);
+            assert_eq!((r.references.len(), r.references.kept().count()), (f.references.len(), 1));
+            assert_eq!(r.references.call_names().collect::<Vec<_>>(), ["h"]);
+        }
+        // The second file changed: its group is written again, the others' calls as read.
+        read[1].references.push(Reference::new(
+            "added".into(),
+            RefKind::Call,
+            Span { start_line: 9, start_col: 0, end_line: 9, end_col: 5 },
+            None,
+            None,
+            None,
+            None,
+        ));
+        all[1].references.clone_from(&read[1].references);
+        let as_read: Vec<bool> = (0..read.len()).map(|i| i != 1).collect();
+        write_records_pending(tmp.path(), &read, 2, Some((&previous, &as_read))).unwrap().commit().unwrap();
+        assert!(read.iter().enumerate().all(|(i, r)| r.references.decoded() == (i == 1)));
+        let whole = read_records(tmp.path()).unwrap();
+        assert!(whole.iter().all(|f| f.references.decoded()), "a whole read decodes every call");
+        assert_eq!(whole, all);
+    }
+
+    /// Only a frame whose checksum vouches for its calls leaves them encoded.
+    #[test]
+    fn frames_are_written_checksummed() {
+        let raw = b"references of a few files".repeat(10);
+        assert!(checksummed(&frame_compressor().unwrap().compress(&raw).unwrap()));
+        let plain = zstd::bulk::Compressor::new(ZSTD_LEVEL).unwrap().compress(&raw).unwrap();
+        assert!(!checksummed(&plain));
+        assert!(!checksummed(&plain[..3]));
     }
 
     #[test]

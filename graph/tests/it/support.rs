@@ -56,13 +56,21 @@ pub fn records(fixture: &str) -> Vec<FileRecord> {
                 size: text.len() as u64,
                 mtime_ns: 0,
                 symbols: out.symbols,
-                references: out.references,
+                references: out.references.into(),
                 diagnostics: vec![],
             }
         })
         .collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files
+}
+
+/// `files` written to a records.bin and read back as an update reads them: the plain calls
+/// of each file left encoded until something reads them (`cc_indexer::References`).
+pub fn read_back(files: &[FileRecord]) -> Vec<FileRecord> {
+    let tmp = tempfile::tempdir().unwrap();
+    cc_indexer::store::write_records(tmp.path(), files, 1).unwrap();
+    cc_indexer::store::read_records_lazily(tmp.path()).unwrap()
 }
 
 fn blake3_hash(b: &[u8]) -> Box<[u8; 32]> {
