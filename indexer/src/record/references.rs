@@ -86,11 +86,11 @@ impl References {
 
     /// Every reference but the plain calls, in order (nothing decoded).
     pub fn kept(&self) -> impl DoubleEndedIterator<Item = &Reference> {
-        let v = match &self.split {
-            Some(s) => &s.kept,
-            None => self.all(),
+        let (v, split) = match &self.split {
+            Some(s) => (&s.kept, true),
+            None => (self.all(), false),
         };
-        v.iter().filter(|r| !is_plain_call(r))
+        v.iter().filter(move |r| split || !is_plain_call(r))
     }
 
     /// The names the plain calls use, each at least once (nothing decoded).
