@@ -180,6 +180,11 @@ impl FileDeps {
     pub(crate) fn from_pairs(mut pairs: Vec<(Key, u32)>) -> FileDeps {
         pairs.sort_unstable();
         pairs.dedup();
+        FileDeps::from_sorted(pairs)
+    }
+
+    /// The index of `(key, reference)` pairs sorted and distinct.
+    fn from_sorted(pairs: Vec<(Key, u32)>) -> FileDeps {
         let mut d = FileDeps { refs: Vec::with_capacity(pairs.len()), ..FileDeps::default() };
         for (k, r) in pairs {
             if d.keys.last() != Some(&k) {
@@ -226,12 +231,32 @@ impl FileDeps {
     pub(crate) fn replace(&mut self, again: &[u32], mut fresh: Vec<(Key, u32)>) {
         fresh.sort_unstable();
         fresh.dedup();
-        if self.pairs().filter(|(_, r)| again.binary_search(r).is_ok()).eq(fresh.iter().copied()) {
+        // Which references are resolved again, by position: a bit each (a graph.bin read
+        // replays up to 64 journal frames, each over every pair of the files it changed).
+        let mut is_again = vec![0u64; again.iter().max().map_or(0, |&r| r as usize / 64 + 1)];
+        for &r in again {
+            is_again[r as usize / 64] |= 1 << (r % 64);
+        }
+        let hit = |r: u32| is_again.get(r as usize / 64).is_some_and(|w| w & (1 << (r % 64)) != 0);
+        if self.pairs().filter(|&(_, r)| hit(r)).eq(fresh.iter().copied()) {
             return;
         }
-        let mut pairs: Vec<(Key, u32)> = self.pairs().filter(|(_, r)| again.binary_search(r).is_err()).collect();
-        pairs.extend(fresh);
-        *self = FileDeps::from_pairs(pairs);
+        // The pairs kept and the fresh ones, both sorted: merged, not sorted again.
+        let mut kept = self.pairs().filter(|&(_, r)| !hit(r)).peekable();
+        let mut fresh = fresh.into_iter().peekable();
+        let mut pairs = Vec::with_capacity(self.refs.len() + fresh.len());
+        loop {
+            let next = match (kept.peek(), fresh.peek()) {
+                (Some(a), Some(b)) if a <= b => kept.next(),
+                (Some(_), Some(_)) | (None, Some(_)) => fresh.next(),
+                (Some(_), None) => kept.next(),
+                (None, None) => break,
+            };
+            pairs.extend(next);
+        }
+        drop(kept);
+        pairs.dedup();
+        *self = FileDeps::from_sorted(pairs);
     }
 }
 
@@ -250,6 +275,38 @@ mod tests {
         assert_eq!(r, d);
         r.replace(&[2], vec![(5, 2)]);
         assert_eq!(r.pairs().collect::<Vec<_>>(), vec![(3, 0), (5, 2), (7, 1), (9, 4)]);
+        // Positions past one word of the set; one resolved again to no key at all.
+        let mut w = FileDeps::from_pairs(vec![(1, 63), (1, 64), (2, 128), (2, 0)]);
+        w.replace(&[64, 128], vec![(8, 128)]);
+        assert_eq!(w.pairs().collect::<Vec<_>>(), vec![(1, 63), (2, 0), (8, 128)]);
+        w.replace(&[], Vec::new());
+        assert_eq!(w.pairs().count(), 3);
+    }
+
+    /// `replace` (a set of positions, a merge) against its definition: the pairs of the
+    /// other references and the fresh ones, indexed again.
+    #[test]
+    fn a_replacement_is_the_index_of_the_other_pairs_and_the_fresh_ones() {
+        let mut seed = 0x2545_f491_u64;
+        let mut next = |n: u32| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as u32 % n
+        };
+        for _ in 0..300 {
+            let refs = 1 + next(200);
+            let pairs: Vec<(Key, u32)> = (0..next(400)).map(|_| (next(40), next(refs))).collect();
+            let mut again: Vec<u32> = (0..next(20)).map(|_| next(refs)).collect();
+            again.sort_unstable();
+            again.dedup();
+            let fresh: Vec<(Key, u32)> =
+                again.iter().flat_map(|&r| (0..next(4)).map(move |k| (k * 11 % 40, r))).collect();
+            let expected = FileDeps::from_pairs(
+                pairs.iter().copied().filter(|(_, r)| !again.contains(r)).chain(fresh.iter().copied()).collect(),
+            );
+            let mut d = FileDeps::from_pairs(pairs);
+            d.replace(&again, fresh);
+            assert_eq!(d, expected);
+        }
     }
 
     #[test]
