@@ -232,7 +232,7 @@ impl FileDeps {
         fresh.sort_unstable();
         fresh.dedup();
         // Which references are resolved again, by position: a bit each (a graph.bin read
-        // replays up to 64 journal frames, each over every pair of the files it changed).
+        // replays up to 32 journal frames, each over every pair of the files it changed).
         let mut is_again = vec![0u64; again.iter().max().map_or(0, |&r| r as usize / 64 + 1)];
         for &r in again {
             is_again[r as usize / 64] |= 1 << (r % 64);
