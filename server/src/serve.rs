@@ -345,11 +345,12 @@ pub fn mcp(data: DataDir, setup: &Setup, a: McpArgs) -> Result<()> {
     let rigs_owner = app.clone();
     start_bridge(&rt, &app);
     let r = rt.block_on(async move {
+        let signals = crate::signals::listen();
         let session = Session::new(app, surface).with_principal(Principal::local());
         let running = session.serve(rmcp::transport::stdio()).await.context("MCP over stdio")?;
         tokio::select! {
             r = running.waiting() => { r.context("MCP session")?; }
-            _ = crate::signals::wait() => {}
+            _ = signals => {}
         }
         Ok(())
     });

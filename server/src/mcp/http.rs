@@ -585,6 +585,8 @@ pub async fn serve(
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", opts.addr))?;
     let local = listener.local_addr()?;
+    // Listening before saying so: a SIGTERM sent as soon as the line is read stops the server.
+    let signals = crate::signals::listen();
     eprintln!("cc-server: serving MCP on http://{local}/mcp (Streamable HTTP) and http://{local}/sse (HTTP+SSE)");
     // The address the agents this server starts call back to: itself, over loopback when it
     // listens on every interface.
@@ -600,7 +602,7 @@ pub async fn serve(
     let router = router(app, surface, &opts, shutdown.clone());
     let stop = shutdown.clone();
     tokio::spawn(async move {
-        crate::signals::wait().await;
+        signals.await;
         stop.cancel();
     });
     // No Nagle: a response is several small writes (SSE framing), and waiting for the

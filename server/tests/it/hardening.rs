@@ -277,8 +277,16 @@ fn a_server_beyond_loopback_needs_a_token() {
         }
         seen.push_str(&line);
     }
+    // At once: the server listens for SIGTERM before it says it serves (it ran on, once).
     let _ = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
-    let _ = child.wait();
+    let stopped = (0..600).find_map(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        child.try_wait().unwrap()
+    });
+    if stopped.is_none() {
+        let _ = child.kill();
+        panic!("the server did not stop within 60 s of a SIGTERM sent as it said it serves");
+    }
     assert!(seen.contains("serving MCP on http://0.0.0.0:"), "{seen}");
     assert!(seen.contains("warning: listening on 0.0.0.0 without --token"), "{seen}");
 }
