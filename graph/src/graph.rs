@@ -86,7 +86,7 @@ use std::borrow::Cow;
 /// `Object` or `String` argument fits fewer parameters.
 /// 37: a file's resolutions, names and provided keys kept encoded in `graph.bin` until used
 /// ([`Encoded`]); `graph.bin`'s zstd frame checksummed.
-pub const GRAPH_FORMAT_VERSION: u32 = 37;
+pub const GRAPH_FORMAT_VERSION: u32 = 38;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.
@@ -170,7 +170,8 @@ pub(crate) struct FileEntry {
     pub(crate) lang: Lang,
     names: Encoded<Vec<String>>,
     provides: Encoded<Vec<(deps::Key, u32)>>,
-    deps: FileDeps,
+    /// Decoded for the files an update asks ([`crate::keys`] says which).
+    deps: Encoded<FileDeps>,
     pub(crate) refs: Refs,
 }
 
@@ -180,6 +181,18 @@ impl FileEntry {
         self.names.settle()?;
         self.provides.settle()?;
         self.refs.settle()
+    }
+
+    /// The distinct keys its resolutions noted (of an encoded index, only they are decoded).
+    fn noted_keys(&self) -> Vec<deps::Key> {
+        match self.deps.decoded.get() {
+            Some(d) => d.keys().to_vec(),
+            // `FileDeps` begins with its keys.
+            None => match postcard::take_from_bytes::<Vec<deps::Key>>(&self.deps.encoded) {
+                Ok((keys, _)) => keys,
+                Err(e) => panic!("a checksummed graph.bin's entry does not decode: {e}"),
+            },
+        }
     }
 }
 
@@ -400,6 +413,8 @@ struct Saved {
     journal_len: u64,
     /// The journal's frames that read whole.
     frames: usize,
+    /// `graph.keys`, when it is of this `graph.bin`.
+    noted: Option<crate::keys::NotedBy>,
 }
 
 /// What [`CallGraph::save_current`] did.
@@ -434,6 +449,9 @@ struct Dirty {
 pub struct UpdateStats {
     pub files_changed: usize,
     pub refs_resolved: usize,
+    /// Unchanged files whose reverse index the update read (`graph.keys` names them; without
+    /// it, every one).
+    pub files_asked: usize,
 }
 
 /// The call graph of one repository.
@@ -492,10 +510,10 @@ fn symbols_into(records: Vec<FileRecord>) -> Vec<SymbolInfo> {
 }
 
 /// `r` resolved, with the `(key, k)` pairs of what it looked at pushed to `pairs`.
-fn resolve_noting(
-    tables: &Tables<'_>,
+fn resolve_noting<'a>(
+    tables: &Tables<'a>,
     fi: u32,
-    r: &cc_indexer::Reference,
+    r: &'a cc_indexer::Reference,
     k: u32,
     pairs: &mut Vec<(deps::Key, u32)>,
 ) -> Resolution {
@@ -504,7 +522,7 @@ fn resolve_noting(
     resolution
 }
 
-fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
+fn resolve_file<'a>(tables: &Tables<'a>, fi: u32, f: &'a FileRecord) -> FileEntry {
     let calls = |r: &&cc_indexer::Reference| resolvable(r.kind);
     // Sized exactly: kept for the graph's lifetime (a collect through a filter doubles).
     let mut refs = Vec::with_capacity(f.references.iter().filter(calls).count());
@@ -531,7 +549,7 @@ fn resolve_file(tables: &Tables<'_>, fi: u32, f: &FileRecord) -> FileEntry {
         lang: f.lang,
         names: names.into(),
         provides: tables.provided(fi).into(),
-        deps: FileDeps::from_pairs(pairs),
+        deps: FileDeps::from_pairs(pairs).into(),
         refs: refs.into(),
     }
 }
@@ -542,7 +560,7 @@ fn resolve_all(records: &[FileRecord]) -> BTreeMap<Arc<str>, FileEntry> {
 }
 
 /// [`resolve_all`] with the tables of `records` made already.
-fn resolve_all_with(records: &[FileRecord], tables: &Tables<'_>) -> BTreeMap<Arc<str>, FileEntry> {
+fn resolve_all_with<'a>(records: &'a [FileRecord], tables: &Tables<'a>) -> BTreeMap<Arc<str>, FileEntry> {
     let entries: Vec<FileEntry> =
         records.par_iter().enumerate().map(|(i, f)| resolve_file(tables, i as u32, f)).collect();
     records.iter().map(|f| Arc::<str>::from(f.path.as_str())).zip(entries).collect()
@@ -575,7 +593,7 @@ impl CallGraph {
     /// The result equals [`CallGraph::build`] of the same records.
     pub fn update(&mut self, records: &[FileRecord]) -> UpdateStats {
         let tables = Tables::new(records);
-        let (files, stats, _) = self.reresolve(records, &tables);
+        let (files, stats, _) = self.reresolve(records, &tables, None);
         drop(tables);
         if let Some(files) = files {
             *self = CallGraph::from_files(files, symbols_of(records));
@@ -591,10 +609,11 @@ impl CallGraph {
     /// was, by the names the added and deleted files had, every reference with a receiver
     /// (or in a language with an implicit `this`) and, when a Python file changed,
     /// whatever the value flow may have decided.
-    fn reresolve(
+    fn reresolve<'a>(
         &mut self,
-        records: &[FileRecord],
-        tables: &Tables<'_>,
+        records: &'a [FileRecord],
+        tables: &Tables<'a>,
+        noted: Option<&crate::keys::NotedBy>,
     ) -> (Option<BTreeMap<Arc<str>, FileEntry>>, UpdateStats, Dirty) {
         let started = std::time::Instant::now();
         let mut changed: HashSet<&str> = HashSet::default();
@@ -657,7 +676,7 @@ impl CallGraph {
             }
         }
         let flow_changed = flow_deleted || records.iter().any(|f| flows(f.lang) && changed.contains(f.path.as_str()));
-        let mut stats = UpdateStats { files_changed: changed.len() + deleted.len(), refs_resolved: 0 };
+        let mut stats = UpdateStats { files_changed: changed.len() + deleted.len(), ..UpdateStats::default() };
         let mut files = std::mem::take(&mut self.files);
         // Files are re-resolved in parallel, each in place (the changed ones whole, the
         // others where a reference can be affected): no copy of the resolutions is held.
@@ -698,6 +717,13 @@ impl CallGraph {
         }
         tracing::debug!(secs = started.elapsed().as_secs_f64(), "re-resolve: every file's provided keys");
         keys.insert(deps::ANY);
+        // The files whose resolutions may have noted one of them (without `graph.keys`: all).
+        let asked = noted.map(|n| n.candidates(&keys));
+        if !paths_changed {
+            stats.files_asked = asked.as_ref().map_or(entries.len(), |a| {
+                entries.iter().filter(|(i, _)| a.contains(records[*i].path.as_str())).count()
+            });
+        }
         // Per file: references resolved again, what changed of its entry, whether an edge
         // may have (a resolution).
         let again: Vec<(usize, Option<Change>, bool)> = entries
@@ -713,8 +739,10 @@ impl CallGraph {
                 let calls = || f.references.iter().filter(|r| resolvable(r.kind));
                 let again: Vec<u32> = if paths_changed {
                     Self::affected_broadly(f, calls(), &entry.refs, &names, flow_changed)
-                } else {
+                } else if asked.as_ref().is_none_or(|a| a.contains(f.path.as_str())) {
                     entry.deps.hit(&keys)
+                } else {
+                    Vec::new()
                 };
                 let provides = provided.then(|| entry.provides.to_vec());
                 if again.is_empty() {
@@ -1051,6 +1079,7 @@ impl CallGraph {
             files: Vec<(&'a str, &'a FileEntry)>,
         }
         let files = self.files.iter().map(|(p, e)| (&**p, e)).collect();
+        let base = new_base();
         let path = dir.join("graph.bin");
         let tmp = dir.join("graph.bin.tmp");
         let io = |e: std::io::Error| Error::Io { path: tmp.clone(), error: e };
@@ -1067,8 +1096,7 @@ impl CallGraph {
                 let mut failed = None;
                 let buffered =
                     KeepError { inner: std::io::BufWriter::with_capacity(1 << 16, z), error: &mut failed, written: 0 };
-                let stored =
-                    Borrowed { format_version: GRAPH_FORMAT_VERSION, records_generation, base: new_base(), files };
+                let stored = Borrowed { format_version: GRAPH_FORMAT_VERSION, records_generation, base, files };
                 let (buffered, raw_len) = match postcard::to_io(&stored, buffered) {
                     Ok(b) => (b.inner, b.written),
                     // postcard reports a failed write as a full buffer: the write's own error
@@ -1083,7 +1111,10 @@ impl CallGraph {
                 let _ = std::fs::remove_file(&tmp);
                 return Err(e);
             }
-            std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, error: e })
+            std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, error: e })?;
+            // Then which files noted each key, naming this graph.bin.
+            let noted: Vec<Vec<deps::Key>> = self.files.values().map(FileEntry::noted_keys).collect();
+            crate::keys::save(dir, base, &noted)
         };
         // graph.bin and graph.map are written at once, on two cores (either may land
         // first: a reader takes the map only of the records' generation, an update the
@@ -1220,7 +1251,7 @@ impl CallGraph {
         let before = saved.generation;
         let mut saved = saved;
         let mut g = CallGraph::empty(std::mem::take(&mut saved.files));
-        let (files, stats, dirty) = g.reresolve(&records, &tables);
+        let (files, stats, dirty) = g.reresolve(&records, &tables, saved.noted.as_ref());
         tracing::debug!(secs = started.elapsed().as_secs_f64(), refs = stats.refs_resolved, "graph: re-resolved");
         let Some(files) = files else {
             drop(tables);
@@ -1277,7 +1308,7 @@ impl CallGraph {
         // `reresolve` reads only the file entries: no petgraph is built until the final one.
         let mut g = CallGraph::empty(files);
         let tables = Tables::new(&records);
-        let (files, stats, _) = g.reresolve(&records, &tables);
+        let (files, stats, _) = g.reresolve(&records, &tables, None);
         drop(tables);
         (CallGraph::from_owned(files.unwrap_or(g.files), records), stats)
     }
@@ -1307,13 +1338,16 @@ impl CallGraph {
         }
         let stored: Stored = postcard::from_bytes(&bytes).map_err(|e| Error::Corrupt(e.to_string()))?;
         drop(bytes);
+        let files: Vec<(Arc<str>, FileEntry)> = stored.files.into_iter().map(|(p, e)| (Arc::from(p), e)).collect();
+        let noted = crate::keys::NotedBy::read(dir, stored.base, files.iter().map(|(p, _)| p.clone()).collect());
         let mut saved = Saved {
-            files: stored.files.into_iter().map(|(p, e)| (Arc::from(p), e)).collect(),
+            files: files.into_iter().collect(),
             generation: stored.records_generation,
             base: stored.base,
             base_len: data.len() as u64,
             journal_len: 0,
             frames: 0,
+            noted,
         };
         let journal = match std::fs::read(dir.join(JOURNAL_FILE)) {
             Ok(j) => j,
@@ -1325,6 +1359,9 @@ impl CallGraph {
                 break;
             }
             for (p, change) in frame.files {
+                if let Some(n) = &mut saved.noted {
+                    n.touch(&p);
+                }
                 change.apply(p, &mut saved.files)?;
             }
             saved.generation = frame.records_generation;

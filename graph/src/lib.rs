@@ -19,6 +19,7 @@
 mod delta;
 mod export;
 mod graph;
+mod keys;
 mod mapped;
 pub mod resolve;
 mod view;

@@ -454,7 +454,7 @@ impl std::fmt::Debug for MappedGraph {
     }
 }
 
-fn le32(b: &[u8], at: usize) -> u32 {
+pub(crate) fn le32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
 

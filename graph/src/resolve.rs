@@ -366,9 +366,8 @@ pub(crate) struct Tables<'a> {
     headers: Vec<Vec<(u32, &'a str)>>,
     /// Direct subclasses and implementations, the reverse of `bases`.
     derived_table: HashMap<u32, Vec<u32>>,
-    bindings: Vec<Vec<Binding<'a>>>,
-    /// Per file: alias -> indexes into `bindings`.
-    binding_index: Vec<HashMap<&'a str, Vec<usize>>>,
+    /// Per file, made on first use: its typed bindings, and their indexes by alias.
+    bindings: Vec<std::sync::OnceLock<FileBindings<'a>>>,
     /// Java, per file: (function, variable) -> the method references it is initialised
     /// with (`Supplier<T> s = obj::m`).
     method_values: Vec<HashMap<(Option<u32>, &'a str), Vec<&'a Reference>>>,
@@ -408,6 +407,9 @@ pub(crate) struct Tables<'a> {
     /// order (C3), themselves first.
     mro_table: HashMap<u32, Vec<u32>>,
 }
+
+/// A file's typed bindings, and their indexes by alias.
+type FileBindings<'a> = (Vec<Binding<'a>>, HashMap<&'a str, Vec<usize>>);
 
 /// What an abstract method dispatches to.
 #[derive(Clone)]
@@ -1735,7 +1737,6 @@ impl<'a> Tables<'a> {
             headers: Vec::new(),
             derived_table: HashMap::default(),
             bindings: Vec::new(),
-            binding_index: Vec::new(),
             method_values: Vec::new(),
             child_table: HashMap::default(),
             default_table: HashMap::default(),
@@ -1874,73 +1875,9 @@ impl<'a> Tables<'a> {
                 }
             }
         }
-        // Each file's typed bindings, the files on every core (they only read the symbols).
-        let per_file: Vec<_> = files
-            .par_iter()
-            .map(|f| {
-                // `mod = importlib.import_module("a.b")` binds `mod` as an import, which the
-                // call's result is: no variable of unknown type to hide it.
-                let imported: HashSet<(Option<&SymbolId>, &str)> = f
-                    .references
-                    .kept()
-                    .filter(|r| r.kind == RefKind::Import)
-                    .filter_map(|r| Some((r.enclosing.as_ref(), r.alias()?)))
-                    .collect();
-                // (Bindings are kept references: a call binds the variable its alias names.)
-                let bindings = f
-                    .references
-                    .kept()
-                    .filter(|r| matches!(r.kind, RefKind::Type | RefKind::Call | RefKind::Iteration) && binds(f.lang))
-                    .filter(|r| {
-                        imported.is_empty()
-                            || r.kind != RefKind::Call
-                            || !r.alias().is_some_and(|a| imported.contains(&(r.enclosing.as_ref(), a)))
-                    })
-                    .filter_map(|r| {
-                        let alias = r.alias()?;
-                        let (alias, elements) = match alias.strip_suffix("[]") {
-                            Some(a) => (a, true),
-                            None => (alias, false),
-                        };
-                        // A type test's branch: the binding holds to the end of the branch.
-                        let (alias, until) = match alias.strip_suffix('?') {
-                            Some(a) => (a, Some(r.span.end_line)),
-                            None => (alias, None),
-                        };
-                        let mut enclosing = r.enclosing.as_ref().and_then(|e| t.by_id.get(e).copied());
-                        // `static final Point ORIGIN = …`, `var cfg = load()`: the variable is
-                        // the definition itself; it is visible where that is.
-                        if let Some(e) = enclosing {
-                            let es = &t.syms[e as usize];
-                            if es.name == alias
-                                && matches!(es.kind, SymbolKind::Constant | SymbolKind::Variable | SymbolKind::Field)
-                            {
-                                enclosing = es.parent.and_then(|p| t.by_id.get(&p).copied());
-                            }
-                        }
-                        Some(Binding {
-                            alias,
-                            enclosing,
-                            name: &r.name,
-                            receiver: r.receiver.as_deref().filter(|x| !x.trim().is_empty()),
-                            line: r.span.start_line,
-                            call: r.kind == RefKind::Call,
-                            args: r.arg_count(),
-                            elements,
-                            element_of: r.kind == RefKind::Iteration,
-                            until,
-                            type_args: (r.kind == RefKind::Type).then(|| r.arg_types()).flatten(),
-                        })
-                    })
-                    .collect::<Vec<Binding<'_>>>();
-                let mut index: HashMap<&str, Vec<usize>> = HashMap::default();
-                for (i, b) in bindings.iter().enumerate() {
-                    index.entry(b.alias).or_default().push(i);
-                }
-                (bindings, index)
-            })
-            .collect();
-        (t.bindings, t.binding_index) = per_file.into_iter().unzip();
+        // Each file's typed bindings are read on first use ([`Tables::file_bindings`]): an
+        // update reads those of the few files it resolves again.
+        t.bindings = files.iter().map(|_| std::sync::OnceLock::new()).collect();
         tracing::debug!(secs = started.elapsed().as_secs_f64(), "tables: bindings read");
         t.made = files.iter().filter(|f| f.lang == Lang::Java).flat_map(|f| made_in(f)).collect();
         t.method_values = files
@@ -2189,10 +2126,80 @@ impl<'a> Tables<'a> {
         &self.imports[f as usize]
     }
 
+    /// File `f`'s typed bindings and their index by variable, read from its references on
+    /// first use (they read only the symbols: no key is noted).
+    fn file_bindings(&self, f: u32) -> &FileBindings<'a> {
+        self.bindings[f as usize].get_or_init(|| self.bindings_in(&self.files[f as usize]))
+    }
+
+    fn bindings_in(&self, f: &'a FileRecord) -> FileBindings<'a> {
+        // `mod = importlib.import_module("a.b")` binds `mod` as an import, which the
+        // call's result is: no variable of unknown type to hide it.
+        let imported: HashSet<(Option<&SymbolId>, &str)> = f
+            .references
+            .kept()
+            .filter(|r| r.kind == RefKind::Import)
+            .filter_map(|r| Some((r.enclosing.as_ref(), r.alias()?)))
+            .collect();
+        // (Bindings are kept references: a call binds the variable its alias names.)
+        let bindings = f
+            .references
+            .kept()
+            .filter(|r| matches!(r.kind, RefKind::Type | RefKind::Call | RefKind::Iteration) && binds(f.lang))
+            .filter(|r| {
+                imported.is_empty()
+                    || r.kind != RefKind::Call
+                    || !r.alias().is_some_and(|a| imported.contains(&(r.enclosing.as_ref(), a)))
+            })
+            .filter_map(|r| {
+                let alias = r.alias()?;
+                let (alias, elements) = match alias.strip_suffix("[]") {
+                    Some(a) => (a, true),
+                    None => (alias, false),
+                };
+                // A type test's branch: the binding holds to the end of the branch.
+                let (alias, until) = match alias.strip_suffix('?') {
+                    Some(a) => (a, Some(r.span.end_line)),
+                    None => (alias, None),
+                };
+                let mut enclosing = r.enclosing.as_ref().and_then(|e| self.by_id.get(e).copied());
+                // `static final Point ORIGIN = …`, `var cfg = load()`: the variable is
+                // the definition itself; it is visible where that is.
+                if let Some(e) = enclosing {
+                    let es = &self.syms[e as usize];
+                    if es.name == alias
+                        && matches!(es.kind, SymbolKind::Constant | SymbolKind::Variable | SymbolKind::Field)
+                    {
+                        enclosing = es.parent.and_then(|p| self.by_id.get(&p).copied());
+                    }
+                }
+                Some(Binding {
+                    alias,
+                    enclosing,
+                    name: &r.name,
+                    receiver: r.receiver.as_deref().filter(|x| !x.trim().is_empty()),
+                    line: r.span.start_line,
+                    call: r.kind == RefKind::Call,
+                    args: r.arg_count(),
+                    elements,
+                    element_of: r.kind == RefKind::Iteration,
+                    until,
+                    type_args: (r.kind == RefKind::Type).then(|| r.arg_types()).flatten(),
+                })
+            })
+            .collect::<Vec<Binding<'_>>>();
+        let mut index: HashMap<&str, Vec<usize>> = HashMap::default();
+        for (i, b) in bindings.iter().enumerate() {
+            index.entry(b.alias).or_default().push(i);
+        }
+        (bindings, index)
+    }
+
     /// File `f`'s typed bindings and their index by variable.
     fn bindings_of(&self, f: u32) -> (&[Binding<'a>], &HashMap<&'a str, Vec<usize>>) {
         self.note_file(f);
-        (&self.bindings[f as usize], &self.binding_index[f as usize])
+        let (b, index) = self.file_bindings(f);
+        (b, index)
     }
 
     /// Rust: whether `p` is a module path or an item path's prefix.
@@ -2905,12 +2912,9 @@ impl<'a> Tables<'a> {
         let mut cur = enclosing;
         while let Some(e) = cur {
             let es = &self.syms[e as usize];
+            let (bindings, index) = self.file_bindings(file);
             if es.kind.is_callable()
-                && (self.binding_index[file as usize]
-                    .get(name)
-                    .into_iter()
-                    .flatten()
-                    .any(|&i| self.bindings[file as usize][i].enclosing == Some(e))
+                && (index.get(name).into_iter().flatten().any(|&i| bindings[i].enclosing == Some(e))
                     || param_names(es.lang, es.signature).iter().any(|p| p == name))
             {
                 return true;
@@ -4858,9 +4862,10 @@ impl<'a> Tables<'a> {
         loop {
             let skip = cur.is_some_and(|c| self.syms[c as usize].kind.is_type_like()) && !class_scopes;
             if !skip {
+                let (bindings, index) = self.file_bindings(file);
                 let mut best: Option<&Binding<'a>> = None;
-                for &i in self.binding_index[file as usize].get(alias).into_iter().flatten() {
-                    let b = &self.bindings[file as usize][i];
+                for &i in index.get(alias).into_iter().flatten() {
+                    let b = &bindings[i];
                     if b.enclosing != cur || b.until.is_some_and(|u| line < b.line || line > u) {
                         continue;
                     }
@@ -4871,8 +4876,8 @@ impl<'a> Tables<'a> {
                     }
                     // Two types tested on the same lines (Go's `case *A, *B:`): neither.
                     if b.until.is_some()
-                        && self.binding_index[file as usize][alias].iter().any(|&j| {
-                            let o = &self.bindings[file as usize][j];
+                        && index[alias].iter().any(|&j| {
+                            let o = &bindings[j];
                             o.enclosing == cur && o.line == b.line && o.until == b.until && o.name != b.name
                         })
                     {

@@ -10,6 +10,7 @@
 //! | `tantivy/` | the symbol search index ([`crate::search`]); each commit's payload names the generation of the records it goes with |
 //! | `graph.bin`, `graph.sum` | the call graph's resolutions and its counts (cc-graph; its symbols are read from `records.bin`), stamped with the generation of the records they were resolved from |
 //! | `graph.jnl`, `graph.map`, `graph.delta` | the resolutions updates replaced since `graph.bin` was written; the graph laid out for queries; an update's changes laid over that layout (cc-graph) |
+//! | `graph.keys` | for each key a resolution looked at, the files of `graph.bin` that did (cc-graph: which files an update asks) |
 //! | `vectors.bin` | the symbols' embeddings ([`crate::vectors`]) |
 //! | `index.lock` | held (`flock`) by the index run in progress: one run at a time |
 //!

@@ -203,6 +203,11 @@ impl FileDeps {
         d
     }
 
+    /// The keys noted, sorted and distinct.
+    pub(crate) fn keys(&self) -> &[Key] {
+        &self.keys
+    }
+
     /// Every `(key, reference)` pair.
     pub(crate) fn pairs(&self) -> impl Iterator<Item = (Key, u32)> + '_ {
         self.keys.iter().enumerate().flat_map(move |(i, &k)| self.span(i).iter().map(move |&r| (k, r)))

@@ -277,6 +277,48 @@ fn an_edit_re_resolves_only_what_looked_at_the_changed_file() {
     assert_eq!(g.edges(), CallGraph::build(&records(&b)).edges());
 }
 
+/// A saved update asks only the files `graph.keys` lists under a changed key (and those the
+/// journal changed): appending a method to `Strings` asks neither `A` nor `B`; renaming
+/// `hasText` asks `A`, whose call looked it up. Without `graph.keys` (or with one of another
+/// `graph.bin`), every unchanged file is asked, and the graph is the same.
+#[test]
+fn a_saved_update_asks_only_the_files_that_noted_a_changed_key() {
+    let appended = JAVA_BEFORE.replace(
+        "!s.isEmpty(); }\n",
+        "!s.isEmpty(); }\n    public static boolean isBlank(String s) { return s.trim().isEmpty(); }\n",
+    );
+    let renamed = appended.replace("boolean hasText(", "boolean hasLength(");
+    for keys in ["kept", "removed", "stale"] {
+        let dir = tempfile::tempdir().unwrap();
+        CallGraph::save_current(dir.path(), records(JAVA_BEFORE), 1, true).unwrap();
+        let path = dir.path().join("graph.keys");
+        assert!(path.is_file());
+        match keys {
+            "removed" => std::fs::remove_file(&path).unwrap(),
+            "stale" => {
+                let other = tempfile::tempdir().unwrap();
+                CallGraph::save_current(other.path(), records(JAVA_BEFORE), 1, true).unwrap();
+                std::fs::copy(other.path().join("graph.keys"), &path).unwrap();
+            }
+            _ => {}
+        }
+        let every = keys != "kept";
+        for (generation, text, asked) in [(2, &appended, 0), (3, &renamed, 1), (4, &appended, 1)] {
+            let saving = CallGraph::save_current(dir.path(), records(text), generation, false).unwrap();
+            assert!(saving.layered, "{keys}: generation {generation}");
+            let stats = saving.update.unwrap();
+            // The third update also asks `A` because the journal changed it.
+            assert_eq!(stats.files_asked, if every { 2 } else { asked }, "{keys}: generation {generation}");
+            let cold = CallGraph::build(&records(text));
+            assert_eq!(
+                CallGraph::load_with(dir.path(), &records(text)).unwrap().edges(),
+                cold.edges(),
+                "{keys}: generation {generation}"
+            );
+        }
+    }
+}
+
 /// An index run's update of a file's body is laid over the saved graph (a journal frame and
 /// a delta over the map, not the graph written whole) and answers as a cold build does,
 /// edit after edit: a function appended, a called function removed, a call moved to
