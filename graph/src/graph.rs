@@ -86,7 +86,7 @@ use std::borrow::Cow;
 /// `Object` or `String` argument fits fewer parameters.
 /// 37: a file's resolutions, names and provided keys kept encoded in `graph.bin` until used
 /// ([`Encoded`]); `graph.bin`'s zstd frame checksummed.
-pub const GRAPH_FORMAT_VERSION: u32 = 38;
+pub const GRAPH_FORMAT_VERSION: u32 = 39;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
 /// its qualified name is the path in angle brackets, `<app/main.py>`.
@@ -354,40 +354,45 @@ struct Frame {
 enum Change {
     /// Its entry (`None`: deleted).
     Whole(Option<FileEntry>),
-    /// References resolved again (`again`, sorted): their resolutions and the keys they
-    /// noted; and the keys the file provides, when those changed.
+    /// References resolved again (`again`, sorted): their resolutions, and the keys they
+    /// noted when those changed (most often they did not: the file's reverse index is then
+    /// left encoded as read); and the keys the file provides, when those changed.
     Again {
         provides: Option<Vec<(deps::Key, u32)>>,
         again: Vec<u32>,
         resolutions: Vec<Resolution>,
-        fresh: Vec<(deps::Key, u32)>,
+        fresh: Option<Vec<(deps::Key, u32)>>,
     },
 }
 
 impl Change {
-    /// `entry` (of `path`, in `files`) with the change made.
-    fn apply(self, path: String, files: &mut BTreeMap<Arc<str>, FileEntry>) -> Result<()> {
+    /// `entry` (of `path`, in `files`) with the change made; whether the keys its
+    /// resolutions noted changed (what `graph.keys` says of the file no longer holds).
+    fn apply(self, path: &str, files: &mut BTreeMap<Arc<str>, FileEntry>) -> Result<bool> {
         let (provides, again, resolutions, fresh) = match self {
             Change::Whole(Some(e)) => {
                 files.insert(Arc::from(path), e);
-                return Ok(());
+                return Ok(true);
             }
             Change::Whole(None) => {
-                files.remove(path.as_str());
-                return Ok(());
+                files.remove(path);
+                return Ok(true);
             }
             Change::Again { provides, again, resolutions, fresh } => (provides, again, resolutions, fresh),
         };
         let missing = || Error::Corrupt(format!("graph.jnl changes {path}, which graph.bin does not have as it says"));
-        let entry = files.get_mut(path.as_str()).ok_or_else(missing)?;
+        let entry = files.get_mut(path).ok_or_else(missing)?;
         if let Some(p) = provides {
             entry.provides = p.into();
         }
         for (&k, r) in again.iter().zip(resolutions) {
             entry.refs.get_mut(k as usize).ok_or_else(missing)?.resolution = r;
         }
-        entry.deps.replace(&again, fresh);
-        Ok(())
+        let noted = fresh.is_some();
+        if let Some(fresh) = fresh {
+            entry.deps.replace(&again, fresh);
+        }
+        Ok(noted)
     }
 }
 
@@ -718,7 +723,7 @@ impl CallGraph {
         tracing::debug!(secs = started.elapsed().as_secs_f64(), "re-resolve: every file's provided keys");
         keys.insert(deps::ANY);
         // The files whose resolutions may have noted one of them (without `graph.keys`: all).
-        let asked = noted.map(|n| n.candidates(&keys));
+        let asked = noted.and_then(|n| n.candidates(&keys));
         if !paths_changed {
             stats.files_asked = asked.as_ref().map_or(entries.len(), |a| {
                 entries.iter().filter(|(i, _)| a.contains(records[*i].path.as_str())).count()
@@ -750,7 +755,7 @@ impl CallGraph {
                         provides: Some(p),
                         again: Vec::new(),
                         resolutions: Vec::new(),
-                        fresh: Vec::new(),
+                        fresh: None,
                     });
                     return (0, change, false);
                 }
@@ -765,7 +770,7 @@ impl CallGraph {
                     old.clone_from(&r);
                     resolutions.push(r);
                 }
-                entry.deps.replace(&again, fresh.clone());
+                let fresh = entry.deps.replace(&again, fresh.clone()).then_some(fresh);
                 let n = again.len();
                 (n, Some(Change::Again { provides, again, resolutions, fresh }), edges)
             })
@@ -1359,10 +1364,11 @@ impl CallGraph {
                 break;
             }
             for (p, change) in frame.files {
-                if let Some(n) = &mut saved.noted {
-                    n.touch(&p);
+                if change.apply(&p, &mut saved.files)? {
+                    if let Some(n) = &mut saved.noted {
+                        n.touch(&p);
+                    }
                 }
-                change.apply(p, &mut saved.files)?;
             }
             saved.generation = frame.records_generation;
             saved.journal_len = end as u64;

@@ -81,6 +81,7 @@ pub(crate) fn save(dir: &Path, base: u64, files: &[Vec<Key>]) -> Result<()> {
 pub(crate) struct NotedBy {
     bytes: Vec<u8>,
     keys: usize,
+    pairs: usize,
     paths: Vec<Arc<str>>,
     touched: HashSet<Arc<str>>,
 }
@@ -101,14 +102,7 @@ impl NotedBy {
         if body.len() as u128 != 4 * (2 * keys as u128 + pairs as u128) || crc32fast::hash(body) != le32(head, 12) {
             return None;
         }
-        let n = NotedBy { bytes, keys, paths, touched: HashSet::default() };
-        // What the lookups below rely on: ends ascending to `pairs`, files of graph.bin.
-        let ends_ok = (0..keys).try_fold(0, |prev, i| {
-            let e = n.end(i);
-            (e >= prev && e <= pairs).then_some(e)
-        });
-        (ends_ok == Some(pairs) || keys == 0 && pairs == 0).then_some(())?;
-        (0..pairs).all(|i| (n.file(i) as usize) < n.paths.len()).then_some(n)
+        Some(NotedBy { bytes, keys, pairs, paths, touched: HashSet::default() })
     }
 
     /// Marks `path` as changed by the journal: asked whatever the index says.
@@ -135,8 +129,9 @@ impl NotedBy {
     }
 
     /// The files that may hold a reference that noted one of `keys`: those `graph.keys`
-    /// lists under one, and those the journal changed.
-    pub(crate) fn candidates(&self, keys: &HashSet<Key>) -> HashSet<&str> {
+    /// lists under one, and those the journal changed. `None`: the index names a file or a
+    /// position past what there is (it is not of this graph.bin after all; every file is asked).
+    pub(crate) fn candidates(&self, keys: &HashSet<Key>) -> Option<HashSet<&str>> {
         let mut out: HashSet<&str> = self.touched.iter().map(|p| &**p).collect();
         for &k in keys {
             // The first position whose key is not below `k`.
@@ -150,11 +145,16 @@ impl NotedBy {
                 }
             }
             if lo < self.keys && self.key(lo) == k {
-                let start = if lo == 0 { 0 } else { self.end(lo - 1) };
-                out.extend((start..self.end(lo)).map(|i| &*self.paths[self.file(i) as usize]));
+                let (start, end) = (if lo == 0 { 0 } else { self.end(lo - 1) }, self.end(lo));
+                if start > end || end > self.pairs {
+                    return None;
+                }
+                for i in start..end {
+                    out.insert(self.paths.get(self.file(i) as usize)?);
+                }
             }
         }
-        out
+        Some(out)
     }
 }
 
@@ -166,8 +166,8 @@ mod tests {
         (0..n).map(|i| Arc::from(format!("f{i}"))).collect()
     }
 
-    fn sorted(s: HashSet<&str>) -> Vec<&str> {
-        let mut v: Vec<&str> = s.into_iter().collect();
+    fn sorted(s: Option<HashSet<&str>>) -> Vec<&str> {
+        let mut v: Vec<&str> = s.expect("an index of this graph.bin").into_iter().collect();
         v.sort_unstable();
         v
     }
@@ -184,9 +184,11 @@ mod tests {
         n.touch("f1");
         n.touch("f1");
         assert_eq!(sorted(n.candidates(&keys(&[1]))), vec!["f0", "f1"]);
-        // Of another graph.bin, or for fewer files than it names: not read.
+        // Of another graph.bin: not read. Naming a file past graph.bin's: every file asked.
         assert!(NotedBy::read(dir.path(), 8, paths(4)).is_none());
-        assert!(NotedBy::read(dir.path(), 7, paths(3)).is_none());
+        let short = NotedBy::read(dir.path(), 7, paths(3)).unwrap();
+        assert!(short.candidates(&keys(&[u32::MAX])).is_none());
+        assert_eq!(sorted(short.candidates(&keys(&[5]))), vec!["f0", "f2"]);
     }
 
     #[test]
@@ -206,6 +208,8 @@ mod tests {
         assert!(NotedBy::read(dir.path(), 1, paths(2)).is_none());
         // An empty index reads.
         save(dir.path(), 2, &[vec![], vec![]]).unwrap();
-        assert!(NotedBy::read(dir.path(), 2, paths(2)).unwrap().candidates(&[3].into_iter().collect()).is_empty());
+        assert!(
+            sorted(NotedBy::read(dir.path(), 2, paths(2)).unwrap().candidates(&[3].into_iter().collect())).is_empty()
+        );
     }
 }

@@ -232,8 +232,8 @@ impl FileDeps {
     }
 
     /// Replaces the keys of references `again` (sorted) by `fresh` (theirs, resolved again);
-    /// most often they are the same, and the index is left as it is.
-    pub(crate) fn replace(&mut self, again: &[u32], mut fresh: Vec<(Key, u32)>) {
+    /// most often they are the same, and the index is left as it is. Whether it changed.
+    pub(crate) fn replace(&mut self, again: &[u32], mut fresh: Vec<(Key, u32)>) -> bool {
         fresh.sort_unstable();
         fresh.dedup();
         // Which references are resolved again, by position: a bit each (a graph.bin read
@@ -244,7 +244,7 @@ impl FileDeps {
         }
         let hit = |r: u32| is_again.get(r as usize / 64).is_some_and(|w| w & (1 << (r % 64)) != 0);
         if self.pairs().filter(|&(_, r)| hit(r)).eq(fresh.iter().copied()) {
-            return;
+            return false;
         }
         // The pairs kept and the fresh ones, both sorted: merged, not sorted again.
         let mut kept = self.pairs().filter(|&(_, r)| !hit(r)).peekable();
@@ -262,6 +262,7 @@ impl FileDeps {
         drop(kept);
         pairs.dedup();
         *self = FileDeps::from_sorted(pairs);
+        true
     }
 }
 
@@ -276,9 +277,9 @@ mod tests {
         let changed = [7, 9].into_iter().collect();
         assert_eq!(d.hit(&changed), vec![1, 2, 4]);
         let mut r = d.clone();
-        r.replace(&[1, 4], vec![(9, 4), (7, 1)]);
+        assert!(!r.replace(&[1, 4], vec![(9, 4), (7, 1)]));
         assert_eq!(r, d);
-        r.replace(&[2], vec![(5, 2)]);
+        assert!(r.replace(&[2], vec![(5, 2)]));
         assert_eq!(r.pairs().collect::<Vec<_>>(), vec![(3, 0), (5, 2), (7, 1), (9, 4)]);
         // Positions past one word of the set; one resolved again to no key at all.
         let mut w = FileDeps::from_pairs(vec![(1, 63), (1, 64), (2, 128), (2, 0)]);
