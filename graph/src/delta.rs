@@ -266,7 +266,8 @@ fn make(base: &MappedGraph, u: &Update<'_>, dirty: Vec<String>) -> Result<Option
     let hidden_symbol = |k: u32| old.contains(&k) && !replaced.contains(&k);
     // Where each target the dirty files' references name is now.
     let mut targets: HashMap<SymbolId, Option<u32>> = HashMap::default();
-    let mut externals: Option<HashMap<String, u32>> = None;
+    // The external names the dirty files' calls name, found in the map below.
+    let mut wanted: HashSet<&str> = HashSet::default();
     for p in &dirty {
         let Some(e) = u.files.get(p.as_str()) else { continue };
         for r in &e.refs {
@@ -278,12 +279,12 @@ fn make(base: &MappedGraph, u: &Update<'_>, dirty: Vec<String>) -> Result<Option
                     });
                 }
             }
-            if r.resolution.targets.is_empty() && r.resolution.external.is_some() && externals.is_none() {
-                externals = Some(external_nodes(base)?);
+            if let (true, Some(x)) = (r.resolution.targets.is_empty(), &r.resolution.external) {
+                wanted.insert(x);
             }
         }
     }
-    let externals = externals.unwrap_or_default();
+    let externals = if wanted.is_empty() { HashMap::default() } else { external_nodes(base, &wanted)? };
     let mut new_externals: HashMap<String, u32> = HashMap::default();
     // The dirty files' edges, as the cold build makes them.
     let mut edges: HashMap<(u32, u32, EdgeKind), EdgeData> = HashMap::default();
@@ -437,12 +438,15 @@ impl Layout {
     }
 }
 
-/// The map's external names and their nodes.
-fn external_nodes(base: &MappedGraph) -> Result<HashMap<String, u32>> {
+/// The nodes of the map's external names among `wanted` (its names read in place: a map
+/// has tens of thousands).
+fn external_nodes<'w>(base: &MappedGraph, wanted: &HashSet<&'w str>) -> Result<HashMap<&'w str, u32>> {
     let mut m = HashMap::default();
     for n in base.symbol_count() as u32..base.node_count() as u32 {
-        if let NodeRef::External(x) = base.node(n)? {
-            m.insert(x, n);
+        if let Some(x) = base.external_name(n)? {
+            if let Some(&w) = wanted.get(x) {
+                m.insert(w, n);
+            }
         }
     }
     Ok(m)

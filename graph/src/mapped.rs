@@ -596,6 +596,15 @@ impl MappedGraph {
         std::str::from_utf8(bytes).map_err(|_| self.corrupt("a string that is not UTF-8"))
     }
 
+    /// The name of node `n` when it is an external one, read in place.
+    pub(crate) fn external_name(&self, n: u32) -> Result<Option<&str>> {
+        let r = self.node_record(n)?;
+        if r[0] != TAG_EXTERNAL {
+            return Ok(None);
+        }
+        self.str_of(r, 16).map(Some)
+    }
+
     fn node_record(&self, n: u32) -> Result<&[u8]> {
         if n >= self.nodes {
             return Err(self.corrupt(format_args!("node {n} of {}", self.nodes)));
