@@ -1231,7 +1231,7 @@ impl CallGraph {
         let ((saved, read_secs), (tables, tables_secs)) = rayon::join(
             || {
                 let t = std::time::Instant::now();
-                (CallGraph::read_saved(dir), t.elapsed().as_secs_f64())
+                (CallGraph::read_saved(dir, true), t.elapsed().as_secs_f64())
             },
             || {
                 let t = std::time::Instant::now();
@@ -1321,15 +1321,15 @@ impl CallGraph {
     /// The file entries of `graph.bin` in `dir` with its journal applied, and the records
     /// generation they are of.
     fn read_stored(dir: &Path) -> Result<(BTreeMap<Arc<str>, FileEntry>, u64)> {
-        let mut saved = CallGraph::read_saved(dir)?;
+        let mut saved = CallGraph::read_saved(dir, false)?;
         // Every file is wanted: decoded now, on every core, with a failure an error.
         saved.files.par_iter_mut().try_for_each(|(_, e)| e.settle())?;
         Ok((saved.files, saved.generation))
     }
 
     /// [`CallGraph::read_stored`], with where the journal stands; each file's resolutions still
-    /// encoded ([`Encoded`]).
-    fn read_saved(dir: &Path) -> Result<Saved> {
+    /// encoded ([`Encoded`]); with `graph.keys` when `keys` (what an update reads).
+    fn read_saved(dir: &Path, keys: bool) -> Result<Saved> {
         let path = dir.join("graph.bin");
         let data = match std::fs::read(&path) {
             Ok(d) => d,
@@ -1344,7 +1344,9 @@ impl CallGraph {
         let stored: Stored = postcard::from_bytes(&bytes).map_err(|e| Error::Corrupt(e.to_string()))?;
         drop(bytes);
         let files: Vec<(Arc<str>, FileEntry)> = stored.files.into_iter().map(|(p, e)| (Arc::from(p), e)).collect();
-        let noted = crate::keys::NotedBy::read(dir, stored.base, files.iter().map(|(p, _)| p.clone()).collect());
+        let noted = keys
+            .then(|| crate::keys::NotedBy::read(dir, stored.base, files.iter().map(|(p, _)| p.clone()).collect()))
+            .flatten();
         let mut saved = Saved {
             files: files.into_iter().collect(),
             generation: stored.records_generation,
