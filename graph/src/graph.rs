@@ -1257,7 +1257,12 @@ impl CallGraph {
         let mut saved = saved;
         let mut g = CallGraph::empty(std::mem::take(&mut saved.files));
         let (files, stats, dirty) = g.reresolve(&records, &tables, saved.noted.as_ref());
-        tracing::debug!(secs = started.elapsed().as_secs_f64(), refs = stats.refs_resolved, "graph: re-resolved");
+        tracing::debug!(
+            secs = started.elapsed().as_secs_f64(),
+            refs = stats.refs_resolved,
+            asked = stats.files_asked,
+            "graph: re-resolved"
+        );
         let Some(files) = files else {
             drop(tables);
             if let Some((nodes, edges)) = CallGraph::saved_counts(dir, records_generation) {
