@@ -86,6 +86,8 @@ use std::borrow::Cow;
 /// `Object` or `String` argument fits fewer parameters.
 /// 37: a file's resolutions, names and provided keys kept encoded in `graph.bin` until used
 /// ([`Encoded`]); `graph.bin`'s zstd frame checksummed.
+/// 38: each file's reverse index kept encoded too; `graph.keys` written beside `graph.bin`.
+/// 39: a journal frame carries a file's noted keys only when they changed.
 pub const GRAPH_FORMAT_VERSION: u32 = 39;
 
 /// The name of a file's top-level node (a script's body, a module's initialisation):
@@ -724,14 +726,9 @@ impl CallGraph {
         keys.insert(deps::ANY);
         // The files whose resolutions may have noted one of them (without `graph.keys`: all).
         let asked = noted.and_then(|n| n.candidates(&keys));
-        if !paths_changed {
-            stats.files_asked = asked.as_ref().map_or(entries.len(), |a| {
-                entries.iter().filter(|(i, _)| a.contains(records[*i].path.as_str())).count()
-            });
-        }
         // Per file: references resolved again, what changed of its entry, whether an edge
-        // may have (a resolution).
-        let again: Vec<(usize, Option<Change>, bool)> = entries
+        // may have (a resolution), whether its reverse index was asked.
+        let again: Vec<(usize, Option<Change>, bool, bool)> = entries
             .par_iter_mut()
             .zip(provides)
             .map(|((i, entry), provides)| {
@@ -742,9 +739,10 @@ impl CallGraph {
                     changed
                 });
                 let calls = || f.references.iter().filter(|r| resolvable(r.kind));
+                let ask = !paths_changed && asked.as_ref().is_none_or(|a| a.contains(f.path.as_str()));
                 let again: Vec<u32> = if paths_changed {
                     Self::affected_broadly(f, calls(), &entry.refs, &names, flow_changed)
-                } else if asked.as_ref().is_none_or(|a| a.contains(f.path.as_str())) {
+                } else if ask {
                     entry.deps.hit(&keys)
                 } else {
                     Vec::new()
@@ -757,7 +755,7 @@ impl CallGraph {
                         resolutions: Vec::new(),
                         fresh: None,
                     });
-                    return (0, change, false);
+                    return (0, change, false, ask);
                 }
                 let calls: Vec<&cc_indexer::Reference> = calls().collect();
                 let mut fresh = Vec::new();
@@ -772,13 +770,14 @@ impl CallGraph {
                 }
                 let fresh = entry.deps.replace(&again, fresh.clone()).then_some(fresh);
                 let n = again.len();
-                (n, Some(Change::Again { provides, again, resolutions, fresh }), edges)
+                (n, Some(Change::Again { provides, again, resolutions, fresh }), edges, ask)
             })
             .collect();
         tracing::debug!(secs = started.elapsed().as_secs_f64(), "re-resolve: affected references resolved");
         let mut dirty = Dirty { broad: paths_changed, ..Dirty::default() };
-        for ((i, _), (n, change, edges)) in entries.iter().zip(again) {
+        for ((i, _), (n, change, edges, ask)) in entries.iter().zip(again) {
             stats.refs_resolved += n;
+            stats.files_asked += usize::from(ask);
             let p = &records[*i].path;
             if let Some(c) = change {
                 dirty.again.push((p.clone(), c));
@@ -1151,8 +1150,14 @@ fn write_summary(dir: &Path, records_generation: u64, nodes: usize, edges: usize
     let summary =
         Summary { format_version: GRAPH_FORMAT_VERSION, records_generation, nodes: nodes as u64, edges: edges as u64 };
     let bytes = postcard::to_stdvec(&summary).map_err(|e| Error::Corrupt(e.to_string()))?;
-    let path = dir.join(SUMMARY_FILE);
-    let tmp = dir.join("graph.sum.tmp");
+    replace_file(dir, SUMMARY_FILE, &bytes)
+}
+
+/// Replaces `name` in `dir` by `bytes`: written as `name.tmp`, then renamed over it (a failed
+/// write leaves no temporary file).
+pub(crate) fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!("{name}.tmp"));
     if let Err(e) = std::fs::write(&tmp, bytes) {
         let _ = std::fs::remove_file(&tmp);
         return Err(Error::Io { path: tmp, error: e });

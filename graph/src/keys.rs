@@ -25,7 +25,7 @@ use rustc_hash::FxHashSet as HashSet;
 use crate::graph::GRAPH_FORMAT_VERSION;
 use crate::mapped::le32;
 use crate::resolve::deps::Key;
-use crate::{Error, Result};
+use crate::Result;
 
 pub(crate) const KEYS_FILE: &str = "graph.keys";
 
@@ -67,13 +67,7 @@ pub(crate) fn save(dir: &Path, base: u64, files: &[Vec<Key>]) -> Result<()> {
     out.extend_from_slice(&(keys.len() as u64).to_le_bytes());
     out.extend_from_slice(&(pairs.len() as u64).to_le_bytes());
     out.extend_from_slice(&body);
-    let path = dir.join(KEYS_FILE);
-    let tmp = dir.join("graph.keys.tmp");
-    if let Err(e) = std::fs::write(&tmp, out) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(Error::Io { path: tmp, error: e });
-    }
-    std::fs::rename(&tmp, &path).map_err(|e| Error::Io { path, error: e })
+    crate::graph::replace_file(dir, KEYS_FILE, &out)
 }
 
 /// `graph.keys` as read, with `graph.bin`'s files in its order and the files the journal
